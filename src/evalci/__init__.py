@@ -1,0 +1,39 @@
+"""evalci: honest confidence intervals for LLM evaluation results.
+
+Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
+
+>>> import evalci
+>>> df = evalci.load_example()
+>>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
+"""
+
+from . import metrics
+from ._example import load_example
+from ._warnings import (
+    ClusteringIgnoredWarning,
+    DegenerateDataWarning,
+    EstimandWarning,
+    EvalciWarning,
+    FewClustersWarning,
+)
+from .accessors import EvalciDataFrameAccessor
+from .core import bootstrap, cluster_ci
+from .metrics import Metric
+from .results import BootstrapResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BootstrapResult",
+    "ClusteringIgnoredWarning",
+    "DegenerateDataWarning",
+    "EstimandWarning",
+    "EvalciDataFrameAccessor",
+    "EvalciWarning",
+    "FewClustersWarning",
+    "Metric",
+    "bootstrap",
+    "cluster_ci",
+    "load_example",
+    "metrics",
+]

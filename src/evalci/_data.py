@@ -1,0 +1,176 @@
+"""From a tidy table to the internal cube: validation, keys, per-input statistics.
+
+Rows are put in a canonical order -- (group, input key, value) -- before any
+statistic is formed, so that a shuffled table gives bit-identical results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .resampling import Unit
+
+__all__ = ["Cube", "as_columns", "factorize"]
+
+
+def as_columns(arg, name: str, *, allow_none=True) -> list[str]:
+    """Normalise a column argument (str, sequence of str or None) to a list."""
+    if arg is None:
+        if allow_none:
+            return []
+        raise ValueError(f"`{name}` is required.")
+    if isinstance(arg, (list, tuple)):
+        return list(arg)
+    return [arg]
+
+
+def check_columns(frame: pd.DataFrame, cols: list, name: str) -> None:
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        shown = ", ".join(map(repr, list(frame.columns)[:20]))
+        raise ValueError(
+            f"`{name}`: column {missing[0]!r} is not in the DataFrame; "
+            f"available columns: {shown}."
+        )
+
+
+def factorize(frame: pd.DataFrame, cols: list[str], name: str):
+    """Sorted integer codes of the key ``cols`` and the Index of unique keys."""
+    codes, uniques = [], []
+    for col in cols:
+        series = frame[col]
+        if series.isna().any():
+            raise ValueError(
+                f"`{name}` column {col!r} has {int(series.isna().sum())} missing "
+                "values; fill or drop those rows first."
+            )
+        try:
+            c, u = pd.factorize(series, sort=True)
+        except TypeError:
+            raise ValueError(
+                f"`{name}` column {col!r} mixes values that cannot be ordered "
+                "(e.g. numbers and strings); convert it to one type, e.g. "
+                f"df[{col!r}].astype(str)."
+            ) from None
+        codes.append(c.astype(np.int64))
+        uniques.append(pd.Index(u))
+    if len(cols) == 1:
+        return codes[0], uniques[0].rename(cols[0])
+    combos, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+    index = pd.MultiIndex.from_arrays(
+        [u[combos[:, i]] for i, u in enumerate(uniques)], names=cols
+    )
+    return inverse.reshape(-1).astype(np.int64), index
+
+
+def value_codes(series: pd.Series) -> np.ndarray:
+    """Codes that order rows by value (for a canonical order within an input)."""
+    try:
+        return pd.factorize(series, sort=True)[0]
+    except TypeError:  # unorderable mix: fall back to first appearance
+        return pd.factorize(series.astype(str), sort=True)[0]
+
+
+@dataclass
+class Cube:
+    """Rows in canonical order with their group and cluster codes.
+
+    ``stats`` is ``(R, m)`` for a sufficient-statistic metric (None for the
+    callable path); ``frame`` holds the same rows for the callable path.
+    """
+
+    row_group: np.ndarray
+    row_cluster: np.ndarray
+    cluster_keys: pd.Index
+    groups: pd.Index | None
+    strata: np.ndarray | None  # (N,) codes per cluster
+    stats: np.ndarray | None = None
+    frame: pd.DataFrame | None = None
+
+    @property
+    def n_groups(self) -> int:
+        return 1 if self.groups is None else len(self.groups)
+
+    @property
+    def n_clusters(self) -> int:
+        return len(self.cluster_keys)
+
+    def cell_counts(self) -> np.ndarray:
+        """Runs per (cluster, group): ``k`` of shape (N, G)."""
+        cell = self.row_cluster * self.n_groups + self.row_group
+        return np.bincount(cell, minlength=self.n_clusters * self.n_groups).reshape(
+            self.n_clusters, self.n_groups
+        )
+
+    def cell_sums(self) -> np.ndarray:
+        """Summed statistics per (cluster, group): ``T`` of shape (N, G, m)."""
+        n, g = self.n_clusters, self.n_groups
+        m = self.stats.shape[1]
+        cell = self.row_cluster * g + self.row_group
+        out = np.empty((n * g, m))
+        for j in range(m):
+            out[:, j] = np.bincount(cell, weights=self.stats[:, j], minlength=n * g)
+        return out.reshape(n, g, m)
+
+    def units(self, strategy: str, weight: str) -> list[tuple[Unit, np.ndarray, np.ndarray]]:
+        """Split into draw units: groups with the same set of inputs share draws.
+
+        Returns ``(unit, groups, clusters)`` triples: the unit, the positions of
+        its groups and the (global) codes of its clusters in unit order, which
+        is (stratum, key).
+        """
+        k = self.cell_counts()
+        present = k > 0
+        patterns, first = {}, []
+        for g in range(self.n_groups):
+            key = present[:, g].tobytes()
+            if key not in patterns:
+                patterns[key] = len(first)
+                first.append([])
+            first[patterns[key]].append(g)
+        with_stats = self.stats is not None
+        sums = self.cell_sums() if with_stats else None
+        # start of each group's rows and of each cell inside them
+        group_start = np.searchsorted(self.row_group, np.arange(self.n_groups + 1))
+        out = []
+        for u, groups in enumerate(first):
+            groups = np.asarray(groups)
+            clusters = np.flatnonzero(present[:, groups[0]])
+            if self.strata is not None:
+                clusters = clusters[np.argsort(self.strata[clusters], kind="stable")]
+                counts_h = np.bincount(self.strata[clusters])
+                counts_h = counts_h[counts_h > 0]
+                bounds = np.concatenate([[0], np.cumsum(counts_h)])
+            else:
+                bounds = np.array([0, len(clusters)])
+            kk = k[np.ix_(clusters, groups)].astype(np.int64)  # (N_u, G_u)
+            starts, counts, rows = [], [], []
+            for j, g in enumerate(groups):
+                lo, hi = group_start[g], group_start[g + 1]
+                # rows of group g are sorted by cluster: cell starts by cumsum
+                cell_start = np.concatenate([[0], np.cumsum(k[:, g])])[:-1]
+                starts.append(cell_start[clusters])
+                counts.append(kk[:, j])
+                if with_stats and strategy in ("single_draw", "hierarchical"):
+                    x = self.stats[lo:hi]
+                    kr = np.repeat(k[:, g], k[:, g]).astype(float)  # k of each row
+                    if strategy == "hierarchical" and weight == "input":
+                        x = x / kr[:, None]
+                    elif strategy == "single_draw" and weight == "run":
+                        x = x * kr[:, None]
+                    rows.append(x)
+            if with_stats:
+                t = sums[np.ix_(clusters, groups)]
+                if weight == "input":
+                    t = t / kk[:, :, None]
+            else:
+                t = np.zeros((len(clusters), len(groups), 0))
+            unit = Unit(
+                index=u, T=t, strata_bounds=bounds,
+                starts=tuple(starts), counts=tuple(counts), rows=tuple(rows),
+            )
+            out.append((unit, groups, clusters))
+        return out

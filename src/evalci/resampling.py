@@ -1,0 +1,235 @@
+"""Resampling weights for every strategy, drawn from index-keyed random streams.
+
+Reproducibility contract (``DESIGN.md``, ``DASK-NOTES.md``): replicate ``b``
+of draw unit ``u`` always comes from the stream
+``SeedSequence(entropy, spawn_key=(BOOT, u, b // STREAM_SIZE))``. Streams are
+keyed by index, never by how the work is split into blocks or tasks, so the
+numpy path and any Dask schedule give bit-identical replicates.
+
+Within one stream the order of draws is fixed:
+
+1. for each stratum (in stratum order), ``integers(0, n_h, (STREAM_SIZE, n_h))``
+   cluster indices;
+2. for run-level strategies, then for each group of the unit in order, the run
+   offsets inside the drawn clusters.
+
+The cluster-level count matrix ``W`` (how often each input was drawn in each
+replicate) comes from one flattened ``bincount``; replicate statistics are
+then one matrix product ``W @ T``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["STREAM_SIZE", "seed_sequence", "stream"]
+
+#: Replicates drawn from one random stream. Fixed: changing it changes results.
+STREAM_SIZE = 64
+#: Aim for blocks of about this many weights (memory ~ 8 bytes each, twice).
+BLOCK_WEIGHTS = 2**21
+
+# Spawn-key schemes: one namespace per use of randomness.
+_BOOT, _MODE = 0, 1
+
+
+def seed_sequence(rng) -> np.random.SeedSequence:
+    """The root SeedSequence for ``rng`` (SPEC 7: None, int, Generator, SeedSequence).
+
+    A Generator is advanced (four 64-bit draws give the entropy), so two calls
+    with the same Generator give different, reproducible results, as with scipy.
+    """
+    if rng is None:
+        return np.random.SeedSequence()
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        entropy = rng.integers(0, 2**63, size=4, dtype=np.uint64)
+        return np.random.SeedSequence([int(e) for e in entropy])
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError("`rng` must be a non-negative integer seed.")
+        return np.random.SeedSequence(int(rng))
+    if isinstance(rng, np.random.RandomState):
+        raise TypeError(
+            "`rng` must be an int, numpy.random.Generator or SeedSequence; "
+            "legacy RandomState is not supported (use np.random.default_rng)."
+        )
+    raise TypeError(
+        "`rng` must be None, an int, a numpy.random.Generator or a "
+        f"numpy.random.SeedSequence, not {type(rng).__name__}."
+    )
+
+
+def stream(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
+    """Generator for the stream at ``key``: the same as ``root.spawn`` would give."""
+    seq = np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + key)
+    return np.random.Generator(np.random.PCG64(seq))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Clusters and groups that share one set of draws.
+
+    ``T`` holds effective per-cluster statistics (already divided by k for
+    ``weight="input"``), clusters ordered by (stratum, key).
+    """
+
+    index: int  # position of the unit: the stream key
+    T: np.ndarray  # (N, G, m) effective statistics
+    strata_bounds: np.ndarray  # (H + 1,) cluster offsets of each stratum
+    # run level, per group: row starts (N,), run counts (N,), row stats (R_g, m)
+    starts: tuple[np.ndarray, ...] = ()
+    counts: tuple[np.ndarray, ...] = ()
+    rows: tuple[np.ndarray, ...] = ()
+
+    @property
+    def n_clusters(self) -> int:
+        return self.T.shape[0]
+
+
+def draw_clusters(gen: np.random.Generator, n_rep: int, bounds: np.ndarray) -> np.ndarray:
+    """Cluster indices ``(n_rep, N)``, drawn with replacement within each stratum."""
+    n = int(bounds[-1])
+    if len(bounds) == 2:
+        return gen.integers(0, n, size=(n_rep, n))
+    idx = np.empty((n_rep, n), dtype=np.int64)
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        idx[:, lo:hi] = gen.integers(lo, hi, size=(n_rep, hi - lo))
+    return idx
+
+
+def draw_runs(
+    gen: np.random.Generator,
+    idx: np.ndarray,
+    starts: np.ndarray,
+    counts: np.ndarray,
+    strategy: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Run-level draws inside the drawn clusters.
+
+    Returns ``(replicate, row)`` for every drawn run, replicates ascending:
+    ``single_draw`` takes one run per drawn cluster; ``hierarchical`` takes
+    ``k_i`` runs with replacement per drawn cluster (Multinomial(W_i k_i, 1/k_i)
+    in total for a cluster drawn W_i times).
+    """
+    n_rep, n = idx.shape
+    k_const = counts[0] if (counts == counts[0]).all() else None
+    if strategy == "single_draw":
+        high = k_const if k_const is not None else counts[idx]
+        offset = gen.integers(0, high, size=idx.shape)
+        row = starts[idx] + offset
+        rep = np.repeat(np.arange(n_rep), n)
+        return rep, row.ravel()
+    # hierarchical
+    flat = idx.ravel()
+    if k_const is not None:
+        drawn = np.repeat(flat, k_const)
+        offset = gen.integers(0, k_const, size=drawn.size)
+        rep = np.repeat(np.arange(n_rep), n * int(k_const))
+    else:
+        per = counts[flat]
+        drawn = np.repeat(flat, per)
+        offset = gen.integers(0, counts[drawn])
+        rep = np.repeat(np.arange(n_rep), per.reshape(n_rep, n).sum(axis=1))
+    return rep, starts[drawn] + offset
+
+
+def _counts(flat_ids: np.ndarray, n_rep: int, size: int) -> np.ndarray:
+    return np.bincount(flat_ids, minlength=n_rep * size).reshape(n_rep, size)
+
+
+def stream_replicate_sums(
+    unit: Unit, root: np.random.SeedSequence, strategy: str, first: int, n_streams: int
+) -> np.ndarray:
+    """Summed statistics ``(n_streams * STREAM_SIZE, G, m)`` for a block of streams.
+
+    This is the per-block kernel: the numpy path calls it on consecutive blocks
+    of streams; a Dask path maps it over the same blocks.
+    """
+    n, g, m = unit.T.shape
+    n_rep = n_streams * STREAM_SIZE
+    idx = np.empty((n_rep, n), dtype=np.int64)
+    run_draws: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(g)]
+    for s in range(n_streams):
+        gen = stream(root, _BOOT, unit.index, first + s)
+        block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+        idx[s * STREAM_SIZE : (s + 1) * STREAM_SIZE] = block
+        if strategy in ("single_draw", "hierarchical"):
+            for j in range(g):
+                rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
+                run_draws[j].append((rep + s * STREAM_SIZE, row))
+    out = np.empty((n_rep, g, m))
+    if strategy in ("single_draw", "hierarchical"):
+        for j in range(g):
+            rep = np.concatenate([r for r, _ in run_draws[j]])
+            row = np.concatenate([w for _, w in run_draws[j]])
+            n_rows = unit.rows[j].shape[0]
+            v = _counts(rep * n_rows + row, n_rep, n_rows).astype(float)
+            out[:, j, :] = v @ unit.rows[j]
+        return out
+    w = _counts((idx + (np.arange(n_rep) * n)[:, None]).ravel(), n_rep, n)
+    return (w.astype(float) @ unit.T.reshape(n, g * m)).reshape(n_rep, g, m)
+
+
+def n_streams_for(n_resamples: int) -> int:
+    return -(-n_resamples // STREAM_SIZE)
+
+
+def streams_per_block(unit: Unit, strategy: str) -> int:
+    """How many streams one block processes; memory only, never results."""
+    width = unit.n_clusters
+    if strategy in ("single_draw", "hierarchical"):
+        width = max(width, max(r.shape[0] for r in unit.rows))
+    return max(1, BLOCK_WEIGHTS // (STREAM_SIZE * max(width, 1)))
+
+
+def replicate_sums(
+    unit: Unit, root: np.random.SeedSequence, strategy: str, n_resamples: int
+) -> np.ndarray:
+    """All replicate sums ``(n_resamples, G, m)`` of a unit, block by block."""
+    total = n_streams_for(n_resamples)
+    step = streams_per_block(unit, strategy)
+    parts = [
+        stream_replicate_sums(unit, root, strategy, first, min(step, total - first))
+        for first in range(0, total, step)
+    ]
+    return np.concatenate(parts)[:n_resamples]
+
+
+def drawn_rows(
+    unit: Unit, root: np.random.SeedSequence, strategy: str, n_resamples: int
+):
+    """Yield ``(b, j, rows)``: the unit-local rows of group ``j`` in replicate ``b``.
+
+    The slow general path: the same streams and draws as :func:`replicate_sums`,
+    expressed as gathered rows (with repetition) for an arbitrary callable.
+    """
+    for s in range(n_streams_for(n_resamples)):
+        gen = stream(root, _BOOT, unit.index, s)
+        block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+        n_in = min(STREAM_SIZE, n_resamples - s * STREAM_SIZE)
+        per_group = []
+        for j in range(len(unit.starts)):
+            if strategy in ("single_draw", "hierarchical"):
+                rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
+                cuts = np.searchsorted(rep, np.arange(1, STREAM_SIZE))
+                per_group.append(np.split(row, cuts))
+            else:
+                starts, counts = unit.starts[j], unit.counts[j]
+                lists = []
+                for b in range(STREAM_SIZE):
+                    c = counts[block[b]]
+                    first = np.repeat(starts[block[b]] - np.cumsum(c) + c, c)
+                    lists.append(first + np.arange(c.sum()))
+                per_group.append(lists)
+        for b in range(n_in):
+            for j, lists in enumerate(per_group):
+                yield s * STREAM_SIZE + b, j, lists[b]
+
+
+def mode_stream(root: np.random.SeedSequence) -> np.random.Generator:
+    """The stream that breaks mode ties (mode-aggregate strategy)."""
+    return stream(root, _MODE)

@@ -1,0 +1,174 @@
+"""Result objects: frozen, labelled, printable, convertible."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from . import intervals as _intervals
+from ._typing import METHODS
+
+__all__ = ["BootstrapResult"]
+
+_FIELDS = ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs", "z0", "acceleration")
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """A bootstrap confidence interval (one per group when ``by`` was given).
+
+    Attributes
+    ----------
+    estimate, low, high, standard_error : float or pandas.Series
+        Point estimate, interval endpoints and bootstrap standard error
+        (``ddof=1``). Floats without ``by``; Series indexed by group with ``by``.
+    bootstrap_distribution : ndarray
+        Replicates, shape ``(n_resamples,)`` or ``(n_groups, n_resamples)``
+        (resample axis last, as in scipy).
+    n_inputs, n_runs : int or pandas.Series
+        Number of inputs (clusters) and of rows (runs) behind each estimate.
+    z0, acceleration : float or pandas.Series
+        BCa's bias correction and acceleration (cluster jackknife). ``z0`` is
+        NaN unless ``method="bca"``; ``acceleration`` is always computed (it is
+        O(N)) so :meth:`interval` can switch to BCa without resampling again.
+    method, strategy, weight, metric : str
+        How the interval was made. ``weight="input"`` means each input counts
+        equally (seed 000's estimand: the expected score of one call on a random
+        input); ``"run"`` pools runs.
+    confidence_level : float
+    n_resamples : int
+    paired : bool
+        Whether all groups were computed from the same draws of inputs
+        (comparisons between them are then paired).
+    """
+
+    estimate: object
+    low: object
+    high: object
+    standard_error: object
+    bootstrap_distribution: np.ndarray = field(repr=False)
+    n_inputs: object
+    n_runs: object
+    method: str
+    strategy: str
+    confidence_level: float
+    n_resamples: int
+    weight: str
+    metric: str
+    z0: object = np.nan
+    acceleration: object = np.nan
+    groups: pd.Index | None = field(default=None, repr=False)
+    paired: bool = True
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def _from_arrays(cls, *, groups, **arrays):
+        """Arrays of shape (G,) -> floats (groups is None) or Series by group."""
+        out = {}
+        for key, val in arrays.items():
+            if key in _FIELDS:
+                val = np.asarray(val)
+                if groups is None:
+                    val = val.reshape(-1)[0].item()
+                else:
+                    val = pd.Series(val, index=groups, name=key)
+            out[key] = val
+        dist = np.asarray(out["bootstrap_distribution"])
+        out["bootstrap_distribution"] = dist[0] if groups is None else dist
+        return cls(groups=groups, **out)
+
+    def _arrays(self, name):
+        val = getattr(self, name)
+        return np.atleast_1d(np.asarray(val, dtype=float))
+
+    # -- another interval from the same replicates --------------------------
+    def interval(self, method: str | None = None, confidence_level: float | None = None):
+        """The interval from the same replicates with another method or level.
+
+        No resampling happens: percentile, basic and BCa all read the stored
+        bootstrap distribution (BCa with the stored acceleration).
+
+        Examples
+        --------
+        >>> import evalci
+        >>> df = evalci.load_example()
+        >>> r = evalci.cluster_ci(df[df.system == df.system.iloc[0]], "correct",
+        ...                       cluster="input_id", rng=0, n_resamples=2000)
+        >>> r90 = r.interval(confidence_level=0.90)
+        >>> r90.high - r90.low < r.high - r.low
+        True
+        """
+        method = self.method if method is None else method
+        level = self.confidence_level if confidence_level is None else confidence_level
+        if method not in METHODS:
+            raise ValueError(f"`method` must be one of {METHODS}, not {method!r}.")
+        if not 0 < level < 1:
+            raise ValueError("`confidence_level` must be in (0, 1).")
+        dist = np.atleast_2d(self.bootstrap_distribution)
+        accel = self._arrays("acceleration")
+        if method == "bca" and np.isnan(accel).any():
+            raise ValueError(
+                "BCa needs the jackknife acceleration, which was not computed for "
+                "this result (callable metric); rerun with method='bca'."
+            )
+        low, high, z0 = _intervals.interval(
+            dist, self._arrays("estimate"), method, level, accel=accel
+        )
+        one = self.groups is None
+        conv = (lambda v: float(v[0])) if one else (lambda v: pd.Series(v, index=self.groups))
+        return replace(
+            self, low=conv(low), high=conv(high), z0=conv(z0), method=method,
+            confidence_level=level,
+        )
+
+    # -- conversion ---------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy DataFrame: one row per group (group columns first)."""
+        cols = {
+            name: self._arrays(name) if name not in ("n_inputs", "n_runs")
+            else np.atleast_1d(np.asarray(getattr(self, name)))
+            for name in ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs")
+        }
+        frame = pd.DataFrame(cols)
+        frame["confidence_level"] = self.confidence_level
+        frame["method"] = self.method
+        frame["strategy"] = self.strategy
+        frame["weight"] = self.weight
+        frame["metric"] = self.metric
+        frame["z0"] = self._arrays("z0")
+        frame["acceleration"] = self._arrays("acceleration")
+        if self.groups is not None:
+            keys = self.groups.to_frame(index=False)
+            frame = pd.concat([keys.reset_index(drop=True), frame], axis=1)
+        return frame
+
+    def _table(self) -> pd.DataFrame:
+        t = self.to_frame()
+        keep = [c for c in t.columns if c not in (
+            "confidence_level", "method", "strategy", "weight", "metric", "z0", "acceleration")]
+        return t[keep]
+
+    def _header(self) -> str:
+        return (
+            f"{self.confidence_level:.0%} {self.method} interval, {self.strategy} "
+            f"bootstrap ({self.n_resamples} resamples), metric={self.metric}, "
+            f"weight={self.weight}"
+        )
+
+    def __repr__(self) -> str:
+        if self.groups is None:
+            return (
+                f"BootstrapResult(estimate={self.estimate:.4g}, "
+                f"low={self.low:.4g}, high={self.high:.4g}, "
+                f"standard_error={self.standard_error:.3g}, n_inputs={self.n_inputs}, "
+                f"n_runs={self.n_runs}, method={self.method!r}, "
+                f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
+            )
+        body = self._table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"BootstrapResult: {self._header()}\n{body}"
+
+    def _repr_html_(self) -> str:
+        table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"<p><b>BootstrapResult</b>: {self._header()}</p>{table}"
