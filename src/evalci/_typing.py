@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 
 Strategy = Literal["iid", "cluster", "single_draw", "hierarchical", "mode_aggregate"]
 Method = Literal["percentile", "basic", "bca"]
 Weight = Literal["input", "run"]
-RNGLike = Union[int, np.random.Generator, np.random.SeedSequence, None]
+RNGLike = int | np.random.Generator | np.random.SeedSequence | None
 
 STRATEGIES: tuple[str, ...] = (
     "iid",
