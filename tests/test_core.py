@@ -9,8 +9,9 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 
 import evalci
-from conftest import clustered
 from evalci import intervals, resampling
+
+from conftest import clustered
 
 
 def _kappa_sm(pred, label, labels):

@@ -7,7 +7,7 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
 """
 
-from . import metrics
+from . import metrics, simulate, xr
 from ._example import load_example
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -16,7 +16,7 @@ from ._warnings import (
     EvalciWarning,
     FewClustersWarning,
 )
-from .accessors import EvalciDataFrameAccessor
+from .accessors import EvalciDataArrayAccessor, EvalciDataFrameAccessor
 from .core import bootstrap, cluster_ci
 from .metrics import Metric
 from .results import BootstrapResult
@@ -28,6 +28,7 @@ __all__ = [
     "ClusteringIgnoredWarning",
     "DegenerateDataWarning",
     "EstimandWarning",
+    "EvalciDataArrayAccessor",
     "EvalciDataFrameAccessor",
     "EvalciWarning",
     "FewClustersWarning",
@@ -36,4 +37,6 @@ __all__ = [
     "cluster_ci",
     "load_example",
     "metrics",
+    "simulate",
+    "xr",
 ]

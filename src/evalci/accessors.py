@@ -7,8 +7,10 @@ the object it was created on.
 from __future__ import annotations
 
 import pandas as pd
+import xarray as xr
 
 from . import core
+from . import xr as _xr
 
 
 @pd.api.extensions.register_dataframe_accessor("evalci")
@@ -22,7 +24,7 @@ class EvalciDataFrameAccessor:
     >>> r = df.evalci.cluster_ci("correct", cluster="input_id", by="system",
     ...                          n_resamples=1000, rng=0)
     >>> list(r.estimate.round(3))
-    [0.573, 0.662]
+    [0.676, 0.617]
     """
 
     def __init__(self, obj: pd.DataFrame):
@@ -35,3 +37,36 @@ class EvalciDataFrameAccessor:
     def bootstrap(self, value, cluster=None, **kwargs):
         """Bootstrap CI with any strategy; see :func:`evalci.bootstrap`."""
         return core.bootstrap(self._obj, value, cluster, **kwargs)
+
+    def to_xarray(self, value, **kwargs):
+        """The table as a DataArray (input, run, system); see :func:`evalci.xr.to_xarray`."""
+        return _xr.to_xarray(self._obj, value, **kwargs)
+
+
+@xr.register_dataarray_accessor("evalci")
+class EvalciDataArrayAccessor:
+    """``da.evalci``: evalci's functions on a DataArray over (input, run, ...).
+
+    Examples
+    --------
+    >>> import evalci
+    >>> da = evalci.load_example().evalci.to_xarray("correct")
+    >>> ds = da.evalci.cluster_ci(n_resamples=1000, rng=0)
+    >>> ds.estimate.round(3).values.tolist()
+    [0.676, 0.617]
+    """
+
+    def __init__(self, obj: xr.DataArray):
+        self._obj = obj
+
+    def cluster_ci(self, **kwargs):
+        """Cluster-bootstrap CI; see :func:`evalci.xr.cluster_ci`."""
+        return _xr.cluster_ci(self._obj, **kwargs)
+
+    def bootstrap(self, **kwargs):
+        """Bootstrap CI with any strategy; see :func:`evalci.xr.bootstrap`."""
+        return _xr.bootstrap(self._obj, **kwargs)
+
+    def to_frame(self, **kwargs):
+        """Back to a tidy table; see :func:`evalci.xr.to_frame`."""
+        return _xr.to_frame(self._obj, **kwargs)

@@ -412,9 +412,9 @@ def bootstrap(
     >>> res = evalci.bootstrap(df, "correct", cluster="input_id", by="system",
     ...                        n_resamples=2000, rng=0)
     >>> res.to_frame()[["system", "n_inputs", "n_runs"]]
-                             system  n_inputs  n_runs
-    0    anthropic/claude-haiku-4.5       198     990
-    1  openai/gpt-5-nano-2025-08-07       198     990
+                               system  n_inputs  n_runs
+    0    openai/gpt-5-nano-2025-08-07       198     990
+    1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
     args = _bootstrap_iv(
         data, value, cluster, strategy, metric, by, strata, method,
@@ -521,7 +521,7 @@ def cluster_ci(
     >>> r = evalci.cluster_ci(one, "correct", cluster="input_id", rng=0,
     ...                       n_resamples=2000)
     >>> round(r.estimate, 4), r.n_inputs, r.n_runs
-    (0.6616, 198, 990)
+    (0.6758, 198, 990)
     """
     return bootstrap(
         data, value, cluster, strategy="cluster", metric=metric, by=by,

@@ -1,0 +1,386 @@
+"""The xarray side: DataArrays over ``(input, run, system, ...)``.
+
+A DataArray holds one value per (input, run, ...) cell; missing runs are NaN,
+so k may differ per input. Resampling runs along the input dim, the run dim is
+reduced, and every other dim (system, prompt variant, temperature, ...)
+broadcasts: all of its cells share the same draws of inputs, so comparisons
+between them are paired by construction.
+
+The DataArray is turned into the same long table the pandas path uses and
+handed to the same engine (:func:`evalci.bootstrap`), so the two accessors
+return identical numbers for the same seed. A Dask-backed DataArray stays lazy:
+the result is a Dataset of Dask arrays computed in one task when asked for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from . import core
+from . import resampling as _rs
+from ._data import check_columns, factorize
+from .metrics import Metric, get_metric
+
+__all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap"]
+
+_RESULT_VARS = ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs",
+                "z0", "acceleration")
+
+
+def to_xarray(
+    data: pd.DataFrame,
+    value: str,
+    *,
+    input: str = "input_id",  # noqa: A002 - the public name of the dim's column
+    run: str | None = "run",
+    system: str | None = "system",
+    strata: str | None = None,
+    dims: tuple[str, str, str] = ("input", "run", "system"),
+) -> xr.DataArray:
+    """A tidy table as a DataArray with dims ``("input", "run", "system")``.
+
+    Inputs are sorted by key; an input with fewer runs than others is padded
+    with NaN. ``run`` and ``system`` are optional: without ``run`` the runs of
+    an input are numbered in table order (``run`` becomes 0..k-1); without
+    ``system`` that dim is left out. ``strata`` becomes a coordinate along the
+    input dim (it must be constant within an input).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    value : str
+        Column holding the values (0/1, scores, or labels).
+    input, run, system : str or None
+        Columns naming the input, the run and the system.
+    strata : str, optional
+        Column constant within an input, kept as a coordinate along ``input``.
+    dims : tuple of 3 str
+        Names of the resulting input, run and system dims.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> da = evalci.load_example().evalci.to_xarray("correct")
+    >>> dict(da.sizes)
+    {'input': 198, 'run': 5, 'system': 2}
+    """
+    cols = [value, input] + [c for c in (run, system, strata) if c is not None]
+    check_columns(data, cols, "to_xarray")
+    if data[value].isna().any():
+        raise ValueError(
+            f"`value` column {value!r} has missing values; NaN marks a missing run in "
+            "the DataArray, so drop those rows first."
+        )
+    in_codes, in_keys = factorize(data, [input], "input")
+    if system is not None:
+        sys_codes, sys_keys = factorize(data, [system], "system")
+    else:
+        sys_codes, sys_keys = np.zeros(len(data), dtype=np.int64), None
+    if run is not None:
+        run_codes, run_keys = factorize(data, [run], "run")
+    else:
+        # number the runs of each (input, system) cell in table order
+        cell = pd.Series(in_codes * (1 if sys_keys is None else len(sys_keys)) + sys_codes)
+        run_codes = cell.groupby(cell).cumcount().to_numpy()
+        run_keys = pd.RangeIndex(int(run_codes.max()) + 1)
+    n_sys = 1 if sys_keys is None else len(sys_keys)
+    dup = pd.Series((in_codes * len(run_keys) + run_codes) * n_sys + sys_codes).duplicated()
+    if dup.any():
+        raise ValueError(
+            f"two rows share the same ({input}, {run}"
+            f"{', ' + system if system else ''}); each cell holds one value. "
+            f"Pass run=None to number runs in table order."
+        )
+    values = data[value].to_numpy()
+    numeric = pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)
+    dense = np.full((len(in_keys), len(run_keys), n_sys), np.nan,
+                    dtype=float if numeric else object)
+    dense[in_codes, run_codes, sys_codes] = values
+    coords = {dims[0]: np.asarray(in_keys), dims[1]: np.asarray(run_keys)}
+    if sys_keys is None:
+        dense = dense[:, :, 0]
+        out_dims = dims[:2]
+    else:
+        coords[dims[2]] = np.asarray(sys_keys)
+        out_dims = dims
+    if strata is not None:
+        per_input = core._check_strata(data, in_codes, len(in_keys), strata, [input])
+        _, strata_keys = factorize(data, [strata], "strata")
+        coords[strata] = (dims[0], np.asarray(strata_keys)[per_input])
+    return xr.DataArray(dense, dims=out_dims, coords=coords, name=value)
+
+
+def to_frame(da: xr.DataArray, *, run_dim: str = "run") -> pd.DataFrame:
+    """A DataArray back to a tidy table: one row per non-missing value.
+
+    Dims and coordinates become columns; the value column is named after the
+    DataArray (``"value"`` if it has no name).
+
+    Examples
+    --------
+    >>> import evalci
+    >>> df = evalci.load_example()
+    >>> back = df.evalci.to_xarray("correct").evalci.to_frame()
+    >>> len(back) == len(df)
+    True
+    """
+    name = da.name if da.name is not None else "value"
+    frame = da.to_dataframe(name=name).reset_index()
+    return frame.loc[frame[name].notna().to_numpy()].reset_index(drop=True)
+
+
+def _check_dims(da, input_dim, run_dim, strata, by):
+    if not isinstance(da, xr.DataArray):
+        raise TypeError(f"`da` must be an xarray.DataArray, not {type(da).__name__}.")
+    if input_dim not in da.dims:
+        raise ValueError(
+            f"`input_dim`={input_dim!r} is not a dimension of the DataArray; its dims "
+            f"are {tuple(da.dims)}. Pass input_dim=<the dim that indexes inputs>."
+        )
+    if da.sizes[input_dim] < 2:
+        raise ValueError(
+            f"dim {input_dim!r} has length {da.sizes[input_dim]}; the bootstrap needs "
+            "at least 2 inputs."
+        )
+    for name, coord in (("strata", strata), *(("by", b) for b in by)):
+        if coord is None:
+            continue
+        if coord not in da.coords:
+            raise ValueError(
+                f"`{name}`={coord!r} is not a coordinate of the DataArray; add it "
+                f"along {input_dim!r}, e.g. da.assign_coords({coord}=({input_dim!r}, values))."
+            )
+        c = da.coords[coord]
+        if input_dim not in c.dims:
+            raise ValueError(f"`{name}` coordinate {coord!r} must lie along {input_dim!r}.")
+        extra = [d for d in c.dims if d != input_dim]
+        if extra:
+            varies = (c != c.isel({d: 0 for d in extra})).any()
+            dim = run_dim if run_dim in extra else extra[0]
+            if bool(varies):
+                raise ValueError(
+                    f"`{name}` coordinate {coord!r} varies along {dim!r}; it must be "
+                    f"constant within an input (a property of the {input_dim!r})."
+                )
+
+
+def _long(da, input_dim, run_dim, strata, by, metric):
+    """The long table of a (numpy-backed) DataArray, ready for the pandas engine."""
+    name = da.name if da.name is not None else "value"
+    keep = {input_dim, run_dim, *([strata] if strata else []), *by}
+    if isinstance(metric, Metric):
+        keep |= set(metric.columns)
+    drop = [c for c in da.coords if c not in keep and c not in da.dims]
+    frame = da.drop_vars(drop).to_dataframe(name=name).reset_index()
+    missing = frame[name].isna().to_numpy()
+    group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
+    if missing.any():
+        # an input must keep at least one run in every group
+        kept = frame.loc[~missing]
+        have = kept.groupby(group_dims + [input_dim]).size() if group_dims else \
+            kept.groupby(input_dim).size()
+        expected = len(pd.unique(frame[input_dim])) * (
+            int(np.prod([da.sizes[d] for d in group_dims])) if group_dims else 1
+        )
+        if len(have) < expected:
+            all_inputs = pd.Index(pd.unique(frame[input_dim]))
+            cells = have.reset_index()[input_dim]
+            counts = cells.value_counts()
+            n_cells = expected // len(all_inputs)
+            bad = [i for i in all_inputs if counts.get(i, 0) < n_cells][:5]
+            raise ValueError(
+                f"inputs with no value along {run_dim!r} (all NaN) in some cell of "
+                f"{group_dims or 'the array'}: {bad}; drop them (e.g. "
+                f"da.dropna({input_dim!r}, how='all')) or fill them."
+            )
+        frame = kept
+    return frame, name, group_dims
+
+
+def _to_dataset(res, group_cols, attrs) -> xr.Dataset:
+    frame = res.to_frame()
+    out = {}
+    if group_cols:
+        index = res.groups if isinstance(res.groups, pd.MultiIndex) else \
+            pd.MultiIndex.from_arrays([res.groups], names=group_cols)
+        for var in _RESULT_VARS:
+            out[var] = xr.DataArray.from_series(
+                pd.Series(frame[var].to_numpy(), index=index)
+            )
+        dist = res.bootstrap_distribution  # (G, B)
+        b = dist.shape[1]
+        idx = pd.MultiIndex.from_arrays(
+            [np.tile(np.arange(b), len(index))]
+            + [np.repeat(index.get_level_values(i), b) for i in range(index.nlevels)],
+            names=["resample", *group_cols],
+        )
+        out["bootstrap_distribution"] = xr.DataArray.from_series(
+            pd.Series(dist.reshape(-1), index=idx)
+        )
+    else:
+        for var in _RESULT_VARS:
+            out[var] = xr.DataArray(frame[var].iloc[0])
+        out["bootstrap_distribution"] = xr.DataArray(
+            res.bootstrap_distribution, dims=["resample"]
+        )
+    ds = xr.Dataset(out)
+    if "resample" in ds.coords:
+        ds = ds.drop_vars("resample")
+    ds.attrs.update(attrs)
+    return ds
+
+
+def _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
+    frame, name, group_dims = _long(da, input_dim, run_dim, strata, by, kwargs["metric"])
+    group_cols = list(by) + group_dims
+    res = core.bootstrap(
+        frame, name, input_dim, by=group_cols or None, strata=strata, **kwargs
+    )
+    attrs = {
+        "method": res.method, "strategy": res.strategy,
+        "confidence_level": res.confidence_level, "n_resamples": res.n_resamples,
+        "weight": res.weight, "metric": res.metric, "input_dim": input_dim,
+        "run_dim": run_dim, "paired": int(not by),
+    }
+    ds = _to_dataset(res, group_cols, attrs)
+    # keep the DataArray's own order of the broadcast dims and of their labels
+    order = [d for d in ["resample", *by, *group_dims] if d in ds.dims]
+    ds = ds.transpose(*order)
+    labelled = {d: da[d].values for d in group_dims if d in da.coords}
+    return ds.reindex(labelled) if labelled else ds
+
+
+def bootstrap(
+    da: xr.DataArray,
+    *,
+    input_dim: str = "input",
+    run_dim: str = "run",
+    strategy: str = "cluster",
+    metric="mean",
+    by=None,
+    strata: str | None = None,
+    method: str = "percentile",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    weight: str = "input",
+    rng=None,
+) -> xr.Dataset:
+    """Bootstrap CI of a DataArray over ``(input, run, ...)``; any strategy.
+
+    Resampling runs along ``input_dim``, ``run_dim`` is reduced (a missing run
+    is NaN; without a run dim k=1), and every other dim broadcasts with shared
+    draws. Same engine and parameters as :func:`evalci.bootstrap`.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Values (0/1, scores, or predicted labels). For Cohen's kappa, hold the
+        true labels as a coordinate along ``input_dim`` and pass
+        ``metric=evalci.metrics.kappa(truth="<coordinate name>")``.
+    input_dim, run_dim : str
+        Names of the input and run dims.
+    by : str or list of str, optional
+        Coordinates along ``input_dim`` (e.g. subject): one interval per group,
+        each group drawn independently.
+    strata : str, optional
+        A coordinate along ``input_dim``: a stratified bootstrap of the whole.
+    strategy, metric, method, confidence_level, n_resamples, weight, rng
+        As in :func:`evalci.bootstrap`.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``estimate``, ``low``, ``high``, ``standard_error``, ``n_inputs``,
+        ``n_runs``, ``z0``, ``acceleration`` over the broadcast dims, and
+        ``bootstrap_distribution`` with a ``resample`` dim; the settings in
+        ``attrs``. Lazy (Dask arrays) when ``da`` is Dask-backed.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> da = evalci.load_example().evalci.to_xarray("correct")
+    >>> ds = da.evalci.cluster_ci(n_resamples=1000, rng=0)
+    >>> ds.estimate.dims
+    ('system',)
+    """
+    by = [] if by is None else ([by] if isinstance(by, str) else list(by))
+    _check_dims(da, input_dim, run_dim, strata, by)
+    kwargs = dict(
+        strategy=strategy, metric=get_metric(metric), method=method,
+        confidence_level=confidence_level, n_resamples=n_resamples, weight=weight,
+        rng=_rs.seed_sequence(rng),
+    )
+    if da.chunks is None:
+        return _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
+    return _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
+
+
+def cluster_ci(da: xr.DataArray, *, input_dim: str = "input", run_dim: str = "run",
+               **kwargs) -> xr.Dataset:
+    """Cluster-bootstrap CI of a DataArray; see :func:`evalci.xr.bootstrap`.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> da = evalci.load_example().evalci.to_xarray("correct")
+    >>> ds = evalci.xr.cluster_ci(da, n_resamples=1000, rng=0)
+    >>> sorted(ds.data_vars)[:4]
+    ['acceleration', 'bootstrap_distribution', 'estimate', 'high']
+    """
+    if "strategy" in kwargs:
+        raise TypeError("cluster_ci() takes no `strategy`; use bootstrap(strategy=...).")
+    return bootstrap(da, input_dim=input_dim, run_dim=run_dim, strategy="cluster", **kwargs)
+
+
+def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
+    """Dask-backed input: one delayed task runs the numpy path at compute time."""
+    import dask
+    import dask.array as dsa
+
+    template = _template(da, input_dim, run_dim, by, kwargs["n_resamples"])
+    names = list(template.data_vars)
+
+    def run(data):
+        ds = _numpy_bootstrap(da.copy(data=data), input_dim, run_dim, strata, by, kwargs)
+        return tuple(ds[v].transpose(*template[v].dims).values for v in names)
+
+    parts = dask.delayed(run, nout=len(names), pure=True)(da.data)
+    out = {}
+    for v, part in zip(names, parts, strict=True):
+        t = template[v]
+        out[v] = (t.dims, dsa.from_delayed(part, shape=t.shape, dtype=t.dtype))
+    ds = xr.Dataset(out, coords=template.coords)
+    attrs = {
+        "method": kwargs["method"], "strategy": kwargs["strategy"],
+        "confidence_level": kwargs["confidence_level"],
+        "n_resamples": kwargs["n_resamples"], "weight": kwargs["weight"],
+        "metric": getattr(kwargs["metric"], "name",
+                          getattr(kwargs["metric"], "__name__", "callable")),
+        "input_dim": input_dim, "run_dim": run_dim, "paired": int(not by),
+    }
+    ds.attrs.update(attrs)
+    return ds
+
+
+def _template(da, input_dim, run_dim, by, n_resamples) -> xr.Dataset:
+    """Shapes and coordinates of the result, known without computing ``da``."""
+    group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
+    coords, sizes = {}, {}
+    for b in by:
+        keys = np.unique(np.asarray(da.coords[b].values).reshape(-1))
+        coords[b], sizes[b] = keys, len(keys)
+    for d in group_dims:
+        if d in da.coords:
+            coords[d] = np.asarray(da.coords[d].values)
+        sizes[d] = da.sizes[d]
+    dims = [*by, *group_dims]
+    shape = tuple(sizes[d] for d in dims)
+    out = {}
+    for v in _RESULT_VARS:
+        dtype = np.int64 if v in ("n_inputs", "n_runs") else float
+        out[v] = (dims, np.zeros(shape, dtype=dtype))
+    out["bootstrap_distribution"] = (["resample", *dims],
+                                     np.zeros((n_resamples, *shape)))
+    return xr.Dataset(out, coords=coords)

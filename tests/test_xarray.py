@@ -1,0 +1,221 @@
+"""The DataArray accessor: one engine with the pandas path, named dims, Dask."""
+
+import dask
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import evalci
+
+from conftest import clustered, shared_data
+
+METHODS = ["percentile", "basic", "bca"]
+STRATEGIES = ["cluster", "hierarchical", "single_draw"]
+
+
+@pytest.fixture(scope="module")
+def unequal():
+    return clustered(n=40, k=3, unequal=True, seed=7)
+
+
+def test_to_xarray_pads_missing_runs_and_round_trips(unequal):
+    da = unequal.evalci.to_xarray("correct", strata="subject")
+    assert da.dims == ("input", "run", "system")
+    k = unequal.groupby(["input_id", "system"]).size()
+    assert da.sizes["run"] == k.max()
+    assert int(da.notnull().sum()) == len(unequal)
+    assert da.coords["subject"].dims == ("input",)
+    back = da.evalci.to_frame()
+    left = unequal.sort_values(["input_id", "run", "system"]).reset_index(drop=True)
+    right = back.sort_values(["input", "run", "system"]).reset_index(drop=True)
+    np.testing.assert_array_equal(left.correct.to_numpy(), right.correct.to_numpy())
+    np.testing.assert_array_equal(left.subject.to_numpy(), right.subject.to_numpy())
+
+
+def test_to_xarray_without_run_or_system():
+    df = pd.DataFrame({"q": [1, 1, 2, 2, 2], "y": [1, 0, 1, 1, 0]})
+    da = evalci.xr.to_xarray(df, "y", input="q", run=None, system=None)
+    assert da.dims == ("input", "run") and da.shape == (2, 3)
+    assert np.isnan(da.values[0, 2])
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_pandas_and_xarray_give_identical_numbers(unequal, method, strategy):
+    kw = dict(strategy=strategy, method=method, n_resamples=300, rng=11)
+    res = unequal.evalci.bootstrap("correct", cluster="input_id", by="system", **kw)
+    ds = unequal.evalci.to_xarray("correct").evalci.bootstrap(**kw)
+    for var in ["estimate", "low", "high", "standard_error", "z0", "acceleration"]:
+        np.testing.assert_array_equal(ds[var].values, getattr(res, var).to_numpy())
+    np.testing.assert_array_equal(ds.bootstrap_distribution.values,
+                                  res.bootstrap_distribution.T)
+    assert ds.attrs["method"] == method and ds.attrs["strategy"] == strategy
+
+
+def test_mode_aggregate_and_iid_identical_both_ways(unequal):
+    for strategy, warning in [("mode_aggregate", evalci.EstimandWarning),
+                              ("iid", evalci.ClusteringIgnoredWarning)]:
+        with pytest.warns(warning):
+            res = unequal.evalci.bootstrap("correct", cluster="input_id", by="system",
+                                           strategy=strategy, n_resamples=200, rng=3)
+        with pytest.warns(warning):
+            ds = unequal.evalci.to_xarray("correct").evalci.bootstrap(
+                strategy=strategy, n_resamples=200, rng=3)
+        np.testing.assert_array_equal(ds.low.values, res.low.to_numpy())
+        np.testing.assert_array_equal(ds.high.values, res.high.to_numpy())
+
+
+def test_accessor_equals_module_function(gpqa):
+    da = gpqa.evalci.to_xarray("correct")
+    xr.testing.assert_identical(da, evalci.xr.to_xarray(gpqa, "correct"))
+    kw = dict(n_resamples=200, rng=0)
+    xr.testing.assert_identical(da.evalci.cluster_ci(**kw), evalci.xr.cluster_ci(da, **kw))
+    xr.testing.assert_identical(da.evalci.bootstrap(strategy="hierarchical", **kw),
+                                evalci.xr.bootstrap(da, strategy="hierarchical", **kw))
+    pd.testing.assert_frame_equal(da.evalci.to_frame(), evalci.xr.to_frame(da))
+
+
+def test_extra_dims_broadcast_with_shared_draws(gpqa):
+    da = gpqa.evalci.to_xarray("correct")
+    # a second "prompt" dim: variant b is variant a, so every replicate is equal
+    two = xr.concat([da, da], dim=pd.Index(["a", "b"], name="prompt"))
+    ds = two.evalci.cluster_ci(n_resamples=500, rng=1)
+    assert set(ds.estimate.dims) == {"prompt", "system"}
+    np.testing.assert_array_equal(ds.bootstrap_distribution.sel(prompt="a").values,
+                                  ds.bootstrap_distribution.sel(prompt="b").values)
+    assert ds.attrs["paired"] == 1
+
+
+def test_by_coordinate_gives_independent_groups_and_strata(unequal):
+    da = unequal.evalci.to_xarray("correct", strata="subject")
+    per = da.evalci.cluster_ci(by="subject", n_resamples=200, rng=0)
+    assert per.estimate.dims == ("subject", "system")
+    res = unequal.evalci.cluster_ci("correct", cluster="input_id",
+                                    by=["subject", "system"], n_resamples=200, rng=0)
+    np.testing.assert_array_equal(per.low.values.ravel(), res.low.to_numpy())
+    strat = da.evalci.cluster_ci(strata="subject", method="bca", n_resamples=200, rng=0)
+    ref = unequal.evalci.cluster_ci("correct", cluster="input_id", by="system",
+                                    strata="subject", method="bca", n_resamples=200, rng=0)
+    np.testing.assert_array_equal(strat.high.values, ref.high.to_numpy())
+
+
+def test_kappa_with_true_labels_as_coordinate():
+    rng = np.random.default_rng(4)
+    label = rng.integers(0, 4, 80)
+    pred = np.where(rng.random((80, 3)) < 0.6, label[:, None], rng.integers(0, 4, (80, 3)))
+    da = xr.DataArray(pred.astype(float), dims=("input", "run"),
+                      coords={"input": np.arange(80), "label": ("input", label)})
+    metric = evalci.metrics.kappa(truth="label")
+    ds = da.evalci.cluster_ci(metric=metric, method="bca", n_resamples=300, rng=0)
+    long = pd.DataFrame({"input": np.repeat(np.arange(80), 3), "pred": pred.ravel(),
+                         "label": np.repeat(label, 3).astype(float)})
+    res = evalci.cluster_ci(long, "pred", cluster="input", metric=metric, method="bca",
+                            n_resamples=300, rng=0)
+    assert float(ds.estimate) == pytest.approx(res.estimate, rel=1e-12)
+    assert float(ds.low) == pytest.approx(res.low, rel=1e-12)
+
+
+# ------------------------------------------------------------------ errors
+def test_dim_errors(gpqa):
+    da = gpqa.evalci.to_xarray("correct")
+    with pytest.raises(ValueError, match=r"`input_dim`='item' is not a dimension"):
+        da.evalci.cluster_ci(input_dim="item")
+    with pytest.raises(ValueError, match=r"dim 'input' has length 1"):
+        da.isel(input=[0]).evalci.cluster_ci()
+    with pytest.raises(ValueError, match=r"`strata`='topic' is not a coordinate"):
+        da.evalci.cluster_ci(strata="topic")
+    varying = da.assign_coords(topic=(("input", "run"), np.arange(198 * 5).reshape(198, 5)))
+    with pytest.raises(ValueError, match=r"coordinate 'topic' varies along 'run'"):
+        varying.evalci.cluster_ci(strata="topic")
+    holes = da.copy()
+    holes[3] = np.nan
+    with pytest.raises(ValueError, match=r"no value along 'run' \(all NaN\)"):
+        holes.evalci.cluster_ci()
+    with pytest.raises(TypeError, match=r"takes no `strategy`"):
+        da.evalci.cluster_ci(strategy="iid")
+    with pytest.raises(ValueError, match=r"two rows share the same"):
+        evalci.xr.to_xarray(pd.concat([gpqa, gpqa.head(1)]), "correct")
+
+
+# -------------------------------------------------------------------- Dask
+class CountingScheduler:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, dsk, keys, **kwargs):
+        self.calls += 1
+        return dask.get(dsk, keys, **kwargs)
+
+
+def test_dask_backed_is_lazy_and_identical(gpqa):
+    da = gpqa.evalci.to_xarray("correct")
+    eager = da.evalci.cluster_ci(method="bca", n_resamples=500, rng=3)
+    counter = CountingScheduler()
+    with dask.config.set(scheduler=counter):
+        lazy = da.chunk({"input": 40}).evalci.cluster_ci(method="bca", n_resamples=500,
+                                                         rng=3)
+        assert counter.calls == 0
+        assert lazy.low.chunks is not None
+        computed = lazy.compute()
+        assert counter.calls == 1
+    xr.testing.assert_identical(computed, eager)
+
+
+def test_dask_generator_is_drawn_at_call_time(gpqa):
+    da = gpqa.evalci.to_xarray("correct")
+    gen = np.random.default_rng(8)
+    lazy = da.chunk({"input": 50}).evalci.cluster_ci(n_resamples=200, rng=gen)
+    eager = da.evalci.cluster_ci(n_resamples=200, rng=np.random.default_rng(8))
+    np.testing.assert_array_equal(lazy.low.values, eager.low.values)
+
+
+def test_dask_on_a_real_distributed_cluster(gpqa):
+    distributed = pytest.importorskip("distributed")
+    da = gpqa.evalci.to_xarray("correct")
+    eager = da.evalci.cluster_ci(n_resamples=400, rng=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster):
+        lazy = da.chunk({"input": 66}).evalci.cluster_ci(n_resamples=400, rng=2)
+        computed = lazy.compute()
+    xr.testing.assert_identical(computed, eager)
+
+
+# --------------------------------------------------------------- real data
+def _expand_counts(counts: pd.DataFrame) -> xr.DataArray:
+    """Counts (n_correct of n_runs per input, system) as input x run x system 0/1."""
+    inputs = np.sort(counts.input_id.unique())
+    systems = np.sort(counts.system.unique())
+    k = int(counts.n_runs.max())
+    n_correct = counts.pivot(index="input_id", columns="system", values="n_correct")
+    n_correct = n_correct.loc[inputs, systems].to_numpy()
+    # runs are exchangeable: put the correct ones first
+    runs = (np.arange(k)[None, :, None] < n_correct[:, None, :]).astype(float)
+    return xr.DataArray(runs, dims=("input", "run", "system"),
+                        coords={"input": inputs, "system": systems})
+
+
+def test_cruxeval_31_systems_in_one_call():
+    counts = shared_data("cruxeval_output_T0.2_counts.csv")
+    da = _expand_counts(counts)
+    assert da.shape == (800, 10, 31)
+    ds = da.evalci.cluster_ci(n_resamples=2000, rng=0)
+    expected = counts.groupby("system").apply(
+        lambda g: (g.n_correct / g.n_runs).mean(), include_groups=False
+    )
+    np.testing.assert_allclose(ds.estimate.to_series().loc[expected.index], expected,
+                               rtol=1e-12)
+    assert (ds.low <= ds.estimate).all() and (ds.estimate <= ds.high).all()
+    # one system alone: same draws as in the joint call (shared unit, key 0)
+    one = da.isel(system=[5]).evalci.cluster_ci(n_resamples=2000, rng=0)
+    np.testing.assert_array_equal(one.low.values, ds.low.values[[5]])
+
+
+def test_gpqa_as_input_run_system(gpqa):
+    ds = gpqa.evalci.to_xarray("correct").evalci.cluster_ci(n_resamples=2000, rng=0)
+    expected = gpqa.groupby("system").correct.mean()
+    np.testing.assert_allclose(ds.estimate.values, expected.loc[ds.system.values].values)
+    # paired gap from the shared draws: the replicate difference
+    gap = ds.bootstrap_distribution.diff("system")
+    assert float(gap.std()) < float(ds.standard_error.sum())
