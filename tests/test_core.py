@@ -11,7 +11,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 import evalci
 from evalci import intervals, resampling
 
-from conftest import clustered
+from conftest import clustered, shared_data
 
 
 def _kappa_sm(pred, label, labels):
@@ -411,3 +411,39 @@ def test_memory_is_bounded_by_blocks():
     per = resampling.streams_per_block(unit, "cluster")
     assert per * resampling.STREAM_SIZE * 2000 <= max(resampling.BLOCK_WEIGHTS,
                                                       resampling.STREAM_SIZE * 2000)
+
+
+# ---------------------------------------------------------- counts tables
+def _expand(counts):
+    rows = counts.loc[counts.index.repeat(counts.n_runs)].copy()
+    rows["run"] = rows.groupby(["input_id", "system"]).cumcount()
+    rows["correct"] = (rows.run < rows.n_correct).astype(int)
+    return rows
+
+
+@pytest.mark.parametrize("weight", ["input", "run"])
+def test_counts_table_equals_expanded_rows(weight):
+    # MATH500 at temperature 0.7: up to 1,100 runs per input, k differs per input
+    counts = shared_data("math500_cot_highk_counts.csv")
+    counts = counts[counts.system.isin(counts.system.unique()[:2])]
+    kw = dict(cluster="input_id", by="system", method="bca", n_resamples=500, rng=4,
+              weight=weight)
+    fast = counts.evalci.cluster_ci(successes="n_correct", trials="n_runs", **kw)
+    rows = evalci.cluster_ci(_expand(counts), "correct", **kw)
+    np.testing.assert_allclose(fast.bootstrap_distribution, rows.bootstrap_distribution,
+                               rtol=1e-9)
+    np.testing.assert_allclose(fast.low, rows.low, rtol=1e-9)
+    pd.testing.assert_series_equal(fast.n_runs, rows.n_runs, check_dtype=False)
+
+
+def test_counts_table_errors():
+    counts = pd.DataFrame({"input_id": [1, 2, 3], "c": [1, 5, 2], "n": [3, 4, 4]})
+    with pytest.raises(ValueError, match=r"0 <= successes <= trials"):
+        evalci.cluster_ci(counts, cluster="input_id", successes="c", trials="n")
+    with pytest.raises(ValueError, match=r"needs both `successes`"):
+        evalci.cluster_ci(counts, cluster="input_id", successes="c")
+    with pytest.raises(ValueError, match=r"supports strategy='cluster'"):
+        evalci.bootstrap(counts, cluster="input_id", successes="c", trials="n",
+                         strategy="hierarchical")
+    with pytest.raises(ValueError, match=r"`value` is required"):
+        evalci.cluster_ci(counts, cluster="input_id")

@@ -89,6 +89,7 @@ class Cube:
     strata: np.ndarray | None  # (N,) codes per cluster
     stats: np.ndarray | None = None
     frame: pd.DataFrame | None = None
+    runs: np.ndarray | None = None  # runs behind each row (counts tables); else 1
 
     @property
     def n_groups(self) -> int:
@@ -104,6 +105,14 @@ class Cube:
         return np.bincount(cell, minlength=self.n_clusters * self.n_groups).reshape(
             self.n_clusters, self.n_groups
         )
+
+    def cell_runs(self) -> np.ndarray:
+        """Runs per (cluster, group): rows, or summed ``runs`` for counts tables."""
+        if self.runs is None:
+            return self.cell_counts()
+        cell = self.row_cluster * self.n_groups + self.row_group
+        n, g = self.n_clusters, self.n_groups
+        return np.bincount(cell, weights=self.runs, minlength=n * g).reshape(n, g)
 
     def cell_sums(self) -> np.ndarray:
         """Summed statistics per (cluster, group): ``T`` of shape (N, G, m)."""
@@ -165,7 +174,9 @@ class Cube:
             if with_stats:
                 t = sums[np.ix_(clusters, groups)]
                 if weight == "input":
-                    t = t / kk[:, :, None]
+                    runs = kk if self.runs is None else \
+                        self.cell_runs()[np.ix_(clusters, groups)]
+                    t = t / runs[:, :, None]
             else:
                 t = np.zeros((len(clusters), len(groups), 0))
             unit = Unit(

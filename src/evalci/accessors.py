@@ -30,7 +30,7 @@ class EvalciDataFrameAccessor:
     def __init__(self, obj: pd.DataFrame):
         self._obj = obj
 
-    def cluster_ci(self, value, cluster, **kwargs):
+    def cluster_ci(self, value=None, cluster=None, **kwargs):
         """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`."""
         return core.cluster_ci(self._obj, value, cluster, **kwargs)
 

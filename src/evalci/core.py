@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import intervals as _intervals
+from . import metrics as metrics_mod
 from . import resampling as _rs
 from ._data import Cube, as_columns, check_columns, factorize, value_codes
 from ._typing import METHODS, STRATEGIES, WEIGHTS
@@ -43,11 +44,22 @@ class _Args:
     n_resamples: int
     weight: str
     dropna: bool
+    trials: str | None = None  # counts table: `value` holds successes
+
+
+def _counts_metric(trials: str) -> Metric:
+    """Accuracy from a counts table: per row ``[n_correct, n_runs]``."""
+
+    def statistics(data, value):
+        return np.column_stack([data[value], data[trials]]).astype(float)
+
+    return Metric("mean", statistics=statistics, finalize=metrics_mod._ratio,
+                  columns=(trials,))
 
 
 def _bootstrap_iv(
     data, value, cluster, strategy, metric, by, strata, method, confidence_level,
-    n_resamples, weight, dropna,
+    n_resamples, weight, dropna, successes=None, trials=None,
 ) -> _Args:
     """Validate and normalise the arguments of :func:`bootstrap`."""
     if not isinstance(data, pd.DataFrame):
@@ -81,6 +93,24 @@ def _bootstrap_iv(
         raise ValueError(
             f"`n_resamples` must be a positive integer, e.g. 10_000; got {n_resamples!r}."
         )
+    if successes is not None or trials is not None:
+        if successes is None or trials is None or value is not None:
+            raise ValueError(
+                "a counts table needs both `successes` (e.g. 'n_correct') and `trials` "
+                "(e.g. 'n_runs'), and no `value`."
+            )
+        if strategy != "cluster" or metric != "mean":
+            raise ValueError(
+                "a counts table (successes=, trials=) supports strategy='cluster' with "
+                "metric='mean'; expand it to one row per run for other strategies."
+            )
+        check_columns(data, [successes, trials], "successes/trials")
+        value, metric = successes, _counts_metric(trials)
+    if value is None:
+        raise ValueError(
+            "`value` is required: the column with the outcome (or pass successes= "
+            "and trials= for a counts table)."
+        )
     if not isinstance(value, str):
         raise TypeError(f"`value` must be a column name (str), not {type(value).__name__}.")
     metric = get_metric(metric)
@@ -111,6 +141,7 @@ def _bootstrap_iv(
         value=value, cluster=cluster, by=by, strata=strata, metric=metric,
         strategy=strategy, method=method, confidence_level=float(confidence_level),
         n_resamples=int(n_resamples), weight=weight, dropna=bool(dropna),
+        trials=trials,
     )
 
 
@@ -128,6 +159,19 @@ def _clean_values(frame: pd.DataFrame, args: _Args) -> pd.DataFrame:
                 "count a missing answer as 0)."
             )
         frame = frame.loc[~na.to_numpy()]
+    if args.trials is not None:
+        c, n = frame[args.value].to_numpy(), frame[args.trials].to_numpy()
+        ok = (
+            pd.api.types.is_numeric_dtype(c) and pd.api.types.is_numeric_dtype(n)
+            and bool(np.all(c == np.round(c))) and bool(np.all(n == np.round(n)))
+        )
+        if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
+            raise ValueError(
+                f"counts table: `successes` ({args.value!r}) and `trials` "
+                f"({args.trials!r}) must be integers with 0 <= successes <= trials "
+                "and trials >= 1 in every row."
+            )
+        return frame
     if isinstance(metric, Metric):
         y = frame[args.value]
         needs_binary = metric.binary or (
@@ -236,6 +280,9 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
         strata_codes = codes
 
     n_runs = np.bincount(group_codes, minlength=n_groups)
+    if args.trials is not None:
+        n_runs = np.bincount(group_codes, weights=frame[args.trials].to_numpy(),
+                             minlength=n_groups).astype(np.int64)
     k_max = 1
     if cluster_codes is not None:
         cell = cluster_codes * n_groups + group_codes
@@ -293,6 +340,8 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
                 f"shape (n_rows, m); got {stats.shape}."
             )
         cube.stats = stats
+        if args.trials is not None:
+            cube.runs = frame[args.trials].to_numpy().astype(float)
     else:
         cube.frame = frame.reset_index(drop=True)
     return cube, n_runs
@@ -334,9 +383,78 @@ def _run_unit_fast(unit, metric, strategy, args, root):
     return estimate, reps, jack
 
 
+@dataclass
+class _Replicates:
+    """Everything one resampling pass produces, before any interval is read."""
+
+    cube: Cube
+    estimate: np.ndarray  # (G,)
+    reps: np.ndarray  # (G, B)
+    accel: np.ndarray  # (G,)
+    jackknife: list  # per unit: (group positions, (N_u, G_u) leave-one-out values, bounds)
+    n_inputs: np.ndarray
+    n_runs: np.ndarray
+    fast: bool
+
+    @property
+    def paired(self) -> bool:
+        return len(self.jackknife) == 1
+
+
+def _replicates(data, args: _Args, root) -> _Replicates:
+    """Resample every draw unit of the validated table: the shared engine pass."""
+    cube, n_runs = _prepare(data, args, root)
+    fast = isinstance(args.metric, Metric)
+    if not fast and args.weight == "input":
+        k = cube.cell_counts()
+        ks = np.unique(k[k > 0])
+        if len(ks) > 1:
+            raise ValueError(
+                "a callable `metric` sees pooled rows, so it cannot weight each input "
+                f"equally when inputs have different numbers of runs ({ks.min()} to "
+                f"{ks.max()}); pass weight='run' to pool runs, or use a Metric."
+            )
+    strategy = "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
+    n_groups = cube.n_groups
+    estimate = np.full(n_groups, np.nan)
+    accel = np.full(n_groups, np.nan)
+    reps = np.full((n_groups, args.n_resamples), np.nan)
+    n_inputs = np.zeros(n_groups, dtype=np.int64)
+    units = cube.units(strategy, args.weight)
+    jackknife = []
+    cluster_name = args.cluster or ["row"]
+    for unit, groups, clusters in units:
+        if unit.n_clusters < 2:
+            where = "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
+            raise ValueError(
+                f"`cluster` {cluster_name}: need at least 2 inputs to resample{where}; "
+                f"found {unit.n_clusters}."
+            )
+        sizes = np.diff(unit.strata_bounds)
+        if (sizes < 2).any():
+            warnings.warn(
+                f"{int((sizes < 2).sum())} stratum(s) hold a single input, which is "
+                "always drawn: it adds no variance to the interval.",
+                FewClustersWarning, stacklevel=2,
+            )
+        if fast:
+            est_u, reps_u, jack_u = _run_unit_fast(unit, args.metric, strategy, args, root)
+        else:
+            est_u, reps_u, jack_u = _run_unit_callable(
+                cube, unit, groups, clusters, strategy, args, root,
+                need_jack=args.method == "bca",
+            )
+        estimate[groups] = est_u
+        reps[groups] = reps_u.T
+        accel[groups] = _intervals.acceleration(jack_u.T, unit.strata_bounds)
+        n_inputs[groups] = unit.n_clusters
+        jackknife.append((groups, jack_u, unit.strata_bounds))
+    return _Replicates(cube, estimate, reps, accel, jackknife, n_inputs, n_runs, fast)
+
+
 def bootstrap(
     data: pd.DataFrame,
-    value: str,
+    value: str | None = None,
     cluster=None,
     *,
     strategy: str = "cluster",
@@ -349,6 +467,8 @@ def bootstrap(
     weight: str = "input",
     dropna: bool = False,
     rng=None,
+    successes: str | None = None,
+    trials: str | None = None,
 ) -> BootstrapResult:
     """Bootstrap confidence interval of an evaluation score over inputs x runs.
 
@@ -395,6 +515,12 @@ def bootstrap(
         Drop rows whose value (or metric columns) is missing instead of raising.
     rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
         Seed (SPEC 7). Fixes the result, whatever the row order of ``data``.
+    successes, trials : str, optional
+        A counts table instead of one row per run: one row per (input[, group])
+        with the number of correct runs and of runs (e.g. ``"n_correct"``,
+        ``"n_runs"``). They are the sufficient statistics of accuracy, so the
+        cluster bootstrap runs on them directly, with no expansion to rows;
+        ``value`` is then left out. Only ``strategy="cluster"``.
 
     Returns
     -------
@@ -418,53 +544,11 @@ def bootstrap(
     """
     args = _bootstrap_iv(
         data, value, cluster, strategy, metric, by, strata, method,
-        confidence_level, n_resamples, weight, dropna,
+        confidence_level, n_resamples, weight, dropna, successes, trials,
     )
-    root = _rs.seed_sequence(rng)
-    cube, n_runs = _prepare(data, args, root)
-    fast = isinstance(args.metric, Metric)
-    if not fast and args.weight == "input":
-        k = cube.cell_counts()
-        ks = np.unique(k[k > 0])
-        if len(ks) > 1:
-            raise ValueError(
-                "a callable `metric` sees pooled rows, so it cannot weight each input "
-                f"equally when inputs have different numbers of runs ({ks.min()} to "
-                f"{ks.max()}); pass weight='run' to pool runs, or use a Metric."
-            )
-    strategy = "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
-    n_groups = cube.n_groups
-    estimate = np.full(n_groups, np.nan)
-    accel = np.full(n_groups, np.nan)
-    reps = np.full((n_groups, args.n_resamples), np.nan)
-    n_inputs = np.zeros(n_groups, dtype=np.int64)
-    units = cube.units(strategy, args.weight)
-    cluster_name = args.cluster or ["row"]
-    for unit, groups, clusters in units:
-        if unit.n_clusters < 2:
-            where = "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
-            raise ValueError(
-                f"`cluster` {cluster_name}: need at least 2 inputs to resample{where}; "
-                f"found {unit.n_clusters}."
-            )
-        sizes = np.diff(unit.strata_bounds)
-        if (sizes < 2).any():
-            warnings.warn(
-                f"{int((sizes < 2).sum())} stratum(s) hold a single input, which is "
-                "always drawn: it adds no variance to the interval.",
-                FewClustersWarning, stacklevel=2,
-            )
-        if fast:
-            est_u, reps_u, jack_u = _run_unit_fast(unit, args.metric, strategy, args, root)
-        else:
-            est_u, reps_u, jack_u = _run_unit_callable(
-                cube, unit, groups, clusters, strategy, args, root,
-                need_jack=args.method == "bca",
-            )
-        estimate[groups] = est_u
-        reps[groups] = reps_u.T
-        accel[groups] = _intervals.acceleration(jack_u.T, unit.strata_bounds)
-        n_inputs[groups] = unit.n_clusters
+    rep = _replicates(data, args, _rs.seed_sequence(rng))
+    cube, estimate, reps, accel = rep.cube, rep.estimate, rep.reps, rep.accel
+    n_groups, fast = cube.n_groups, rep.fast
     if not fast and args.method != "bca":
         accel[:] = np.nan
     degenerate = np.all(reps == reps[:, :1], axis=1)
@@ -485,18 +569,18 @@ def bootstrap(
     return BootstrapResult._from_arrays(
         groups=cube.groups,
         estimate=estimate, low=low, high=high, standard_error=se,
-        bootstrap_distribution=reps, n_inputs=n_inputs, n_runs=n_runs,
+        bootstrap_distribution=reps, n_inputs=rep.n_inputs, n_runs=rep.n_runs,
         z0=z0, acceleration=accel,
         method=args.method, strategy=args.strategy,
         confidence_level=args.confidence_level, n_resamples=args.n_resamples,
-        weight=args.weight, metric=name, paired=len(units) == 1,
+        weight=args.weight, metric=name, paired=rep.paired,
     )
 
 
 def cluster_ci(
     data: pd.DataFrame,
-    value: str,
-    cluster,
+    value: str | None = None,
+    cluster=None,
     *,
     metric="mean",
     by=None,
@@ -507,6 +591,8 @@ def cluster_ci(
     weight: str = "input",
     dropna: bool = False,
     rng=None,
+    successes: str | None = None,
+    trials: str | None = None,
 ) -> BootstrapResult:
     """Cluster-bootstrap confidence interval: resample inputs with all their runs.
 
@@ -527,4 +613,5 @@ def cluster_ci(
         data, value, cluster, strategy="cluster", metric=metric, by=by,
         strata=strata, method=method, confidence_level=confidence_level,
         n_resamples=n_resamples, weight=weight, dropna=dropna, rng=rng,
+        successes=successes, trials=trials,
     )
