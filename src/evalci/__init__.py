@@ -17,6 +17,7 @@ from ._warnings import (
     FewClustersWarning,
 )
 from .accessors import EvalciDataArrayAccessor, EvalciDataFrameAccessor
+from .compare import ComparisonResult, MissingInputsWarning, compare, decide
 from .core import bootstrap, cluster_ci
 from .metrics import Metric
 from .results import BootstrapResult
@@ -25,6 +26,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BootstrapResult",
+    "ComparisonResult",
+    "MissingInputsWarning",
+    "compare",
+    "decide",
     "ClusteringIgnoredWarning",
     "DegenerateDataWarning",
     "EstimandWarning",

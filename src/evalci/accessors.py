@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
+from . import compare as _compare
 from . import core
 from . import xr as _xr
 
@@ -38,6 +39,10 @@ class EvalciDataFrameAccessor:
         """Bootstrap CI with any strategy; see :func:`evalci.bootstrap`."""
         return core.bootstrap(self._obj, value, cluster, **kwargs)
 
+    def compare(self, value=None, cluster=None, system="system", **kwargs):
+        """Paired gaps between systems; see :func:`evalci.compare`."""
+        return _compare.compare(self._obj, value, cluster, system, **kwargs)
+
     def to_xarray(self, value, **kwargs):
         """The table as a DataArray (input, run, system); see :func:`evalci.xr.to_xarray`."""
         return _xr.to_xarray(self._obj, value, **kwargs)
@@ -66,6 +71,10 @@ class EvalciDataArrayAccessor:
     def bootstrap(self, **kwargs):
         """Bootstrap CI with any strategy; see :func:`evalci.xr.bootstrap`."""
         return _xr.bootstrap(self._obj, **kwargs)
+
+    def compare(self, **kwargs):
+        """Paired gaps along the system dim; see :func:`evalci.xr.compare`."""
+        return _xr.compare(self._obj, **kwargs)
 
     def to_frame(self, **kwargs):
         """Back to a tidy table; see :func:`evalci.xr.to_frame`."""

@@ -23,7 +23,7 @@ from . import resampling as _rs
 from ._data import check_columns, factorize
 from .metrics import Metric, get_metric
 
-__all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap"]
+__all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap", "compare"]
 
 _RESULT_VARS = ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs",
                 "z0", "acceleration")
@@ -384,3 +384,46 @@ def _template(da, input_dim, run_dim, by, n_resamples) -> xr.Dataset:
     out["bootstrap_distribution"] = (["resample", *dims],
                                      np.zeros((n_resamples, *shape)))
     return xr.Dataset(out, coords=coords)
+
+
+def compare(
+    da: xr.DataArray,
+    *,
+    input_dim: str = "input",
+    run_dim: str = "run",
+    system_dim: str = "system",
+    strata: str | None = None,
+    **kwargs,
+):
+    """Paired gaps between the systems along ``system_dim``; see :func:`evalci.compare`.
+
+    The DataArray must have dims ``(input_dim[, run_dim], system_dim)`` and no
+    other dim (select one value of any other dim first).
+
+    Examples
+    --------
+    >>> import evalci
+    >>> da = evalci.load_example().evalci.to_xarray("correct")
+    >>> res = da.evalci.compare(n_resamples=1000, rng=0)
+    >>> round(float(res.table.gap.iloc[0]), 3)
+    -0.059
+    """
+    from .compare import compare as _compare
+
+    _check_dims(da, input_dim, run_dim, strata, [])
+    if system_dim not in da.dims:
+        raise ValueError(
+            f"`system_dim`={system_dim!r} is not a dimension of the DataArray; its dims "
+            f"are {tuple(da.dims)}."
+        )
+    extra = [d for d in da.dims if d not in (input_dim, run_dim, system_dim)]
+    if extra:
+        raise ValueError(
+            f"compare() takes a DataArray over ({input_dim!r}, {run_dim!r}, "
+            f"{system_dim!r}); select one value of {extra} first, e.g. "
+            f"da.sel({extra[0]}=...)."
+        )
+    if da.chunks is not None:
+        da = da.compute()
+    frame, name, _ = _long(da, input_dim, run_dim, strata, [], kwargs.get("metric"))
+    return _compare(frame, name, input_dim, system_dim, strata=strata, **kwargs)
