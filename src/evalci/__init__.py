@@ -20,6 +20,7 @@ from .accessors import EvalciDataArrayAccessor, EvalciDataFrameAccessor
 from .compare import ComparisonResult, MissingInputsWarning, compare, decide
 from .core import bootstrap, cluster_ci
 from .metrics import Metric
+from .report import Report, flaky, report
 from .results import BootstrapResult
 
 __version__ = "0.1.0"
@@ -28,6 +29,9 @@ __all__ = [
     "BootstrapResult",
     "ComparisonResult",
     "MissingInputsWarning",
+    "Report",
+    "flaky",
+    "report",
     "compare",
     "decide",
     "ClusteringIgnoredWarning",

@@ -11,6 +11,7 @@ import xarray as xr
 
 from . import compare as _compare
 from . import core
+from . import report as _report
 from . import xr as _xr
 
 
@@ -42,6 +43,14 @@ class EvalciDataFrameAccessor:
     def compare(self, value=None, cluster=None, system="system", **kwargs):
         """Paired gaps between systems; see :func:`evalci.compare`."""
         return _compare.compare(self._obj, value, cluster, system, **kwargs)
+
+    def flaky(self, value, cluster, **kwargs):
+        """Per-input pass rates, flaky inputs first; see :func:`evalci.flaky`."""
+        return _report.flaky(self._obj, value, cluster, **kwargs)
+
+    def report(self, value, cluster, system="system", **kwargs):
+        """Seed 002's comparison report; see :func:`evalci.report`."""
+        return _report.report(self._obj, value, cluster, system, **kwargs)
 
     def to_xarray(self, value, **kwargs):
         """The table as a DataArray (input, run, system); see :func:`evalci.xr.to_xarray`."""
