@@ -17,6 +17,7 @@ from ._warnings import (
     FewClustersWarning,
 )
 from .accessors import EvalciDataArrayAccessor, EvalciDataFrameAccessor
+from .analytic import AnalyticResult, McNemarResult, analytic_ci, mcnemar
 from .compare import ComparisonResult, MissingInputsWarning, compare, decide
 from .core import bootstrap, cluster_ci
 from .metrics import Metric
@@ -26,6 +27,10 @@ from .results import BootstrapResult
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnalyticResult",
+    "McNemarResult",
+    "analytic_ci",
+    "mcnemar",
     "BootstrapResult",
     "ComparisonResult",
     "MissingInputsWarning",

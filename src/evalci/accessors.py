@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
+from . import analytic as _analytic
 from . import compare as _compare
 from . import core
 from . import report as _report
@@ -43,6 +44,14 @@ class EvalciDataFrameAccessor:
     def compare(self, value=None, cluster=None, system="system", **kwargs):
         """Paired gaps between systems; see :func:`evalci.compare`."""
         return _compare.compare(self._obj, value, cluster, system, **kwargs)
+
+    def analytic_ci(self, value, cluster=None, **kwargs):
+        """Closed-form CI (CLT, Wilson, Clopper-Pearson, Jeffreys, Wald, FCE kappa); see :func:`evalci.analytic_ci`."""
+        return _analytic.analytic_ci(self._obj, value, cluster, **kwargs)
+
+    def mcnemar(self, value, cluster, system, a, b, **kwargs):
+        """McNemar's paired test of two systems at k=1; see :func:`evalci.mcnemar`."""
+        return _analytic.mcnemar(self._obj, value, cluster, system, a, b, **kwargs)
 
     def flaky(self, value, cluster, **kwargs):
         """Per-input pass rates, flaky inputs first; see :func:`evalci.flaky`."""

@@ -195,9 +195,14 @@ def _clean_values(frame: pd.DataFrame, args: _Args) -> pd.DataFrame:
                 )
                 raise ValueError(
                     f"`value` column {args.value!r} must hold only 0/1 ({why}); found "
-                    f"{y[bad].iloc[0]!r} in {int(bad.sum())} rows."
+                    f"{_plain(y[bad].iloc[0])!r} in {int(bad.sum())} rows."
                 )
     return frame
+
+
+def _plain(x):
+    """A numpy scalar as the Python value it prints as (for error messages)."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
 def _check_strata(frame, cluster_codes, n_clusters, strata_col, cluster_cols):

@@ -1,0 +1,632 @@
+"""Analytic intervals and McNemar: reference values, cross-checks, rule of three, errors."""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.proportion import proportion_confint
+
+import evalci
+from evalci import analytic, simulate
+from evalci.analytic import AnalyticResult, McNemarResult, analytic_ci, mcnemar
+
+from conftest import clustered, shared_data
+
+SM_METHOD = {"wilson": "wilson", "clopper-pearson": "beta", "jeffreys": "jeffreys",
+             "wald": "normal"}
+
+
+def binary_frame(x, n, **extra):
+    """k=1 table with x ones out of n (one row per input)."""
+    return pd.DataFrame({"input_id": np.arange(n), "correct": [1] * x + [0] * (n - x),
+                         **extra})
+
+
+def paired_frame(n01, n10, n11, n00):
+    """Two systems A, B on the same inputs with the given discordant counts."""
+    a = np.r_[np.zeros(n01), np.ones(n10), np.ones(n11), np.zeros(n00)]
+    b = np.r_[np.ones(n01), np.zeros(n10), np.ones(n11), np.zeros(n00)]
+    n = len(a)
+    return pd.DataFrame({"input_id": np.tile(np.arange(n), 2),
+                         "system": np.repeat(["A", "B"], n),
+                         "correct": np.r_[a, b].astype(int)})
+
+
+def kappa_frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 3, n)
+    pred = np.where(rng.random(n) < 0.6, label, rng.integers(0, 3, n))
+    return pd.DataFrame({"input_id": np.arange(n), "label": label, "pred": pred,
+                         "subject": np.arange(n) % 2})
+
+
+def sm_kappa(label, pred):
+    """statsmodels' kappa and FCE SE from a crosstab (independent code)."""
+    table = pd.crosstab(label, pred, dropna=False).to_numpy()
+    res = cohens_kappa(table)
+    return res.kappa, res.std_kappa
+
+
+# ------------------------------------------------------- seed 004 references
+def test_wilson_seed004_160_of_200():
+    # Seed 004: "The Wilson score interval ... for 160/200 gives [73.9%, 85.0%]".
+    r = analytic_ci(binary_frame(160, 200), "correct", method="wilson")
+    assert r.estimate == pytest.approx(0.8)
+    assert round(r.low, 3) == 0.739
+    assert round(r.high, 3) == 0.850
+    # and seed 004's SE: sqrt(0.8 * 0.2 / 200) = 0.028
+    assert r.standard_error == pytest.approx(np.sqrt(0.8 * 0.2 / 200))
+    assert r.n_inputs == r.n_runs == 200 and not r.rule_of_three
+
+
+def test_wald_seed004_plus_minus_5_5_points():
+    # Seed 004: 160/200 -> "80% +/- 5.5 points" with p +/- 1.96 SE.
+    r = analytic_ci(binary_frame(160, 200), "correct", method="wald")
+    assert (r.high - r.low) / 2 == pytest.approx(0.0554, abs=5e-4)
+
+
+def test_mcnemar_seed004_30_vs_15():
+    # Seed 004: "B alone is right on 30, A alone on 15. chi2 = (15 - 1)^2 / 45
+    # = 4.36, p = 0.037" (500 items).
+    df = paired_frame(30, 15, 300, 155)
+    r = mcnemar(df, "correct", "input_id", "system", "A", "B")
+    assert (r.n01, r.n10, r.n_inputs, r.method) == (30, 15, 500, "chi-squared")
+    assert r.statistic == pytest.approx(14**2 / 45)  # 4.356
+    assert round(r.statistic, 2) == 4.36
+    assert round(r.pvalue, 3) == 0.037
+    assert r.difference == pytest.approx(15 / 500)
+
+
+# ----------------------------------------------- statsmodels / scipy agreement
+@pytest.mark.parametrize("method", ["wilson", "clopper-pearson", "jeffreys", "wald"])
+@pytest.mark.parametrize("x, n", [(1, 10), (7, 20), (160, 200), (199, 200), (3893, 12032)])
+@pytest.mark.parametrize("level", [0.95, 0.8])
+def test_proportions_agree_with_statsmodels(method, x, n, level):
+    r = analytic_ci(binary_frame(x, n), "correct", method=method, confidence_level=level)
+    low, high = proportion_confint(x, n, alpha=1 - level, method=SM_METHOD[method])
+    assert r.estimate == pytest.approx(x / n)
+    assert r.low == pytest.approx(low, rel=1e-9, abs=1e-12)
+    assert r.high == pytest.approx(high, rel=1e-9, abs=1e-12)
+
+
+def test_exact_and_fce_aliases():
+    df = binary_frame(13, 40)
+    assert analytic_ci(df, "correct", method="exact") == analytic_ci(
+        df, "correct", method="clopper-pearson")
+    assert analytic_ci(df, "correct", method="exact").method == "clopper-pearson"
+    kf = kappa_frame()
+    assert analytic_ci(kf, "pred", method="fce", truth="label").method == (
+        "fleiss-cohen-everitt")
+
+
+def test_clopper_pearson_is_scipy_exact():
+    ci = stats.binomtest(7, 25).proportion_ci(0.9, method="exact")
+    r = analytic_ci(binary_frame(7, 25), "correct", method="clopper-pearson",
+                    confidence_level=0.9)
+    assert (r.low, r.high) == (ci.low, ci.high)
+
+
+def test_jeffreys_endpoint_conventions():
+    # Brown, Cai & DasGupta (2001, 4.1.2): lower end 0 at x = 0, upper end 1
+    # at x = n; the other end is the Beta(x + 1/2, n - x + 1/2) quantile.
+    low, high = analytic._jeffreys([0, 20, 5], [20, 20, 20], 0.95)
+    assert low[0] == 0.0 and high[1] == 1.0
+    assert high[0] == pytest.approx(stats.beta.ppf(0.975, 0.5, 20.5))
+    assert low[1] == pytest.approx(stats.beta.ppf(0.025, 20.5, 0.5))
+    assert low[2] == pytest.approx(stats.beta.ppf(0.025, 5.5, 15.5))
+
+
+def test_wald_is_clipped_to_unit_interval():
+    # p = 1/10: 0.1 - 1.96 * 0.095 < 0; statsmodels clips too.
+    r = analytic_ci(binary_frame(1, 10), "correct", method="wald")
+    assert r.low == 0.0
+
+
+# ------------------------------------------------------------------- CLT
+def test_clt_equal_k_against_numpy(gpqa):
+    # Seed 000's normal approximation: mean of per-input means +/- z s/sqrt(N).
+    r = analytic_ci(gpqa, "correct", cluster="input_id", by="system")
+    for system, rows in gpqa.groupby("system"):
+        m = rows.groupby("input_id").correct.mean().to_numpy()
+        se = m.std(ddof=1) / np.sqrt(len(m))
+        z = stats.norm.ppf(0.975)
+        assert r.estimate[system] == pytest.approx(m.mean(), rel=1e-12)
+        assert r.standard_error[system] == pytest.approx(se, rel=1e-12)
+        assert r.low[system] == pytest.approx(m.mean() - z * se, rel=1e-12)
+        assert r.high[system] == pytest.approx(m.mean() + z * se, rel=1e-12)
+        assert r.n_inputs[system] == 198 and r.n_runs[system] == 990
+    # constant k: pooling runs gives the same estimate and SE (N/(N-1) factor)
+    run = analytic_ci(gpqa, "correct", cluster="input_id", by="system", weight="run")
+    pd.testing.assert_series_equal(run.estimate, r.estimate, rtol=1e-12)
+    pd.testing.assert_series_equal(run.standard_error, r.standard_error, rtol=1e-12)
+
+
+def test_clt_close_to_cluster_bootstrap_se(gpqa):
+    # The cluster bootstrap SE estimates s * sqrt((N-1)/N) / sqrt(N) (plug-in
+    # variance); its Monte Carlo relative SD is about 1/sqrt(2B) = 0.5% at
+    # B = 20,000. We allow 2% (4 SD) around the plug-in-corrected value.
+    r = analytic_ci(gpqa, "correct", cluster="input_id", by="system")
+    boot = evalci.cluster_ci(gpqa, "correct", cluster="input_id", by="system",
+                             n_resamples=20_000, rng=7)
+    plug_in = r.standard_error * np.sqrt(197 / 198)
+    np.testing.assert_allclose(boot.standard_error, plug_in, rtol=0.02)
+    np.testing.assert_allclose(boot.estimate, r.estimate, rtol=1e-12)
+
+
+def test_clt_k1_without_cluster():
+    # cluster=None: each row is an input; SE = s / sqrt(N) with ddof=1.
+    y = np.random.default_rng(3).normal(0.5, 0.2, 80)
+    r = analytic_ci(pd.DataFrame({"score": y}), "score")
+    assert r.estimate == pytest.approx(y.mean())
+    assert r.standard_error == pytest.approx(y.std(ddof=1) / np.sqrt(80))
+    assert r.n_inputs == r.n_runs == 80
+
+
+def test_clt_unequal_k_weight_input():
+    df = clustered(n=50, k=3, unequal=True, seed=4)
+    r = analytic_ci(df, "correct", cluster="input_id", by="system")
+    for system, rows in df.groupby("system"):
+        m = rows.groupby("input_id").correct.mean().to_numpy()
+        assert r.estimate[system] == pytest.approx(m.mean())
+        assert r.standard_error[system] == pytest.approx(m.std(ddof=1) / np.sqrt(len(m)))
+
+
+def test_clt_unequal_k_weight_run_ratio_estimator():
+    # Miller (2024) clustered SE for the pooled mean, written out as a loop:
+    # est = sum y / sum k; SE^2 = N/(N-1) sum_i (sum_j y_ij - est k_i)^2 / K^2.
+    df = clustered(n=50, k=3, unequal=True, seed=5)
+    r = analytic_ci(df, "correct", cluster="input_id", by="system", weight="run")
+    for system, rows in df.groupby("system"):
+        sums = rows.groupby("input_id").correct.sum().to_numpy()
+        ks = rows.groupby("input_id").size().to_numpy()
+        assert len(set(ks)) > 1  # really unequal
+        est = rows.correct.sum() / len(rows)
+        n = len(ks)
+        resid2 = sum((s - est * k) ** 2 for s, k in zip(sums, ks, strict=True))
+        se = np.sqrt(n / (n - 1) * resid2) / ks.sum()
+        assert r.estimate[system] == pytest.approx(est)
+        assert r.standard_error[system] == pytest.approx(se)
+        assert r.n_runs[system] == len(rows)
+    assert r.weight == "run"
+
+
+def test_clt_ratio_se_matches_statsmodels_cluster_ols():
+    # Independent check: OLS of y on a constant estimates the pooled mean, and
+    # statsmodels' cluster-robust (CR1) variance for it carries the factor
+    # G/(G-1) * (R-1)/(R-p); with p = 1 parameter that is our N/(N-1).
+    import statsmodels.api as sm
+    df = clustered(n=40, k=4, unequal=True, seed=6)
+    one = df[df.system == "sys0"]
+    fit = sm.OLS(one.correct.to_numpy(float), np.ones((len(one), 1))).fit(
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(one.input_id)[0]})
+    r = analytic_ci(one, "correct", cluster="input_id", weight="run")
+    assert r.estimate == pytest.approx(fit.params[0])
+    assert r.standard_error == pytest.approx(fit.bse[0], rel=1e-10)
+
+
+def test_row_order_and_cluster_labels_do_not_matter():
+    df = clustered(n=30, k=3, unequal=True, seed=8)
+    shuffled = df.sample(frac=1, random_state=1)
+    shuffled = shuffled.assign(input_id="x" + shuffled.input_id)
+    for weight in ("input", "run"):
+        a = analytic_ci(df, "correct", cluster="input_id", by="system", weight=weight)
+        b = analytic_ci(shuffled, "correct", cluster="input_id", by="system",
+                        weight=weight)
+        pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+
+
+def test_level_changes_width_only():
+    df = clustered(n=60, k=2, seed=9)
+    r95 = analytic_ci(df, "correct", cluster="input_id", by="system")
+    r80 = analytic_ci(df, "correct", cluster="input_id", by="system",
+                      confidence_level=0.8)
+    ratio = (r80.high - r80.low) / (r95.high - r95.low)
+    np.testing.assert_allclose(ratio, stats.norm.ppf(0.9) / stats.norm.ppf(0.975))
+
+
+# --------------------------------------------------------- rule of three
+@pytest.mark.parametrize("method", ["clt", "wilson", "clopper-pearson", "jeffreys", "wald"])
+@pytest.mark.parametrize("outcome", [0, 1])
+def test_rule_of_three(method, outcome):
+    # Hanley & Lippman-Hand (1983): 0 events in N -> 95% upper bound ~ 3/N;
+    # -ln(0.05)/N = 2.996/N exactly.
+    n = 150
+    df = binary_frame(n * outcome, n)
+    with pytest.warns(evalci.DegenerateDataWarning, match=f"every outcome is {outcome}"):
+        r = analytic_ci(df, "correct", method=method)
+    bound = -np.log(0.05) / n
+    assert bound == pytest.approx(3 / n, rel=2e-3)
+    expected = (0.0, bound) if outcome == 0 else (1 - bound, 1.0)
+    assert (r.low, r.high) == pytest.approx(expected)
+    assert r.rule_of_three is True
+    assert r.estimate == outcome and r.standard_error == 0.0
+
+
+def test_rule_of_three_other_level_and_cap():
+    # 90%: -ln(0.10)/N; N=2: 3/N > 1 is capped at 1.
+    with pytest.warns(evalci.DegenerateDataWarning, match="rule-of-three"):
+        r = analytic_ci(binary_frame(0, 40), "correct", method="wilson",
+                        confidence_level=0.9)
+    assert r.high == pytest.approx(np.log(10) / 40)
+    with pytest.warns(evalci.DegenerateDataWarning):
+        r = analytic_ci(binary_frame(2, 2), "correct", method="wald")
+    assert (r.low, r.high) == (0.0, 1.0)
+
+
+def test_rule_of_three_clt_k_gt_1_counts_inputs_and_flags_groups():
+    df = clustered(n=40, k=3, seed=10)
+    df.loc[df.system == "sys1", "correct"] = 1
+    with pytest.warns(evalci.DegenerateDataWarning, match=r"1 group\(s\), e.g. 'sys1'"):
+        r = analytic_ci(df, "correct", cluster="input_id", by="system")
+    assert r.rule_of_three.tolist() == [False, True]
+    assert r.low["sys1"] == pytest.approx(1 + np.log(0.05) / 40)  # N inputs, not runs
+    assert r.to_frame().rule_of_three.tolist() == [False, True]
+
+
+def test_constant_non_binary_scores_do_not_use_rule_of_three():
+    df = pd.DataFrame({"input_id": np.repeat(np.arange(10), 2), "score": 0.5})
+    with pytest.warns(evalci.DegenerateDataWarning, match="standard error is zero"):
+        r = analytic_ci(df, "score", cluster="input_id")
+    assert not r.rule_of_three and r.low == r.high == 0.5
+
+
+def test_identical_input_means_warn():
+    # every input 1 of 2 right: s = 0 although outcomes vary
+    df = pd.DataFrame({"input_id": np.repeat(np.arange(10), 2), "correct": [0, 1] * 10})
+    with pytest.warns(evalci.DegenerateDataWarning, match="standard error is zero"):
+        r = analytic_ci(df, "correct", cluster="input_id")
+    assert r.standard_error == 0.0 and not r.rule_of_three
+
+
+# ---------------------------------------------------------------- kappa
+def test_kappa_fce_matches_statsmodels():
+    kf = kappa_frame(n=300, seed=1)
+    r = analytic_ci(kf, "pred", method="fleiss-cohen-everitt", truth="label")
+    kappa, se = sm_kappa(kf.label, kf.pred)
+    assert r.estimate == pytest.approx(kappa, rel=1e-12)
+    assert r.standard_error == pytest.approx(se, rel=1e-12)
+    z = stats.norm.ppf(0.975)
+    assert (r.low, r.high) == pytest.approx((kappa - z * se, kappa + z * se))
+    assert not r.rule_of_three
+
+
+def test_kappa_fce_by_group_and_missing_labels():
+    # groups where a label never occurs still match statsmodels on their own table
+    kf = kappa_frame(n=400, seed=2)
+    kf.loc[(kf.subject == 1) & (kf.label == 2), "label"] = 0
+    kf.loc[(kf.subject == 1) & (kf.pred == 2), "pred"] = 1
+    r = analytic_ci(kf, "pred", method="fce", truth="label", by="subject")
+    for s, rows in kf.groupby("subject"):
+        kappa, se = sm_kappa(rows.label, rows.pred)
+        assert r.estimate[s] == pytest.approx(kappa, rel=1e-12)
+        assert r.standard_error[s] == pytest.approx(se, rel=1e-12)
+
+
+def test_kappa_fce_string_labels_and_transpose_symmetry():
+    kf = kappa_frame(n=200, seed=3)
+    names = np.array(["cat", "dog", "eel"])
+    kf = kf.assign(label=names[kf.label], pred=names[kf.pred])
+    r = analytic_ci(kf, "pred", method="fce", truth="label")
+    swapped = analytic_ci(kf, "label", method="fce", truth="pred")
+    assert r.estimate == pytest.approx(swapped.estimate)
+    assert r.standard_error == pytest.approx(swapped.standard_error)
+
+
+def test_kappa_fce_simulation_seed000():
+    # PAPER-NOTES.md: at N=200, k=1 on seed 000's confusion model the FCE SE
+    # averages 0.0434 against an empirical SD of kappa of 0.0433. Over 4,000
+    # seeded trials the mean SE has Monte Carlo SD about 2e-5 and the SD of
+    # kappa about 5e-4 (0.0434 / sqrt(2 * 4000)); we allow 3e-4 and 2e-3.
+    trials = 4000
+    labels, preds = simulate.confusion_model_arrays(trials, 200, 1, rng=2024)
+    df = pd.DataFrame({"trial": np.repeat(np.arange(trials), 200),
+                       "label": labels.ravel(), "pred": preds[..., 0].ravel()})
+    r = analytic_ci(df, "pred", method="fce", truth="label", by="trial")
+    assert r.standard_error.mean() == pytest.approx(0.0434, abs=3e-4)
+    assert r.estimate.std(ddof=1) == pytest.approx(0.0433, abs=2e-3)
+    assert r.estimate.mean() == pytest.approx(simulate.true_kappa(simulate.SEED000_CONFUSION),
+                                              abs=2e-3)
+    # one tidy data set from the same model, against statsmodels
+    one = simulate.confusion_model(200, 1, rng=2024)
+    r0 = analytic_ci(one, "pred", cluster="input_id", method="fce", truth="label")
+    assert (r0.estimate, r0.standard_error) == pytest.approx(sm_kappa(one.label, one.pred))
+
+
+def test_kappa_exposed_kernel_hand_table():
+    # 2x2 table [[40, 10], [5, 45]] (N = 100): p_o = 0.85, p_e = 0.5*0.45 +
+    # 0.5*0.55 = 0.5, kappa = 0.7 (seed 004's worked example, 85% vs 50%).
+    kappa, se = analytic._kappa_fce(np.array([[40, 10], [5, 45]]))
+    assert kappa == pytest.approx(0.7)
+    _, ref = sm_kappa(np.repeat([0, 0, 1, 1], [40, 10, 5, 45]),
+                      np.repeat([0, 1, 0, 1], [40, 10, 5, 45]))
+    assert se == pytest.approx(ref)
+
+
+def test_kappa_degenerate_cases_warn():
+    perfect = pd.DataFrame({"label": [0, 1, 2] * 10, "pred": [0, 1, 2] * 10})
+    with pytest.warns(evalci.DegenerateDataWarning, match="standard error is zero"):
+        r = analytic_ci(perfect, "pred", method="fce", truth="label")
+    assert r.estimate == pytest.approx(1.0) and r.standard_error == 0.0
+    single = pd.DataFrame({"label": ["a"] * 10, "pred": ["a"] * 10})
+    with pytest.warns(evalci.DegenerateDataWarning, match="kappa is undefined"):
+        r = analytic_ci(single, "pred", method="fce", truth="label")
+    assert np.isnan(r.estimate) and np.isnan(r.low)
+
+
+# -------------------------------------------------------------- McNemar
+@pytest.mark.parametrize("counts", [(3, 9, 50, 20), (40, 22, 300, 100), (12, 13, 5, 5),
+                                    (0, 6, 10, 10)])
+@pytest.mark.parametrize("exact", [True, False])
+def test_mcnemar_agrees_with_statsmodels(counts, exact):
+    n01, n10, n11, n00 = counts
+    df = paired_frame(n01, n10, n11, n00)
+    r = mcnemar(df, "correct", "input_id", "system", "A", "B", exact=exact)
+    # statsmodels' table: rows = A (0, 1), columns = B (0, 1)
+    ref = sm_mcnemar([[n00, n01], [n10, n11]], exact=exact, correction=True)
+    assert r.statistic == pytest.approx(ref.statistic)
+    assert r.pvalue == pytest.approx(ref.pvalue)
+    assert r.method == ("exact" if exact else "chi-squared")
+    assert (r.n01, r.n10) == (n01, n10)
+
+
+def test_mcnemar_exact_binomial_reference():
+    r = mcnemar(paired_frame(3, 9, 50, 20), "correct", "input_id", "system", "A", "B",
+                exact=True)
+    assert r.pvalue == pytest.approx(stats.binomtest(9, 12, 0.5).pvalue)
+    assert r.statistic == 3
+
+
+def test_mcnemar_default_switches_at_25_discordant():
+    below = mcnemar(paired_frame(10, 14, 30, 30), "correct", "input_id", "system", "A", "B")
+    at = mcnemar(paired_frame(10, 15, 30, 30), "correct", "input_id", "system", "A", "B")
+    assert below.method == "exact" and at.method == "chi-squared"
+
+
+def test_mcnemar_swapping_systems():
+    df = paired_frame(30, 15, 300, 155)
+    ab = mcnemar(df, "correct", "input_id", "system", "A", "B")
+    ba = mcnemar(df, "correct", "input_id", "system", "B", "A")
+    assert (ba.n01, ba.n10) == (ab.n10, ab.n01)
+    assert ba.pvalue == pytest.approx(ab.pvalue)
+    assert ba.difference == -ab.difference
+
+
+def test_mcnemar_ignores_other_systems_and_row_order():
+    df = paired_frame(30, 15, 300, 155)
+    extra = df[df.system == "A"].assign(system="C", correct=1)
+    mixed = pd.concat([df, extra]).sample(frac=1, random_state=0)
+    assert mcnemar(mixed, "correct", "input_id", "system", "A", "B") == mcnemar(
+        df, "correct", "input_id", "system", "A", "B")
+
+
+def test_mcnemar_no_discordant_warns():
+    df = paired_frame(0, 0, 20, 5)
+    with pytest.warns(evalci.DegenerateDataWarning, match="agree on every one of the 25"):
+        r = mcnemar(df, "correct", "input_id", "system", "A", "B")
+    assert r.pvalue == 1.0 and r.n01 == r.n10 == 0
+
+
+# ----------------------------------------------------- real data, k = 1
+def test_mmlu_pro_mcnemar_against_statsmodels():
+    df = shared_data("mmlu_pro_4sys_k1.csv")
+    a, b = "llama-3.1-8b", "llama-3.1-8b-instruct"
+    r = mcnemar(df, "correct", "input_id", "system", a, b)
+    wide = df.pivot(index="input_id", columns="system", values="correct")
+    table = pd.crosstab(wide[a], wide[b]).to_numpy()  # rows a, columns b
+    ref = sm_mcnemar(table, exact=False, correction=True)
+    assert r.method == "chi-squared" and r.n_inputs == 12_032
+    assert (r.n01, r.n10) == (table[0, 1], table[1, 0])
+    assert r.statistic == pytest.approx(ref.statistic)
+    assert r.pvalue == pytest.approx(ref.pvalue)
+    assert r.difference == pytest.approx(wide[b].mean() - wide[a].mean())
+    exact = mcnemar(df, "correct", "input_id", "system", a, b, exact=True)
+    assert exact.pvalue == pytest.approx(sm_mcnemar(table, exact=True).pvalue)
+
+
+def test_mmlu_pro_wilson_per_system():
+    df = shared_data("mmlu_pro_4sys_k1.csv")
+    r = analytic_ci(df, "correct", cluster="input_id", method="wilson", by="system")
+    counts = df.groupby("system").correct.agg(["sum", "count"])
+    low, high = proportion_confint(counts["sum"], counts["count"], method="wilson")
+    np.testing.assert_allclose(r.low.to_numpy(), low.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(r.high.to_numpy(), high.to_numpy(), rtol=1e-10)
+    assert (r.n_inputs == 12_032).all()
+    # k=1: the cluster-robust CLT interval is Wald with ddof=1, nearly the same
+    clt = analytic_ci(df, "correct", cluster="input_id", by="system")
+    np.testing.assert_allclose(clt.low, r.low, atol=2e-4)
+
+
+def test_mmlu_pro_by_two_columns():
+    df = shared_data("mmlu_pro_4sys_k1.csv")
+    r = analytic_ci(df, "correct", cluster="input_id", method="jeffreys",
+                    by=["system", "category"])
+    frame = r.to_frame()
+    assert list(frame.columns[:2]) == ["system", "category"]
+    assert len(frame) == 4 * df.category.nunique()
+    assert frame.n_inputs.sum() == len(df)
+
+
+# --------------------------------------------------------------- results
+def test_result_is_frozen_and_prints():
+    r = analytic_ci(binary_frame(160, 200), "correct", method="wilson")
+    assert isinstance(r, AnalyticResult)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.low = 0.0
+    text = repr(r)
+    assert text.startswith("AnalyticResult(estimate=0.8, low=0.739")
+    assert "method='wilson'" in text and "rule_of_three=False" in text
+    assert isinstance(r.n_inputs, int) and isinstance(r.rule_of_three, bool)
+
+
+def test_grouped_result_table(gpqa):
+    r = analytic_ci(gpqa, "correct", cluster="input_id", by="system")
+    assert isinstance(r.estimate, pd.Series) and r.estimate.index.name == "system"
+    text = repr(r)
+    assert text.splitlines()[0] == "AnalyticResult: 95% clt interval, weight=input"
+    assert "openai/gpt-5-nano-2025-08-07" in text
+    assert "<table" in r._repr_html_()
+    frame = r.to_frame()
+    assert list(frame.columns) == [
+        "system", "estimate", "low", "high", "standard_error", "n_inputs", "n_runs",
+        "rule_of_three", "confidence_level", "method", "weight"]
+
+
+def test_mcnemar_result_frozen():
+    r = mcnemar(paired_frame(3, 9, 50, 20), "correct", "input_id", "system", "A", "B")
+    assert isinstance(r, McNemarResult)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.pvalue = 0.0
+    assert repr(r).startswith("McNemarResult(statistic=3, pvalue=0.146")
+
+
+# ---------------------------------------------------------------- errors
+@pytest.fixture
+def edf():
+    return pd.DataFrame({
+        "input_id": np.repeat(np.arange(10), 2),
+        "run": np.tile([0, 1], 10),
+        "correct": [0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1],
+        "label": "a",
+        "pred": np.tile(["a", "b"], 10),
+        "score": np.linspace(0, 1, 20),
+        "subject": np.repeat(np.arange(10) % 2, 2),
+        "group": np.repeat(["solo"] + ["rest"] * 9, 2),
+    })
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(value="corect", cluster="input_id"), r"`value`: column 'corect' is not in"),
+        (dict(value="correct", cluster="qid"), r"`cluster`: column 'qid' is not in"),
+        (dict(value="correct", cluster="input_id", by="model"), r"`by`: column 'model'"),
+        (dict(value="correct", cluster="input_id", method="normal"),
+         r"`method` must be one of .*aliases: 'exact'"),
+        (dict(value="correct", cluster="input_id", weight="item"), r"`weight` must be"),
+        (dict(value="correct", cluster="input_id", confidence_level=95),
+         r"`confidence_level` must be a number in \(0, 1\)"),
+        (dict(value="correct", cluster="input_id", confidence_level=True),
+         r"`confidence_level`"),
+        (dict(value="correct", cluster="input_id", by="input_id"),
+         r"`by` and `cluster` share column 'input_id'"),
+        (dict(value="correct", cluster="input_id", method="wilson"),
+         r"method='wilson' needs one row per input \(k=1\), but input 0 .*has 2 rows.*"
+         r"method='clt'.*evalci.cluster_ci"),
+        (dict(value="correct", cluster="input_id", method="wald", by="subject"),
+         r"input 0 .* in group 0 has 2 rows"),
+        (dict(value="score", method="wilson"),
+         r"`value` column 'score' must hold only 0/1 for method='wilson'.*method='clt'"),
+        (dict(value="pred", cluster="input_id"),
+         r"`value` column 'pred' is not numeric.*fleiss-cohen-everitt"),
+        (dict(value="pred", method="fce"), r"`truth` is required for method="),
+        (dict(value="pred", method="fce", truth="gold"), r"`truth`: column 'gold'"),
+        (dict(value="correct", method="wilson", truth="label"),
+         r"`truth` is only used by method='fleiss-cohen-everitt'"),
+        (dict(value="pred", cluster="input_id", method="fce", truth="label"),
+         r"needs one row per input.*metric=evalci.metrics.kappa"),
+        (dict(value="correct", cluster="input_id", by="group"),
+         r"method='clt' needs at least 2 inputs .* in group 'solo'; found 1"),
+    ],
+)
+def test_analytic_errors(edf, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        analytic_ci(edf, **kwargs)
+
+
+def test_analytic_type_and_missing_errors(edf):
+    with pytest.raises(TypeError, match=r"`data` must be a pandas DataFrame"):
+        analytic_ci(edf.to_numpy(), "correct")
+    with pytest.raises(TypeError, match=r"`value` must be a column name"):
+        analytic_ci(edf, ["correct"])
+    with pytest.raises(TypeError, match=r"`truth` must be a column name"):
+        analytic_ci(edf, "pred", method="fce", truth=["label"])
+    with pytest.raises(ValueError, match=r"`data` has no rows"):
+        analytic_ci(edf.iloc[:0], "correct")
+    bad = edf.assign(correct=edf.correct.astype(float))
+    bad.loc[3, "correct"] = np.nan
+    with pytest.raises(ValueError, match=r"`value` column 'correct' has 1 missing .*dropna"):
+        analytic_ci(bad, "correct", cluster="input_id")
+    bad = edf.astype({"label": object})
+    bad.loc[0, "label"] = None
+    with pytest.raises(ValueError, match=r"`truth` column 'label' has 1 missing"):
+        analytic_ci(bad.iloc[::2], "pred", method="fce", truth="label")
+    bad = edf.astype({"input_id": float})
+    bad.loc[0, "input_id"] = np.nan
+    with pytest.raises(ValueError, match=r"`cluster` column 'input_id' has 1 missing"):
+        analytic_ci(bad, "correct", cluster="input_id")
+
+
+@pytest.fixture
+def pdf():
+    return paired_frame(3, 9, 50, 20)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(value="corect"), r"`value`: column 'corect' is not in"),
+        (dict(cluster="qid"), r"`cluster`: column 'qid' is not in"),
+        (dict(cluster=None), r"`cluster` is required"),
+        (dict(system="model"), r"`system`: column 'model' is not in"),
+        (dict(a="C"), r"`a`: 'C' is not a value of the `system` column 'system'; "
+                      r"values: 'A', 'B'"),
+        (dict(b="C"), r"`b`: 'C' is not a value"),
+        (dict(b="A"), r"`a` and `b` are the same system"),
+        (dict(exact="yes"), r"`exact` must be True .*False .*or None"),
+        (dict(cluster=["input_id", "system"]), r"`system` column 'system' is also in"),
+    ],
+)
+def test_mcnemar_argument_errors(pdf, kwargs, match):
+    args = dict(value="correct", cluster="input_id", system="system", a="A", b="B")
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        mcnemar(pdf, **args)
+
+
+def test_mcnemar_k_gt_1_points_to_the_paired_cluster_bootstrap(gpqa):
+    systems = sorted(gpqa.system.unique())
+    with pytest.raises(ValueError, match=(
+            r"assumes one outcome per input and system \(k=1\).*has 5 rows.*"
+            r"paired cluster bootstrap: df.evalci.compare\(...\) or "
+            r"evalci.cluster_ci\(..., by='system'\)")):
+        mcnemar(gpqa, "correct", "input_id", "system", *systems)
+
+
+def test_mcnemar_unmatched_inputs_are_listed(pdf):
+    drop = pdf.drop(index=pdf.index[(pdf.system == "B") & pdf.input_id.isin(range(7))])
+    drop = drop.drop(index=drop.index[(drop.system == "A") & (drop.input_id == 80)])
+    with pytest.raises(ValueError, match=(
+            r"same inputs; inputs scored by one system only .*: 7 only for 'A': "
+            r"0, 1, 2, 3, 4 \(and 2 more\); 1 only for 'B': 80")):
+        mcnemar(drop, "correct", "input_id", "system", "A", "B")
+
+
+def test_mcnemar_value_errors(pdf):
+    bad = pdf.assign(correct=pdf.correct * 2)
+    with pytest.raises(ValueError, match=r"must hold only 0/1 for McNemar's test; found 2"):
+        mcnemar(bad, "correct", "input_id", "system", "A", "B")
+    bad = pdf.assign(correct=pdf.correct.astype(float))
+    bad.loc[0, "correct"] = np.nan
+    with pytest.raises(ValueError, match=r"`value` column 'correct' has 1 missing"):
+        mcnemar(bad, "correct", "input_id", "system", "A", "B")
+    with pytest.raises(TypeError, match=r"`data` must be a pandas DataFrame"):
+        mcnemar(pdf.to_numpy(), "correct", "input_id", "system", "A", "B")
+    with pytest.raises(TypeError, match=r"`value` must be a column name"):
+        mcnemar(pdf, 1, "input_id", "system", "A", "B")
+    with pytest.raises(TypeError, match=r"`system` must be a column name"):
+        mcnemar(pdf, "correct", "input_id", ["system"], "A", "B")
+
+
+def test_accessors_equal_functions(gpqa):
+    a = gpqa.evalci.analytic_ci("correct", "input_id", by="system")
+    b = evalci.analytic_ci(gpqa, "correct", "input_id", by="system")
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    mm = gpqa[gpqa.run == 1]
+    systems = sorted(mm.system.unique())
+    m1 = mm.evalci.mcnemar("correct", "input_id", "system", systems[0], systems[1])
+    m2 = evalci.mcnemar(mm, "correct", "input_id", "system", systems[0], systems[1])
+    assert (m1.statistic, m1.pvalue) == (m2.statistic, m2.pvalue)
