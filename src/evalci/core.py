@@ -561,7 +561,8 @@ def bootstrap(
         warnings.warn(
             "the bootstrap distribution has no spread (every resample gives the "
             "same score, e.g. every outcome is 1 or 0): the interval has zero width "
-            "and says nothing about uncertainty. See evalci's rule-of-three note.",
+            "and says nothing about uncertainty. For 0/N or N/N outcomes use "
+            "evalci.analytic_ci(..., method='wilson'), which gives the rule-of-three bound.",
             DegenerateDataWarning, stacklevel=2,
         )
     low, high, z0 = _intervals.interval(
