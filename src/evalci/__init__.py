@@ -7,7 +7,7 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
 """
 
-from . import metrics, simulate, xr
+from . import metrics, planning, simulate, xr
 from ._example import load_example
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -21,12 +21,19 @@ from .analytic import AnalyticResult, McNemarResult, analytic_ci, mcnemar
 from .compare import ComparisonResult, MissingInputsWarning, compare, decide
 from .core import bootstrap, cluster_ci
 from .metrics import Metric
+from .planning import Plan, icc, minimum_detectable_effect, plan, sample_size
 from .report import Report, flaky, report
 from .results import BootstrapResult
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Plan",
+    "icc",
+    "minimum_detectable_effect",
+    "plan",
+    "planning",
+    "sample_size",
     "AnalyticResult",
     "McNemarResult",
     "analytic_ci",

@@ -11,7 +11,7 @@ import xarray as xr
 
 from . import analytic as _analytic
 from . import compare as _compare
-from . import core
+from . import core, planning
 from . import report as _report
 from . import xr as _xr
 
@@ -61,6 +61,26 @@ class EvalciDataFrameAccessor:
         """Seed 002's comparison report; see :func:`evalci.report`."""
         return _report.report(self._obj, value, cluster, system, **kwargs)
 
+    def icc(self, value=None, cluster=None, **kwargs):
+        """Variance components and rho; see :func:`evalci.planning.icc`."""
+        return planning.icc(self._obj, value, cluster, **kwargs)
+
+    def width_table(self, value=None, cluster=None, **kwargs):
+        """Predicted/observed width by runs per input; see :func:`evalci.planning.width_table`."""
+        return planning.width_table(self._obj, value, cluster, **kwargs)
+
+    def plan(self, value=None, cluster=None, **kwargs):
+        """Choose N and k from a pilot; see :func:`evalci.planning.plan_from_data`."""
+        return planning.plan_from_data(self._obj, value, cluster, **kwargs)
+
+    def sample_size(self, value=None, cluster=None, **kwargs):
+        """Inputs needed to detect an effect; see :func:`evalci.planning.sample_size_from_data`."""
+        return planning.sample_size_from_data(self._obj, value, cluster, **kwargs)
+
+    def mde(self, value=None, cluster=None, **kwargs):
+        """Minimum detectable effect; see :func:`evalci.planning.mde_from_data`."""
+        return planning.mde_from_data(self._obj, value, cluster, **kwargs)
+
     def to_xarray(self, value, **kwargs):
         """The table as a DataArray (input, run, system); see :func:`evalci.xr.to_xarray`."""
         return _xr.to_xarray(self._obj, value, **kwargs)
@@ -93,6 +113,29 @@ class EvalciDataArrayAccessor:
     def compare(self, **kwargs):
         """Paired gaps along the system dim; see :func:`evalci.xr.compare`."""
         return _xr.compare(self._obj, **kwargs)
+
+    def _long(self):
+        return _xr.to_frame(self._obj), self._obj.name or "value"
+
+    def icc(self, *, input_dim="input", **kwargs):
+        """Variance components and rho; see :func:`evalci.planning.icc`."""
+        return planning.icc(*self._long(), input_dim, **kwargs)
+
+    def width_table(self, *, input_dim="input", **kwargs):
+        """Predicted/observed width by runs; see :func:`evalci.planning.width_table`."""
+        return planning.width_table(*self._long(), input_dim, **kwargs)
+
+    def plan(self, *, input_dim="input", **kwargs):
+        """Choose N and k from a pilot; see :func:`evalci.planning.plan_from_data`."""
+        return planning.plan_from_data(*self._long(), input_dim, **kwargs)
+
+    def sample_size(self, *, input_dim="input", **kwargs):
+        """Inputs needed; see :func:`evalci.planning.sample_size_from_data`."""
+        return planning.sample_size_from_data(*self._long(), input_dim, **kwargs)
+
+    def mde(self, *, input_dim="input", **kwargs):
+        """Minimum detectable effect; see :func:`evalci.planning.mde_from_data`."""
+        return planning.mde_from_data(*self._long(), input_dim, **kwargs)
 
     def to_frame(self, **kwargs):
         """Back to a tidy table; see :func:`evalci.xr.to_frame`."""

@@ -1,2 +1,0 @@
-# Sphinx configuration is not a test module.
-collect_ignore = ["conf.py", "_build", "generated"]
