@@ -1543,7 +1543,7 @@ def sample_size(
         ``sd_diff``.
     discordance : float, optional
         Share of inputs on which the systems disagree (one right, one wrong),
-        >= |p2 - p1|.
+        >= ``|p2 - p1|``.
     sd_diff : float, optional
         SD of the paired difference of one run of each system on an input
         (between- plus within-input variance of the difference, i.e.
@@ -1622,7 +1622,7 @@ def power(
     """Power to detect p1 vs p2 with ``n_inputs`` inputs per system.
 
     The inverse of :func:`sample_size` (same designs and variances):
-    power = Phi((sqrt(n) |delta| - z_alpha sqrt(v0)) / sqrt(v1)), plus the
+    ``power = Phi((sqrt(n) |delta| - z_alpha sqrt(v0)) / sqrt(v1))``, plus the
     (tiny) probability of rejecting in the wrong direction for a two-sided
     test.
 
@@ -1719,7 +1719,7 @@ def minimum_detectable_effect(
     Returns
     -------
     float
-        The detectable |p2 - p1|; NaN if no difference is detectable (e.g.
+        The detectable ``|p2 - p1|``; NaN if no difference is detectable (e.g.
         ``p`` so close to 1 that even p2 = 1 is too close).
 
     Examples
