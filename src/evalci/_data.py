@@ -6,6 +6,7 @@ statistic is formed, so that a shuffled table gives bit-identical results.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,33 @@ def as_columns(arg, name: str, *, allow_none=True) -> list[str]:
     if isinstance(arg, (list, tuple)):
         return list(arg)
     return [arg]
+
+
+def check_level(confidence_level) -> float:
+    """``confidence_level`` as a float in (0, 1), or a ValueError that says so."""
+    if (
+        isinstance(confidence_level, bool)
+        or not isinstance(confidence_level, numbers.Real)
+        or not 0 < confidence_level < 1
+    ):
+        raise ValueError(
+            f"`confidence_level` must be a number in (0, 1), e.g. 0.95; got "
+            f"{confidence_level!r}."
+        )
+    return float(confidence_level)
+
+
+def check_n_resamples(n_resamples) -> int:
+    """``n_resamples`` as a positive int, or a ValueError that says so."""
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, numbers.Integral)
+        or n_resamples <= 0
+    ):
+        raise ValueError(
+            f"`n_resamples` must be a positive integer, e.g. 10_000; got {n_resamples!r}."
+        )
+    return int(n_resamples)
 
 
 def check_columns(frame: pd.DataFrame, cols: list, name: str) -> None:

@@ -13,7 +13,6 @@ other metrics, skewed scores, paired gaps at k > 1.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -21,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._data import as_columns, check_columns, factorize, value_codes
+from ._data import as_columns, check_columns, check_level, factorize, value_codes
 from ._typing import WEIGHTS
 from ._warnings import DegenerateDataWarning
 
@@ -303,17 +302,7 @@ def _check_frame(data) -> None:
         )
 
 
-def _check_level(confidence_level) -> float:
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, numbers.Real)
-        or not 0 < confidence_level < 1
-    ):
-        raise ValueError(
-            f"`confidence_level` must be a number in (0, 1), e.g. 0.95; got "
-            f"{confidence_level!r}."
-        )
-    return float(confidence_level)
+_check_level = check_level
 
 
 def _analytic_iv(data, value, cluster, method, by, confidence_level, truth, weight) -> _Args:

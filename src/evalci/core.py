@@ -7,7 +7,6 @@ is resampled by draw units (groups that share their inputs share draws).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -17,7 +16,15 @@ import pandas as pd
 from . import intervals as _intervals
 from . import metrics as metrics_mod
 from . import resampling as _rs
-from ._data import Cube, as_columns, check_columns, factorize, value_codes
+from ._data import (
+    Cube,
+    as_columns,
+    check_columns,
+    check_level,
+    check_n_resamples,
+    factorize,
+    value_codes,
+)
 from ._typing import METHODS, STRATEGIES, WEIGHTS
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -76,23 +83,8 @@ def _bootstrap_iv(
             f"`weight` must be 'input' (each input counts equally) or 'run' "
             f"(pool runs), not {weight!r}."
         )
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, numbers.Real)
-        or not 0 < confidence_level < 1
-    ):
-        raise ValueError(
-            f"`confidence_level` must be a number in (0, 1), e.g. 0.95; got "
-            f"{confidence_level!r}."
-        )
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, numbers.Integral)
-        or n_resamples <= 0
-    ):
-        raise ValueError(
-            f"`n_resamples` must be a positive integer, e.g. 10_000; got {n_resamples!r}."
-        )
+    confidence_level = check_level(confidence_level)
+    n_resamples = check_n_resamples(n_resamples)
     if successes is not None or trials is not None:
         if successes is None or trials is None or value is not None:
             raise ValueError(

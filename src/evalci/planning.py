@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from ._data import as_columns, check_columns, factorize
+from ._data import as_columns, check_columns, check_n_resamples, factorize
 from ._warnings import DegenerateDataWarning
 
 __all__ = [
@@ -857,14 +857,7 @@ def width_table(
     from .resampling import seed_sequence
 
     src = _source_iv(data, value, cluster, by, None, successes, trials)
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, numbers.Integral)
-        or n_resamples <= 0
-    ):
-        raise ValueError(
-            f"`n_resamples` must be a positive integer, e.g. 2000; got {n_resamples!r}."
-        )
+    check_n_resamples(n_resamples)
     _z_two_sided(confidence_level)
     comp = icc(data, src.value, src.cluster, by=src.by or None,
                successes=src.successes, trials=src.trials)
