@@ -31,4 +31,6 @@ def clustered(n=60, k=4, p_sys=(0.6, 0.7), seed=0, unequal=False) -> pd.DataFram
             p = np.clip(diff[i] + shift - 0.5, 0.02, 0.98)
             for r in range(ki):
                 rows.append((f"q{i:03d}", r, f"sys{s}", int(rng.random() < p), i % 3))
-    return pd.DataFrame(rows, columns=["input_id", "run", "system", "correct", "subject"])
+    return pd.DataFrame(
+        rows, columns=["input_id", "run", "system", "correct", "subject"]
+    )

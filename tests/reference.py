@@ -34,7 +34,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["ReferenceResult", "reference_bootstrap", "weighted_metric", "mode_with_ties"]
+__all__ = [
+    "ReferenceResult",
+    "reference_bootstrap",
+    "weighted_metric",
+    "mode_with_ties",
+]
 
 
 @dataclass
@@ -92,7 +97,9 @@ def _build_inputs(df, value, cluster, truth, by, strata):
     inputs: dict = {}
     for rec in df.to_dict("records"):
         key = rec[cluster]
-        inp = inputs.setdefault(key, _Input(stratum=None if strata is None else rec[strata]))
+        inp = inputs.setdefault(
+            key, _Input(stratum=None if strata is None else rec[strata])
+        )
         if strata is not None:
             assert inp.stratum == rec[strata], "stratum varies within an input"
         g = None if by is None else rec[by]
@@ -109,8 +116,8 @@ def _draw_inputs(rng, strata_of_inputs) -> list[int]:
     drawn = []
     for h in sorted(by_stratum, key=repr):
         members = by_stratum[h]
-        for _ in range(len(members)):
-            drawn.append(members[int(rng.integers(len(members)))])
+        for pos in rng.integers(0, len(members), size=len(members)):
+            drawn.append(members[pos])
     return drawn
 
 
@@ -122,14 +129,16 @@ def _contribution(rows, strategy, weight, rng):
     elif strategy == "single_draw":
         chosen = [rows[int(rng.integers(k_i))]]
     elif strategy == "hierarchical":
-        chosen = [rows[int(rng.integers(k_i))] for _ in range(k_i)]
+        chosen = [rows[pos] for pos in rng.integers(0, k_i, size=k_i)]
     else:
         raise ValueError(strategy)
     total = 1.0 if weight == "input" else float(k_i)
     return [(v, t, total / len(chosen)) for v, t in chosen]
 
 
-def _bootstrap_inputs(inputs, groups, strategy, metric, weight, labels, n_resamples, rng):
+def _bootstrap_inputs(
+    inputs, groups, strategy, metric, weight, labels, n_resamples, rng
+):
     """Estimates (G,) and replicates (G, B) of inputs that share their draws."""
     strata_of_inputs = [inp.stratum for inp in inputs]
     estimate = np.empty(len(groups))
@@ -184,7 +193,9 @@ def reference_bootstrap(
             for g, rows in inp.rows.items():
                 truths = {t for _, t in rows}
                 assert len(truths) == 1, "truth varies within an input"
-                inp.rows[g] = [(mode_with_ties([v for v, _ in rows], rng), truths.pop())]
+                inp.rows[g] = [
+                    (mode_with_ties([v for v, _ in rows], rng), truths.pop())
+                ]
         strategy = "cluster"  # one row per input: the iid bootstrap of modes
 
     if strategy == "iid":

@@ -16,14 +16,19 @@ from evalci.analytic import AnalyticResult, McNemarResult, analytic_ci, mcnemar
 
 from conftest import clustered, shared_data
 
-SM_METHOD = {"wilson": "wilson", "clopper-pearson": "beta", "jeffreys": "jeffreys",
-             "wald": "normal"}
+SM_METHOD = {
+    "wilson": "wilson",
+    "clopper-pearson": "beta",
+    "jeffreys": "jeffreys",
+    "wald": "normal",
+}
 
 
 def binary_frame(x, n, **extra):
     """k=1 table with x ones out of n (one row per input)."""
-    return pd.DataFrame({"input_id": np.arange(n), "correct": [1] * x + [0] * (n - x),
-                         **extra})
+    return pd.DataFrame(
+        {"input_id": np.arange(n), "correct": [1] * x + [0] * (n - x), **extra}
+    )
 
 
 def paired_frame(n01, n10, n11, n00):
@@ -31,17 +36,27 @@ def paired_frame(n01, n10, n11, n00):
     a = np.r_[np.zeros(n01), np.ones(n10), np.ones(n11), np.zeros(n00)]
     b = np.r_[np.ones(n01), np.zeros(n10), np.ones(n11), np.zeros(n00)]
     n = len(a)
-    return pd.DataFrame({"input_id": np.tile(np.arange(n), 2),
-                         "system": np.repeat(["A", "B"], n),
-                         "correct": np.r_[a, b].astype(int)})
+    return pd.DataFrame(
+        {
+            "input_id": np.tile(np.arange(n), 2),
+            "system": np.repeat(["A", "B"], n),
+            "correct": np.r_[a, b].astype(int),
+        }
+    )
 
 
 def kappa_frame(n=300, seed=0):
     rng = np.random.default_rng(seed)
     label = rng.integers(0, 3, n)
     pred = np.where(rng.random(n) < 0.6, label, rng.integers(0, 3, n))
-    return pd.DataFrame({"input_id": np.arange(n), "label": label, "pred": pred,
-                         "subject": np.arange(n) % 2})
+    return pd.DataFrame(
+        {
+            "input_id": np.arange(n),
+            "label": label,
+            "pred": pred,
+            "subject": np.arange(n) % 2,
+        }
+    )
 
 
 def sm_kappa(label, pred):
@@ -83,10 +98,14 @@ def test_mcnemar_seed004_30_vs_15():
 
 # ----------------------------------------------- statsmodels / scipy agreement
 @pytest.mark.parametrize("method", ["wilson", "clopper-pearson", "jeffreys", "wald"])
-@pytest.mark.parametrize("x, n", [(1, 10), (7, 20), (160, 200), (199, 200), (3893, 12032)])
+@pytest.mark.parametrize(
+    "x, n", [(1, 10), (7, 20), (160, 200), (199, 200), (3893, 12032)]
+)
 @pytest.mark.parametrize("level", [0.95, 0.8])
 def test_proportions_agree_with_statsmodels(method, x, n, level):
-    r = analytic_ci(binary_frame(x, n), "correct", method=method, confidence_level=level)
+    r = analytic_ci(
+        binary_frame(x, n), "correct", method=method, confidence_level=level
+    )
     low, high = proportion_confint(x, n, alpha=1 - level, method=SM_METHOD[method])
     assert r.estimate == pytest.approx(x / n)
     assert r.low == pytest.approx(low, rel=1e-9, abs=1e-12)
@@ -96,17 +115,20 @@ def test_proportions_agree_with_statsmodels(method, x, n, level):
 def test_exact_and_fce_aliases():
     df = binary_frame(13, 40)
     assert analytic_ci(df, "correct", method="exact") == analytic_ci(
-        df, "correct", method="clopper-pearson")
+        df, "correct", method="clopper-pearson"
+    )
     assert analytic_ci(df, "correct", method="exact").method == "clopper-pearson"
     kf = kappa_frame()
     assert analytic_ci(kf, "pred", method="fce", truth="label").method == (
-        "fleiss-cohen-everitt")
+        "fleiss-cohen-everitt"
+    )
 
 
 def test_clopper_pearson_is_scipy_exact():
     ci = stats.binomtest(7, 25).proportion_ci(0.9, method="exact")
-    r = analytic_ci(binary_frame(7, 25), "correct", method="clopper-pearson",
-                    confidence_level=0.9)
+    r = analytic_ci(
+        binary_frame(7, 25), "correct", method="clopper-pearson", confidence_level=0.9
+    )
     assert (r.low, r.high) == (ci.low, ci.high)
 
 
@@ -150,8 +172,9 @@ def test_clt_close_to_cluster_bootstrap_se(gpqa):
     # variance); its Monte Carlo relative SD is about 1/sqrt(2B) = 0.5% at
     # B = 20,000. We allow 2% (4 SD) around the plug-in-corrected value.
     r = analytic_ci(gpqa, "correct", cluster="input_id", by="system")
-    boot = evalci.cluster_ci(gpqa, "correct", cluster="input_id", by="system",
-                             n_resamples=20_000, rng=7)
+    boot = evalci.cluster_ci(
+        gpqa, "correct", cluster="input_id", by="system", n_resamples=20_000, rng=7
+    )
     plug_in = r.standard_error * np.sqrt(197 / 198)
     np.testing.assert_allclose(boot.standard_error, plug_in, rtol=0.02)
     np.testing.assert_allclose(boot.estimate, r.estimate, rtol=1e-12)
@@ -172,7 +195,9 @@ def test_clt_unequal_k_weight_input():
     for system, rows in df.groupby("system"):
         m = rows.groupby("input_id").correct.mean().to_numpy()
         assert r.estimate[system] == pytest.approx(m.mean())
-        assert r.standard_error[system] == pytest.approx(m.std(ddof=1) / np.sqrt(len(m)))
+        assert r.standard_error[system] == pytest.approx(
+            m.std(ddof=1) / np.sqrt(len(m))
+        )
 
 
 def test_clt_unequal_k_weight_run_ratio_estimator():
@@ -199,10 +224,12 @@ def test_clt_ratio_se_matches_statsmodels_cluster_ols():
     # statsmodels' cluster-robust (CR1) variance for it carries the factor
     # G/(G-1) * (R-1)/(R-p); with p = 1 parameter that is our N/(N-1).
     import statsmodels.api as sm
+
     df = clustered(n=40, k=4, unequal=True, seed=6)
     one = df[df.system == "sys0"]
     fit = sm.OLS(one.correct.to_numpy(float), np.ones((len(one), 1))).fit(
-        cov_type="cluster", cov_kwds={"groups": pd.factorize(one.input_id)[0]})
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(one.input_id)[0]}
+    )
     r = analytic_ci(one, "correct", cluster="input_id", weight="run")
     assert r.estimate == pytest.approx(fit.params[0])
     assert r.standard_error == pytest.approx(fit.bse[0], rel=1e-10)
@@ -214,29 +241,35 @@ def test_row_order_and_cluster_labels_do_not_matter():
     shuffled = shuffled.assign(input_id="x" + shuffled.input_id)
     for weight in ("input", "run"):
         a = analytic_ci(df, "correct", cluster="input_id", by="system", weight=weight)
-        b = analytic_ci(shuffled, "correct", cluster="input_id", by="system",
-                        weight=weight)
+        b = analytic_ci(
+            shuffled, "correct", cluster="input_id", by="system", weight=weight
+        )
         pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
 
 
 def test_level_changes_width_only():
     df = clustered(n=60, k=2, seed=9)
     r95 = analytic_ci(df, "correct", cluster="input_id", by="system")
-    r80 = analytic_ci(df, "correct", cluster="input_id", by="system",
-                      confidence_level=0.8)
+    r80 = analytic_ci(
+        df, "correct", cluster="input_id", by="system", confidence_level=0.8
+    )
     ratio = (r80.high - r80.low) / (r95.high - r95.low)
     np.testing.assert_allclose(ratio, stats.norm.ppf(0.9) / stats.norm.ppf(0.975))
 
 
 # --------------------------------------------------------- rule of three
-@pytest.mark.parametrize("method", ["clt", "wilson", "clopper-pearson", "jeffreys", "wald"])
+@pytest.mark.parametrize(
+    "method", ["clt", "wilson", "clopper-pearson", "jeffreys", "wald"]
+)
 @pytest.mark.parametrize("outcome", [0, 1])
 def test_rule_of_three(method, outcome):
     # Hanley & Lippman-Hand (1983): 0 events in N -> 95% upper bound ~ 3/N;
     # -ln(0.05)/N = 2.996/N exactly.
     n = 150
     df = binary_frame(n * outcome, n)
-    with pytest.warns(evalci.DegenerateDataWarning, match=f"every outcome is {outcome}"):
+    with pytest.warns(
+        evalci.DegenerateDataWarning, match=f"every outcome is {outcome}"
+    ):
         r = analytic_ci(df, "correct", method=method)
     bound = -np.log(0.05) / n
     assert bound == pytest.approx(3 / n, rel=2e-3)
@@ -249,8 +282,9 @@ def test_rule_of_three(method, outcome):
 def test_rule_of_three_other_level_and_cap():
     # 90%: -ln(0.10)/N; N=2: 3/N > 1 is capped at 1.
     with pytest.warns(evalci.DegenerateDataWarning, match="rule-of-three"):
-        r = analytic_ci(binary_frame(0, 40), "correct", method="wilson",
-                        confidence_level=0.9)
+        r = analytic_ci(
+            binary_frame(0, 40), "correct", method="wilson", confidence_level=0.9
+        )
     assert r.high == pytest.approx(np.log(10) / 40)
     with pytest.warns(evalci.DegenerateDataWarning):
         r = analytic_ci(binary_frame(2, 2), "correct", method="wald")
@@ -323,17 +357,25 @@ def test_kappa_fce_simulation_seed000():
     # kappa about 5e-4 (0.0434 / sqrt(2 * 4000)); we allow 3e-4 and 2e-3.
     trials = 4000
     labels, preds = simulate.confusion_model_arrays(trials, 200, 1, rng=2024)
-    df = pd.DataFrame({"trial": np.repeat(np.arange(trials), 200),
-                       "label": labels.ravel(), "pred": preds[..., 0].ravel()})
+    df = pd.DataFrame(
+        {
+            "trial": np.repeat(np.arange(trials), 200),
+            "label": labels.ravel(),
+            "pred": preds[..., 0].ravel(),
+        }
+    )
     r = analytic_ci(df, "pred", method="fce", truth="label", by="trial")
     assert r.standard_error.mean() == pytest.approx(0.0434, abs=3e-4)
     assert r.estimate.std(ddof=1) == pytest.approx(0.0433, abs=2e-3)
-    assert r.estimate.mean() == pytest.approx(simulate.true_kappa(simulate.SEED000_CONFUSION),
-                                              abs=2e-3)
+    assert r.estimate.mean() == pytest.approx(
+        simulate.true_kappa(simulate.SEED000_CONFUSION), abs=2e-3
+    )
     # one tidy data set from the same model, against statsmodels
     one = simulate.confusion_model(200, 1, rng=2024)
     r0 = analytic_ci(one, "pred", cluster="input_id", method="fce", truth="label")
-    assert (r0.estimate, r0.standard_error) == pytest.approx(sm_kappa(one.label, one.pred))
+    assert (r0.estimate, r0.standard_error) == pytest.approx(
+        sm_kappa(one.label, one.pred)
+    )
 
 
 def test_kappa_exposed_kernel_hand_table():
@@ -341,8 +383,10 @@ def test_kappa_exposed_kernel_hand_table():
     # 0.5*0.55 = 0.5, kappa = 0.7 (seed 004's worked example, 85% vs 50%).
     kappa, se = analytic._kappa_fce(np.array([[40, 10], [5, 45]]))
     assert kappa == pytest.approx(0.7)
-    _, ref = sm_kappa(np.repeat([0, 0, 1, 1], [40, 10, 5, 45]),
-                      np.repeat([0, 1, 0, 1], [40, 10, 5, 45]))
+    _, ref = sm_kappa(
+        np.repeat([0, 0, 1, 1], [40, 10, 5, 45]),
+        np.repeat([0, 1, 0, 1], [40, 10, 5, 45]),
+    )
     assert se == pytest.approx(ref)
 
 
@@ -358,8 +402,9 @@ def test_kappa_degenerate_cases_warn():
 
 
 # -------------------------------------------------------------- McNemar
-@pytest.mark.parametrize("counts", [(3, 9, 50, 20), (40, 22, 300, 100), (12, 13, 5, 5),
-                                    (0, 6, 10, 10)])
+@pytest.mark.parametrize(
+    "counts", [(3, 9, 50, 20), (40, 22, 300, 100), (12, 13, 5, 5), (0, 6, 10, 10)]
+)
 @pytest.mark.parametrize("exact", [True, False])
 def test_mcnemar_agrees_with_statsmodels(counts, exact):
     n01, n10, n11, n00 = counts
@@ -374,15 +419,26 @@ def test_mcnemar_agrees_with_statsmodels(counts, exact):
 
 
 def test_mcnemar_exact_binomial_reference():
-    r = mcnemar(paired_frame(3, 9, 50, 20), "correct", "input_id", "system", "A", "B",
-                exact=True)
+    r = mcnemar(
+        paired_frame(3, 9, 50, 20),
+        "correct",
+        "input_id",
+        "system",
+        "A",
+        "B",
+        exact=True,
+    )
     assert r.pvalue == pytest.approx(stats.binomtest(9, 12, 0.5).pvalue)
     assert r.statistic == 3
 
 
 def test_mcnemar_default_switches_at_25_discordant():
-    below = mcnemar(paired_frame(10, 14, 30, 30), "correct", "input_id", "system", "A", "B")
-    at = mcnemar(paired_frame(10, 15, 30, 30), "correct", "input_id", "system", "A", "B")
+    below = mcnemar(
+        paired_frame(10, 14, 30, 30), "correct", "input_id", "system", "A", "B"
+    )
+    at = mcnemar(
+        paired_frame(10, 15, 30, 30), "correct", "input_id", "system", "A", "B"
+    )
     assert below.method == "exact" and at.method == "chi-squared"
 
 
@@ -400,12 +456,15 @@ def test_mcnemar_ignores_other_systems_and_row_order():
     extra = df[df.system == "A"].assign(system="C", correct=1)
     mixed = pd.concat([df, extra]).sample(frac=1, random_state=0)
     assert mcnemar(mixed, "correct", "input_id", "system", "A", "B") == mcnemar(
-        df, "correct", "input_id", "system", "A", "B")
+        df, "correct", "input_id", "system", "A", "B"
+    )
 
 
 def test_mcnemar_no_discordant_warns():
     df = paired_frame(0, 0, 20, 5)
-    with pytest.warns(evalci.DegenerateDataWarning, match="agree on every one of the 25"):
+    with pytest.warns(
+        evalci.DegenerateDataWarning, match="agree on every one of the 25"
+    ):
         r = mcnemar(df, "correct", "input_id", "system", "A", "B")
     assert r.pvalue == 1.0 and r.n01 == r.n10 == 0
 
@@ -442,8 +501,9 @@ def test_mmlu_pro_wilson_per_system():
 
 def test_mmlu_pro_by_two_columns():
     df = shared_data("mmlu_pro_4sys_k1.csv")
-    r = analytic_ci(df, "correct", cluster="input_id", method="jeffreys",
-                    by=["system", "category"])
+    r = analytic_ci(
+        df, "correct", cluster="input_id", method="jeffreys", by=["system", "category"]
+    )
     frame = r.to_frame()
     assert list(frame.columns[:2]) == ["system", "category"]
     assert len(frame) == 4 * df.category.nunique()
@@ -471,8 +531,18 @@ def test_grouped_result_table(gpqa):
     assert "<table" in r._repr_html_()
     frame = r.to_frame()
     assert list(frame.columns) == [
-        "system", "estimate", "low", "high", "standard_error", "n_inputs", "n_runs",
-        "rule_of_three", "confidence_level", "method", "weight"]
+        "system",
+        "estimate",
+        "low",
+        "high",
+        "standard_error",
+        "n_inputs",
+        "n_runs",
+        "rule_of_three",
+        "confidence_level",
+        "method",
+        "weight",
+    ]
 
 
 def test_mcnemar_result_frozen():
@@ -486,50 +556,80 @@ def test_mcnemar_result_frozen():
 # ---------------------------------------------------------------- errors
 @pytest.fixture
 def edf():
-    return pd.DataFrame({
-        "input_id": np.repeat(np.arange(10), 2),
-        "run": np.tile([0, 1], 10),
-        "correct": [0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1],
-        "label": "a",
-        "pred": np.tile(["a", "b"], 10),
-        "score": np.linspace(0, 1, 20),
-        "subject": np.repeat(np.arange(10) % 2, 2),
-        "group": np.repeat(["solo"] + ["rest"] * 9, 2),
-    })
+    return pd.DataFrame(
+        {
+            "input_id": np.repeat(np.arange(10), 2),
+            "run": np.tile([0, 1], 10),
+            "correct": [0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1],
+            "label": "a",
+            "pred": np.tile(["a", "b"], 10),
+            "score": np.linspace(0, 1, 20),
+            "subject": np.repeat(np.arange(10) % 2, 2),
+            "group": np.repeat(["solo"] + ["rest"] * 9, 2),
+        }
+    )
 
 
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(value="corect", cluster="input_id"), r"`value`: column 'corect' is not in"),
+        (
+            dict(value="corect", cluster="input_id"),
+            r"`value`: column 'corect' is not in",
+        ),
         (dict(value="correct", cluster="qid"), r"`cluster`: column 'qid' is not in"),
-        (dict(value="correct", cluster="input_id", by="model"), r"`by`: column 'model'"),
-        (dict(value="correct", cluster="input_id", method="normal"),
-         r"`method` must be one of .*aliases: 'exact'"),
+        (
+            dict(value="correct", cluster="input_id", by="model"),
+            r"`by`: column 'model'",
+        ),
+        (
+            dict(value="correct", cluster="input_id", method="normal"),
+            r"`method` must be one of .*aliases: 'exact'",
+        ),
         (dict(value="correct", cluster="input_id", weight="item"), r"`weight` must be"),
-        (dict(value="correct", cluster="input_id", confidence_level=95),
-         r"`confidence_level` must be a number in \(0, 1\)"),
-        (dict(value="correct", cluster="input_id", confidence_level=True),
-         r"`confidence_level`"),
-        (dict(value="correct", cluster="input_id", by="input_id"),
-         r"`by` and `cluster` share column 'input_id'"),
-        (dict(value="correct", cluster="input_id", method="wilson"),
-         r"method='wilson' needs one row per input \(k=1\), but input 0 .*has 2 rows.*"
-         r"method='clt'.*evalci.cluster_ci"),
-        (dict(value="correct", cluster="input_id", method="wald", by="subject"),
-         r"input 0 .* in group 0 has 2 rows"),
-        (dict(value="score", method="wilson"),
-         r"`value` column 'score' must hold only 0/1 for method='wilson'.*method='clt'"),
-        (dict(value="pred", cluster="input_id"),
-         r"`value` column 'pred' is not numeric.*fleiss-cohen-everitt"),
+        (
+            dict(value="correct", cluster="input_id", confidence_level=95),
+            r"`confidence_level` must be a number in \(0, 1\)",
+        ),
+        (
+            dict(value="correct", cluster="input_id", confidence_level=True),
+            r"`confidence_level`",
+        ),
+        (
+            dict(value="correct", cluster="input_id", by="input_id"),
+            r"`by` and `cluster` share column 'input_id'",
+        ),
+        (
+            dict(value="correct", cluster="input_id", method="wilson"),
+            r"method='wilson' needs one row per input \(k=1\), but input 0 .*has 2 rows.*"
+            r"method='clt'.*evalci.cluster_ci",
+        ),
+        (
+            dict(value="correct", cluster="input_id", method="wald", by="subject"),
+            r"input 0 .* in group 0 has 2 rows",
+        ),
+        (
+            dict(value="score", method="wilson"),
+            r"`value` column 'score' must hold only 0/1 for method='wilson'.*method='clt'",
+        ),
+        (
+            dict(value="pred", cluster="input_id"),
+            r"`value` column 'pred' is not numeric.*fleiss-cohen-everitt",
+        ),
         (dict(value="pred", method="fce"), r"`truth` is required for method="),
         (dict(value="pred", method="fce", truth="gold"), r"`truth`: column 'gold'"),
-        (dict(value="correct", method="wilson", truth="label"),
-         r"`truth` is only used by method='fleiss-cohen-everitt'"),
-        (dict(value="pred", cluster="input_id", method="fce", truth="label"),
-         r"needs one row per input.*metric=evalci.metrics.kappa"),
-        (dict(value="correct", cluster="input_id", by="group"),
-         r"method='clt' needs at least 2 inputs .* in group 'solo'; found 1"),
+        (
+            dict(value="correct", method="wilson", truth="label"),
+            r"`truth` is only used by method='fleiss-cohen-everitt'",
+        ),
+        (
+            dict(value="pred", cluster="input_id", method="fce", truth="label"),
+            r"needs one row per input.*metric=evalci.metrics.kappa",
+        ),
+        (
+            dict(value="correct", cluster="input_id", by="group"),
+            r"method='clt' needs at least 2 inputs .* in group 'solo'; found 1",
+        ),
     ],
 )
 def test_analytic_errors(edf, kwargs, match):
@@ -548,7 +648,9 @@ def test_analytic_type_and_missing_errors(edf):
         analytic_ci(edf.iloc[:0], "correct")
     bad = edf.assign(correct=edf.correct.astype(float))
     bad.loc[3, "correct"] = np.nan
-    with pytest.raises(ValueError, match=r"`value` column 'correct' has 1 missing .*dropna"):
+    with pytest.raises(
+        ValueError, match=r"`value` column 'correct' has 1 missing .*dropna"
+    ):
         analytic_ci(bad, "correct", cluster="input_id")
     bad = edf.astype({"label": object})
     bad.loc[0, "label"] = None
@@ -572,8 +674,11 @@ def pdf():
         (dict(cluster="qid"), r"`cluster`: column 'qid' is not in"),
         (dict(cluster=None), r"`cluster` is required"),
         (dict(system="model"), r"`system`: column 'model' is not in"),
-        (dict(a="C"), r"`a`: 'C' is not a value of the `system` column 'system'; "
-                      r"values: 'A', 'B'"),
+        (
+            dict(a="C"),
+            r"`a`: 'C' is not a value of the `system` column 'system'; "
+            r"values: 'A', 'B'",
+        ),
         (dict(b="C"), r"`b`: 'C' is not a value"),
         (dict(b="A"), r"`a` and `b` are the same system"),
         (dict(exact="yes"), r"`exact` must be True .*False .*or None"),
@@ -589,25 +694,35 @@ def test_mcnemar_argument_errors(pdf, kwargs, match):
 
 def test_mcnemar_k_gt_1_points_to_the_paired_cluster_bootstrap(gpqa):
     systems = sorted(gpqa.system.unique())
-    with pytest.raises(ValueError, match=(
+    with pytest.raises(
+        ValueError,
+        match=(
             r"assumes one outcome per input and system \(k=1\).*has 5 rows.*"
             r"paired cluster bootstrap: df.evalci.compare\(...\) or "
-            r"evalci.cluster_ci\(..., by='system'\)")):
+            r"evalci.cluster_ci\(..., by='system'\)"
+        ),
+    ):
         mcnemar(gpqa, "correct", "input_id", "system", *systems)
 
 
 def test_mcnemar_unmatched_inputs_are_listed(pdf):
     drop = pdf.drop(index=pdf.index[(pdf.system == "B") & pdf.input_id.isin(range(7))])
     drop = drop.drop(index=drop.index[(drop.system == "A") & (drop.input_id == 80)])
-    with pytest.raises(ValueError, match=(
+    with pytest.raises(
+        ValueError,
+        match=(
             r"same inputs; inputs scored by one system only .*: 7 only for 'A': "
-            r"0, 1, 2, 3, 4 \(and 2 more\); 1 only for 'B': 80")):
+            r"0, 1, 2, 3, 4 \(and 2 more\); 1 only for 'B': 80"
+        ),
+    ):
         mcnemar(drop, "correct", "input_id", "system", "A", "B")
 
 
 def test_mcnemar_value_errors(pdf):
     bad = pdf.assign(correct=pdf.correct * 2)
-    with pytest.raises(ValueError, match=r"must hold only 0/1 for McNemar's test; found 2"):
+    with pytest.raises(
+        ValueError, match=r"must hold only 0/1 for McNemar's test; found 2"
+    ):
         mcnemar(bad, "correct", "input_id", "system", "A", "B")
     bad = pdf.assign(correct=pdf.correct.astype(float))
     bad.loc[0, "correct"] = np.nan

@@ -14,13 +14,20 @@ from conftest import shared_data
 def win_loss_tie(wins, losses, ties):
     """Two systems at k=1: b beats a on `wins` inputs, loses on `losses`, ties."""
     n = wins + losses + ties
-    a = np.r_[np.zeros(wins), np.ones(losses), np.zeros(ties // 2), np.ones(ties - ties // 2)]
-    b = np.r_[np.ones(wins), np.zeros(losses), np.zeros(ties // 2), np.ones(ties - ties // 2)]
+    a = np.r_[
+        np.zeros(wins), np.ones(losses), np.zeros(ties // 2), np.ones(ties - ties // 2)
+    ]
+    b = np.r_[
+        np.ones(wins), np.zeros(losses), np.zeros(ties // 2), np.ones(ties - ties // 2)
+    ]
     ids = np.arange(n)
-    return pd.DataFrame({
-        "input_id": np.r_[ids, ids], "system": ["A"] * n + ["B"] * n,
-        "correct": np.r_[a, b].astype(int),
-    })
+    return pd.DataFrame(
+        {
+            "input_id": np.r_[ids, ids],
+            "system": ["A"] * n + ["B"] * n,
+            "correct": np.r_[a, b].astype(int),
+        }
+    )
 
 
 def test_seed002_12_9_19_split():
@@ -53,8 +60,9 @@ def test_seed002_120_90_190_split():
     d = np.r_[np.ones(120), -np.ones(90), np.zeros(190)]
     z = d.mean() / (d.std(ddof=1) / np.sqrt(400))
     assert clt.table.pvalue[0] == pytest.approx(2 * stats.norm.sf(z))
-    boot = df.evalci.compare("correct", cluster="input_id", n_resamples=20_000, rng=1,
-                             mme=0.02)
+    boot = df.evalci.compare(
+        "correct", cluster="input_id", n_resamples=20_000, rng=1, mme=0.02
+    )
     assert boot.table.low[0] > 0
     assert boot.table.decision[0] == "inconclusive"  # excludes 0, not 0.02
     assert boot.table.excludes_zero[0] and not boot.table.clears_mme[0]
@@ -65,18 +73,30 @@ def test_pvalue_inverts_the_interval(method):
     # At level 1 - p the interval's near endpoint sits at 0 (up to the
     # quantile interpolation between neighbouring replicates).
     df = win_loss_tie(120, 90, 190)
-    res = df.evalci.compare("correct", cluster="input_id", method=method,
-                            n_resamples=20_000, rng=2)
+    res = df.evalci.compare(
+        "correct", cluster="input_id", method=method, n_resamples=20_000, rng=2
+    )
     p = res.table.pvalue[0]
     assert 0.005 < p < 0.2
     gaps = res.gap_distribution[0]
     est = res.table.gap[0]
-    full = evalci.cluster_ci(df, "correct", cluster="input_id", by="system",
-                             method=method, n_resamples=20_000, rng=2)
-    assert np.array_equal(full.bootstrap_distribution[1] - full.bootstrap_distribution[0],
-                          gaps)
+    full = evalci.cluster_ci(
+        df,
+        "correct",
+        cluster="input_id",
+        by="system",
+        method=method,
+        n_resamples=20_000,
+        rng=2,
+    )
+    assert np.array_equal(
+        full.bootstrap_distribution[1] - full.bootstrap_distribution[0], gaps
+    )
     low, _, _ = evalci.intervals.interval(
-        gaps[None], np.array([est]), method, 1 - p,
+        gaps[None],
+        np.array([est]),
+        method,
+        1 - p,
         accel=np.array([_gap_accel(df)]) if method == "bca" else None,
     )
     assert low[0] == pytest.approx(0.0, abs=0.004)
@@ -104,48 +124,68 @@ def test_decision_rule_words():
 
 
 def test_bonferroni_widens_and_holm_matches_statsmodels(gpqa):
-    df = pd.concat([gpqa, gpqa.assign(system="copy", correct=gpqa.correct[::-1].values)])
+    df = pd.concat(
+        [gpqa, gpqa.assign(system="copy", correct=gpqa.correct[::-1].values)]
+    )
     plain = df.evalci.compare("correct", cluster="input_id", n_resamples=4000, rng=0)
-    bonf = df.evalci.compare("correct", cluster="input_id", n_resamples=4000, rng=0,
-                             adjust="bonferroni")
-    holm = df.evalci.compare("correct", cluster="input_id", n_resamples=4000, rng=0,
-                             adjust="holm")
+    bonf = df.evalci.compare(
+        "correct", cluster="input_id", n_resamples=4000, rng=0, adjust="bonferroni"
+    )
+    holm = df.evalci.compare(
+        "correct", cluster="input_id", n_resamples=4000, rng=0, adjust="holm"
+    )
     m = len(plain.table)
     assert m == 3
-    assert ((bonf.table.high - bonf.table.low) > (plain.table.high - plain.table.low)).all()
-    np.testing.assert_allclose(bonf.table.pvalue_adjusted,
-                               np.minimum(plain.table.pvalue * m, 1))
+    assert (
+        (bonf.table.high - bonf.table.low) > (plain.table.high - plain.table.low)
+    ).all()
+    np.testing.assert_allclose(
+        bonf.table.pvalue_adjusted, np.minimum(plain.table.pvalue * m, 1)
+    )
     ref = multipletests(plain.table.pvalue, method="holm")[1]
     np.testing.assert_allclose(holm.table.pvalue_adjusted, ref)
     # the simultaneous interval is the (1 - 0.05/3) interval of the same draws
-    lvl = evalci.intervals.interval(plain.gap_distribution, plain.table.gap.to_numpy(),
-                                    "percentile", 1 - 0.05 / 3)
+    lvl = evalci.intervals.interval(
+        plain.gap_distribution, plain.table.gap.to_numpy(), "percentile", 1 - 0.05 / 3
+    )
     np.testing.assert_allclose(bonf.table.low, lvl[0])
 
 
 def test_baseline_and_pairs(gpqa):
     df = pd.concat([gpqa, gpqa.assign(system="zz")])
-    base = df.evalci.compare("correct", cluster="input_id", baseline="zz",
-                             n_resamples=200, rng=0)
+    base = df.evalci.compare(
+        "correct", cluster="input_id", baseline="zz", n_resamples=200, rng=0
+    )
     assert list(base.table.a) == ["zz", "zz"]
     systems = sorted(gpqa.system.unique())
-    two = df.evalci.compare("correct", cluster="input_id", n_resamples=200, rng=0,
-                            pairs=[(systems[1], systems[0])])
+    two = df.evalci.compare(
+        "correct",
+        cluster="input_id",
+        n_resamples=200,
+        rng=0,
+        pairs=[(systems[1], systems[0])],
+    )
     assert len(two.table) == 1 and two.table.b[0] == systems[0]
     with pytest.raises(ValueError, match=r"`baseline`: 'nope' is not a system"):
         df.evalci.compare("correct", cluster="input_id", baseline="nope")
     with pytest.raises(ValueError, match=r"pass `baseline` or `pairs`, not both"):
-        df.evalci.compare("correct", cluster="input_id", baseline="zz", pairs=[("zz", "zz")])
+        df.evalci.compare(
+            "correct", cluster="input_id", baseline="zz", pairs=[("zz", "zz")]
+        )
 
 
 def test_missing_inputs_raise_or_drop(gpqa):
     holes = gpqa[~((gpqa.system == gpqa.system.iloc[0]) & (gpqa.input_id < "recB"))]
-    with pytest.raises(ValueError, match=r"inputs are present for some systems but not "
-                                         r"others.*missing='drop'"):
+    with pytest.raises(
+        ValueError,
+        match=r"inputs are present for some systems but not "
+        r"others.*missing='drop'",
+    ):
         holes.evalci.compare("correct", cluster="input_id")
     with pytest.warns(evalci.MissingInputsWarning, match=r"dropped \d+ of 198 inputs"):
-        res = holes.evalci.compare("correct", cluster="input_id", missing="drop",
-                                   n_resamples=200, rng=0)
+        res = holes.evalci.compare(
+            "correct", cluster="input_id", missing="drop", n_resamples=200, rng=0
+        )
     assert res.table.n_inputs[0] < 198
 
 
@@ -157,28 +197,38 @@ def test_compare_errors(gpqa):
     with pytest.raises(ValueError, match=r"`mme` must be a positive number"):
         gpqa.evalci.compare("correct", cluster="input_id", mme=-1)
     with pytest.raises(ValueError, match=r"needs at least 2"):
-        gpqa[gpqa.system == gpqa.system.iloc[0]].evalci.compare("correct",
-                                                                cluster="input_id")
+        gpqa[gpqa.system == gpqa.system.iloc[0]].evalci.compare(
+            "correct", cluster="input_id"
+        )
     with pytest.raises(ValueError, match=r"`system`: column 'model'"):
         gpqa.evalci.compare("correct", cluster="input_id", system="model")
 
 
 def test_kappa_and_k1_and_callable_comparisons():
     sim = evalci.simulate.confusion_model(150, 3, rng=5)
-    other = sim.assign(pred=np.where(np.random.default_rng(1).random(len(sim)) < 0.2,
-                                     sim.label, sim.pred))
+    other = sim.assign(
+        pred=np.where(
+            np.random.default_rng(1).random(len(sim)) < 0.2, sim.label, sim.pred
+        )
+    )
     both = pd.concat([sim.assign(system="a"), other.assign(system="b")])
-    res = both.evalci.compare("pred", cluster="input_id",
-                              metric=evalci.metrics.kappa(truth="label"),
-                              method="bca", n_resamples=2000, rng=0)
+    res = both.evalci.compare(
+        "pred",
+        cluster="input_id",
+        metric=evalci.metrics.kappa(truth="label"),
+        method="bca",
+        n_resamples=2000,
+        rng=0,
+    )
     assert res.table.gap[0] > 0 and res.table.decision[0] == "better"
     assert np.isnan(res.table.wins[0])  # win/loss/tie only for mean-type metrics
 
 
 def test_gpqa_paired_gap_is_narrower_than_unpaired(gpqa):
     res = gpqa.evalci.compare("correct", cluster="input_id", n_resamples=10_000, rng=0)
-    single = gpqa.evalci.cluster_ci("correct", cluster="input_id", by="system",
-                                    n_resamples=10_000, rng=0)
+    single = gpqa.evalci.cluster_ci(
+        "correct", cluster="input_id", by="system", n_resamples=10_000, rng=0
+    )
     unpaired_se = np.sqrt((single.standard_error**2).sum())
     assert res.table.standard_error[0] < unpaired_se
     expected = gpqa.groupby("system").correct.mean()
@@ -189,8 +239,14 @@ def test_gpqa_paired_gap_is_narrower_than_unpaired(gpqa):
 
 def test_mmlu_pro_four_systems_holm_stratified():
     df = shared_data("mmlu_pro_4sys_k1.csv")
-    res = df.evalci.compare("correct", cluster="input_id", strata="category",
-                            adjust="holm", n_resamples=2000, rng=0)
+    res = df.evalci.compare(
+        "correct",
+        cluster="input_id",
+        strata="category",
+        adjust="holm",
+        n_resamples=2000,
+        rng=0,
+    )
     assert len(res.table) == 6 and (res.table.n_inputs == 12_032).all()
     acc = df.groupby("system").correct.mean()
     for _, row in res.table.iterrows():
@@ -221,10 +277,19 @@ def test_paired_gap_coverage():
         ya = rng.random((n, k)) < pa[:, None]
         yb = rng.random((n, k)) < pb[:, None]
         ids = np.repeat(np.arange(n), k)
-        df = pd.DataFrame({"input_id": np.r_[ids, ids], "system": ["a"] * (n * k) + ["b"] * (n * k),
-                           "correct": np.r_[ya.ravel(), yb.ravel()].astype(int)})
-        res = df.evalci.compare("correct", cluster="input_id", n_resamples=1000,
-                                rng=int(rng.integers(2**31)))
+        df = pd.DataFrame(
+            {
+                "input_id": np.r_[ids, ids],
+                "system": ["a"] * (n * k) + ["b"] * (n * k),
+                "correct": np.r_[ya.ravel(), yb.ravel()].astype(int),
+            }
+        )
+        res = df.evalci.compare(
+            "correct",
+            cluster="input_id",
+            n_resamples=1000,
+            rng=int(rng.integers(2**31)),
+        )
         covered += res.table.low[0] <= true_gap <= res.table.high[0]
     assert 0.90 <= covered / trials <= 0.99
 

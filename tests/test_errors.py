@@ -9,14 +9,16 @@ import evalci
 
 @pytest.fixture
 def df():
-    return pd.DataFrame({
-        "input_id": np.repeat(np.arange(10), 2),
-        "correct": [0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1],
-        "subject": np.repeat(np.arange(10) % 2, 2),
-        "label": "a",
-        "pred": np.tile(["a", "b"], 10),
-        "score": np.linspace(0, 1, 20),
-    })
+    return pd.DataFrame(
+        {
+            "input_id": np.repeat(np.arange(10), 2),
+            "correct": [0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1],
+            "subject": np.repeat(np.arange(10) % 2, 2),
+            "label": "a",
+            "pred": np.tile(["a", "b"], 10),
+            "score": np.linspace(0, 1, 20),
+        }
+    )
 
 
 def ci(df, *args, **kwargs):
@@ -27,32 +29,72 @@ def ci(df, *args, **kwargs):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(value="corect", cluster="input_id"), r"`value`: column 'corect' is not in"),
+        (
+            dict(value="corect", cluster="input_id"),
+            r"`value`: column 'corect' is not in",
+        ),
         (dict(value="correct", cluster="qid"), r"`cluster`: column 'qid' is not in"),
-        (dict(value="correct", cluster="input_id", by="model"), r"`by`: column 'model'"),
-        (dict(value="correct", cluster="input_id", strata="topic"), r"`strata`: column"),
-        (dict(value="pred", cluster="input_id", metric=evalci.metrics.kappa(truth="gold")),
-         r"`metric`: column 'gold'"),
-        (dict(value="correct", cluster=None), r"`cluster` is required .*strategy='iid'"),
-        (dict(value="correct", cluster="input_id", strategy="twostage"),
-         r"`strategy` must be one of"),
-        (dict(value="correct", cluster="input_id", method="bc"), r"`method` must be one of"),
-        (dict(value="correct", cluster="input_id", metric="f1"),
-         r"`metric` 'f1' is not registered"),
-        (dict(value="correct", cluster="input_id", confidence_level=95),
-         r"`confidence_level` must be a number in \(0, 1\)"),
-        (dict(value="correct", cluster="input_id", confidence_level=0.0),
-         r"`confidence_level`"),
-        (dict(value="correct", cluster="input_id", n_resamples=0),
-         r"`n_resamples` must be a positive integer"),
-        (dict(value="correct", cluster="input_id", n_resamples=10.5),
-         r"`n_resamples` must be a positive integer"),
+        (
+            dict(value="correct", cluster="input_id", by="model"),
+            r"`by`: column 'model'",
+        ),
+        (
+            dict(value="correct", cluster="input_id", strata="topic"),
+            r"`strata`: column",
+        ),
+        (
+            dict(
+                value="pred",
+                cluster="input_id",
+                metric=evalci.metrics.kappa(truth="gold"),
+            ),
+            r"`metric`: column 'gold'",
+        ),
+        (
+            dict(value="correct", cluster=None),
+            r"`cluster` is required .*strategy='iid'",
+        ),
+        (
+            dict(value="correct", cluster="input_id", strategy="twostage"),
+            r"`strategy` must be one of",
+        ),
+        (
+            dict(value="correct", cluster="input_id", method="bc"),
+            r"`method` must be one of",
+        ),
+        (
+            dict(value="correct", cluster="input_id", metric="f1"),
+            r"`metric` 'f1' is not registered",
+        ),
+        (
+            dict(value="correct", cluster="input_id", confidence_level=95),
+            r"`confidence_level` must be a number in \(0, 1\)",
+        ),
+        (
+            dict(value="correct", cluster="input_id", confidence_level=0.0),
+            r"`confidence_level`",
+        ),
+        (
+            dict(value="correct", cluster="input_id", n_resamples=0),
+            r"`n_resamples` must be a positive integer",
+        ),
+        (
+            dict(value="correct", cluster="input_id", n_resamples=10.5),
+            r"`n_resamples` must be a positive integer",
+        ),
         (dict(value="correct", cluster="input_id", weight="item"), r"`weight` must be"),
-        (dict(value="correct", cluster="input_id", by="input_id"),
-         r"`by` and `cluster` share column 'input_id'"),
-        (dict(value="pred", cluster="input_id"), r"`value` column 'pred' is not numeric"),
-        (dict(value="score", cluster="input_id", strategy="mode_aggregate"),
-         r"must hold only 0/1 \(mode_aggregate"),
+        (
+            dict(value="correct", cluster="input_id", by="input_id"),
+            r"`by` and `cluster` share column 'input_id'",
+        ),
+        (
+            dict(value="pred", cluster="input_id"),
+            r"`value` column 'pred' is not numeric",
+        ),
+        (
+            dict(value="score", cluster="input_id", strategy="mode_aggregate"),
+            r"must hold only 0/1 \(mode_aggregate",
+        ),
     ],
 )
 def test_argument_errors(df, kwargs, match):
@@ -63,7 +105,9 @@ def test_argument_errors(df, kwargs, match):
 def test_nan_in_value_needs_dropna(df):
     bad = df.assign(correct=df.correct.astype(float))
     bad.loc[3, "correct"] = np.nan
-    with pytest.raises(ValueError, match=r"column 'correct' has 1 missing values; pass dropna=True"):
+    with pytest.raises(
+        ValueError, match=r"column 'correct' has 1 missing values; pass dropna=True"
+    ):
         ci(bad, "correct", cluster="input_id")
     res = ci(bad, "correct", cluster="input_id", dropna=True, rng=0)
     assert res.n_runs == 19
@@ -77,7 +121,9 @@ def test_nan_in_cluster_key(df):
 
 
 def test_one_input(df):
-    with pytest.raises(ValueError, match=r"need at least 2 inputs to resample; found 1"):
+    with pytest.raises(
+        ValueError, match=r"need at least 2 inputs to resample; found 1"
+    ):
         ci(df[df.input_id == 0], "correct", cluster="input_id")
 
 
@@ -89,7 +135,9 @@ def test_one_input_in_a_group_is_named(df):
 
 def test_strata_varying_within_input(df):
     bad = df.assign(subject=np.arange(20) % 2)
-    with pytest.raises(ValueError, match=r"`strata` column 'subject' varies within an input"):
+    with pytest.raises(
+        ValueError, match=r"`strata` column 'subject' varies within an input"
+    ):
         ci(bad, "correct", cluster="input_id", strata="subject")
 
 
@@ -117,8 +165,14 @@ def test_callable_metric_with_unequal_k_needs_weight_run(df):
     uneven = df.iloc[1:]
     with pytest.raises(ValueError, match=r"pass weight='run' to pool runs"):
         ci(uneven, "correct", cluster="input_id", metric=lambda d: d.correct.mean())
-    res = ci(uneven, "correct", cluster="input_id", metric=lambda d: d.correct.mean(),
-             weight="run", rng=0)
+    res = ci(
+        uneven,
+        "correct",
+        cluster="input_id",
+        metric=lambda d: d.correct.mean(),
+        weight="run",
+        rng=0,
+    )
     assert res.estimate == pytest.approx(uneven.correct.mean())
 
 
@@ -129,11 +183,17 @@ def test_callable_metric_must_return_a_number(df):
 
 def test_mode_aggregate_truth_must_be_constant(df):
     bad = df.assign(label=np.tile(["a", "b"], 10))
-    with pytest.warns(evalci.EstimandWarning), pytest.raises(
-        ValueError, match=r"column 'label' varies within an input"
+    with (
+        pytest.warns(evalci.EstimandWarning),
+        pytest.raises(ValueError, match=r"column 'label' varies within an input"),
     ):
-        ci(bad, "pred", cluster="input_id", strategy="mode_aggregate",
-           metric=evalci.metrics.accuracy(truth="label"))
+        ci(
+            bad,
+            "pred",
+            cluster="input_id",
+            strategy="mode_aggregate",
+            metric=evalci.metrics.accuracy(truth="label"),
+        )
 
 
 def test_metric_registry_errors():
@@ -146,14 +206,17 @@ def test_metric_registry_errors():
 
 
 def test_bad_metric_statistics_shape(df):
-    broken = evalci.Metric("broken", statistics=lambda d, v: np.ones(3),
-                           finalize=lambda s: s[..., 0])
+    broken = evalci.Metric(
+        "broken", statistics=lambda d, v: np.ones(3), finalize=lambda s: s[..., 0]
+    )
     with pytest.raises(ValueError, match=r"`statistics` must return an array of shape"):
         ci(df, "correct", cluster="input_id", metric=broken)
 
 
 def test_interval_recompute_errors(df):
-    res = ci(df, "correct", cluster="input_id", rng=0, metric=lambda d: d.correct.mean())
+    res = ci(
+        df, "correct", cluster="input_id", rng=0, metric=lambda d: d.correct.mean()
+    )
     with pytest.raises(ValueError, match=r"BCa needs the jackknife acceleration"):
         res.interval(method="bca")
     with pytest.raises(ValueError, match=r"`confidence_level` must be in"):

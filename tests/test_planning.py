@@ -25,8 +25,19 @@ from conftest import clustered, shared_data
 
 RHO_SEED000 = 0.025065  # PAPER-NOTES.md: sigma2_B 0.0052637, sigma2_W 0.2047363
 SB_SEED000, SW_SEED000 = 0.0052637, 0.2047363
-COLS = ["msb", "msw", "sigma2_between", "sigma2_within", "rho_raw", "rho",
-        "n_inputs", "mean_k", "k0", "sigma2_between_raw", "mean"]
+COLS = [
+    "msb",
+    "msw",
+    "sigma2_between",
+    "sigma2_within",
+    "rho_raw",
+    "rho",
+    "n_inputs",
+    "mean_k",
+    "k0",
+    "sigma2_between_raw",
+    "mean",
+]
 
 
 # ------------------------------------------------------------------ references
@@ -44,10 +55,18 @@ def anova_loop(values_by_input):
     msb, msw = ssb / (N - 1), ssw / (n - N)
     k0 = (n - (ks**2).sum() / n) / (N - 1)
     sb = (msb - msw) / k0
-    return dict(msb=msb, msw=msw, k0=k0, sigma2_between_raw=sb,
-                sigma2_within=msw, rho_raw=sb / (sb + msw),
-                rho=max(sb, 0) / (max(sb, 0) + msw), n_inputs=N, mean_k=n / N,
-                mean=np.mean([v.mean() for v in values_by_input]))
+    return dict(
+        msb=msb,
+        msw=msw,
+        k0=k0,
+        sigma2_between_raw=sb,
+        sigma2_within=msw,
+        rho_raw=sb / (sb + msw),
+        rho=max(sb, 0) / (max(sb, 0) + msw),
+        n_inputs=N,
+        mean_k=n / N,
+        mean=np.mean([v.mean() for v in values_by_input]),
+    )
 
 
 def unequal_scores(seed=0, n=40):
@@ -56,14 +75,18 @@ def unequal_scores(seed=0, n=40):
     ks = rng.integers(1, 8, n)
     ks[0] = 3  # at least one input with replication
     effect = rng.normal(0, 1.0, n)
-    rows = [(f"q{i}", r, 50 + effect[i] + rng.normal(0, 2.0))
-            for i in range(n) for r in range(ks[i])]
+    rows = [
+        (f"q{i}", r, 50 + effect[i] + rng.normal(0, 2.0))
+        for i in range(n)
+        for r in range(ks[i])
+    ]
     return pd.DataFrame(rows, columns=["input_id", "run", "score"])
 
 
 def to_counts(df, keys=("input_id", "system"), value="correct"):
-    return (df.groupby(list(keys), as_index=False)
-              .agg(n_correct=(value, "sum"), n_runs=(value, "size")))
+    return df.groupby(list(keys), as_index=False).agg(
+        n_correct=(value, "sum"), n_runs=(value, "size")
+    )
 
 
 def expand_counts(counts, keys=("input_id", "system")):
@@ -76,8 +99,14 @@ def expand_counts(counts, keys=("input_id", "system")):
     return rep
 
 
-def two_system_model(n_inputs, k, seed, p_a=(0.9, 0.7, 0.5, 0.2), p_b=(0.95, 0.6, 0.7, 0.5),
-                     w=(0.3, 0.3, 0.2, 0.2)):
+def two_system_model(
+    n_inputs,
+    k,
+    seed,
+    p_a=(0.9, 0.7, 0.5, 0.2),
+    p_b=(0.95, 0.6, 0.7, 0.5),
+    w=(0.3, 0.3, 0.2, 0.2),
+):
     """Inputs of 4 types; system s is right with prob p_s[type], runs independent.
 
     Returns the tidy frame and the true components of the per-run difference
@@ -88,12 +117,20 @@ def two_system_model(n_inputs, k, seed, p_a=(0.9, 0.7, 0.5, 0.2), p_b=(0.95, 0.6
     t = rng.choice(4, size=n_inputs, p=w)
     ya = rng.random((n_inputs, k)) < pa[t][:, None]
     yb = rng.random((n_inputs, k)) < pb[t][:, None]
-    frame = pd.concat([
-        pd.DataFrame({"input_id": np.repeat(np.arange(n_inputs), k),
-                      "run": np.tile(np.arange(k), n_inputs), "system": s,
-                      "correct": y.reshape(-1).astype(int)})
-        for s, y in (("a", ya), ("b", yb))
-    ], ignore_index=True)
+    frame = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "input_id": np.repeat(np.arange(n_inputs), k),
+                    "run": np.tile(np.arange(k), n_inputs),
+                    "system": s,
+                    "correct": y.reshape(-1).astype(int),
+                }
+            )
+            for s, y in (("a", ya), ("b", yb))
+        ],
+        ignore_index=True,
+    )
     d = pb - pa
     sb = float(w @ (d - w @ d) ** 2)
     sw = float(w @ (pa * (1 - pa) + pb * (1 - pb)))
@@ -143,11 +180,13 @@ def test_clamping_bias_matches_paper_notes():
     labels, preds = simulate.confusion_model_arrays(2000, 200, 2, rng=1)
     T, N, K = preds.shape
     correct = (preds == labels[..., None]).astype(np.int64)
-    df = pd.DataFrame({
-        "trial": np.repeat(np.arange(T), N * K),
-        "input_id": np.tile(np.repeat(np.arange(N), K), T),
-        "correct": correct.reshape(-1),
-    })
+    df = pd.DataFrame(
+        {
+            "trial": np.repeat(np.arange(T), N * K),
+            "input_id": np.tile(np.repeat(np.arange(N), K), T),
+            "correct": correct.reshape(-1),
+        }
+    )
     est = planning.icc(df, "correct", "input_id", by="trial")
     assert len(est) == T
     assert est["rho"].mean() == pytest.approx(0.043, abs=0.005)
@@ -185,7 +224,9 @@ def test_anova_by_groups_and_row_order():
     est = planning.icc(df, "correct", "input_id", by="subject", system="system")
     assert list(est.columns[:2]) == ["subject", "system"]
     for (subj, sys_), g in df.groupby(["subject", "system"]):
-        ref = anova_loop([x["correct"].to_numpy(float) for _, x in g.groupby("input_id")])
+        ref = anova_loop(
+            [x["correct"].to_numpy(float) for _, x in g.groupby("input_id")]
+        )
         row = est[(est.subject == subj) & (est.system == sys_)].iloc[0]
         assert row["msb"] == pytest.approx(ref["msb"], rel=1e-9)
         assert row["rho_raw"] == pytest.approx(ref["rho_raw"], rel=1e-9)
@@ -197,8 +238,10 @@ def test_anova_by_groups_and_row_order():
 def test_shift_invariance_large_scores():
     # the ANOVA is invariant to adding a constant; centring keeps it exact
     df = unequal_scores(seed=15)
-    df = pd.concat([df.assign(system="a"),
-                    df.assign(system="b", score=df.score * 1.5)], ignore_index=True)
+    df = pd.concat(
+        [df.assign(system="a"), df.assign(system="b", score=df.score * 1.5)],
+        ignore_index=True,
+    )
     df["subject"] = df["input_id"].str[-1].astype(int) % 2
     for run in ("run", None):
         kw = dict(by=["subject"], system="system", pairs="all", run=run)
@@ -207,17 +250,25 @@ def test_shift_invariance_large_scores():
         for col in ("msb", "msw", "sigma2_between_raw", "rho_raw"):
             np.testing.assert_allclose(moved[col], base[col], rtol=1e-7, err_msg=col)
         diff = base["kind"] == "difference"
-        np.testing.assert_allclose(moved.loc[~diff, "mean"], base.loc[~diff, "mean"] + 1e6)
-        np.testing.assert_allclose(moved.loc[diff, "mean"], base.loc[diff, "mean"],
-                                   atol=1e-8)
+        np.testing.assert_allclose(
+            moved.loc[~diff, "mean"], base.loc[~diff, "mean"] + 1e6
+        )
+        np.testing.assert_allclose(
+            moved.loc[diff, "mean"], base.loc[diff, "mean"], atol=1e-8
+        )
 
 
 def test_counts_table_equals_expanded_rows():
     df = clustered(n=80, k=6, unequal=True, seed=4)
     counts = to_counts(df)
     rows = planning.icc(df, "correct", "input_id", system="system")
-    cnt = planning.icc(counts, cluster="input_id", system="system",
-                       successes="n_correct", trials="n_runs")
+    cnt = planning.icc(
+        counts,
+        cluster="input_id",
+        system="system",
+        successes="n_correct",
+        trials="n_runs",
+    )
     pd.testing.assert_frame_equal(rows[COLS], cnt[COLS], rtol=1e-10)
 
 
@@ -225,9 +276,17 @@ def test_real_counts_equal_expanded_rows():
     crux = shared_data("cruxeval_output_T0.2_counts.csv")
     sub = crux[crux.system.isin(sorted(crux.system.unique())[:3])]
     rows = expand_counts(sub)
-    a = planning.icc(sub, cluster="input_id", system="system", successes="n_correct",
-                     trials="n_runs", pairs="all")
-    b = planning.icc(rows, "correct", "input_id", system="system", pairs="all", run=None)
+    a = planning.icc(
+        sub,
+        cluster="input_id",
+        system="system",
+        successes="n_correct",
+        trials="n_runs",
+        pairs="all",
+    )
+    b = planning.icc(
+        rows, "correct", "input_id", system="system", pairs="all", run=None
+    )
     assert (a["method"].iloc[3:] == "mean_difference").all()
     pd.testing.assert_frame_equal(a[COLS], b[COLS], rtol=1e-9)
 
@@ -250,12 +309,14 @@ def test_pairs_fall_back_to_mean_difference():
     df, _, _ = two_system_model(200, 4, seed=6)
     # drop one run of system b: run sets differ, runs cannot be matched
     drop = df.index[(df.system == "b") & (df.input_id == 0) & (df.run == 3)]
-    est = planning.icc(df.drop(drop), "correct", "input_id", system="system",
-                       pairs=[("a", "b")])
+    est = planning.icc(
+        df.drop(drop), "correct", "input_id", system="system", pairs=[("a", "b")]
+    )
     assert est["method"].iloc[2] == "mean_difference"
     # balanced data, run=None: sigma2_B = s_D^2 - (MSW_a + MSW_b) / k exactly
-    est = planning.icc(df, "correct", "input_id", system="system", pairs=[("a", "b")],
-                       run=None)
+    est = planning.icc(
+        df, "correct", "input_id", system="system", pairs=[("a", "b")], run=None
+    )
     diff = est.iloc[2]
     assert diff["method"] == "mean_difference"
     means = df.groupby(["input_id", "system"])["correct"].mean().unstack()
@@ -273,8 +334,9 @@ def test_pair_methods_estimate_the_truth():
     # SD of either estimate of sigma2_B is about 0.002 (we allow 0.008).
     df, sb, sw = two_system_model(20_000, 3, seed=7)
     for run in ("run", None):
-        d = planning.icc(df, "correct", "input_id", system="system",
-                         pairs=[("a", "b")], run=run).iloc[2]
+        d = planning.icc(
+            df, "correct", "input_id", system="system", pairs=[("a", "b")], run=run
+        ).iloc[2]
         assert d["sigma2_between"] == pytest.approx(sb, abs=0.008), run
         assert d["sigma2_within"] == pytest.approx(sw, abs=0.008), run
 
@@ -282,20 +344,35 @@ def test_pair_methods_estimate_the_truth():
 def test_pairs_all_order_and_labels():
     df = clustered(n=30, k=3, p_sys=(0.5, 0.6, 0.7), seed=8)
     est = planning.icc(df, "correct", "input_id", system="system", pairs="all")
-    assert list(est["system"]) == ["sys0", "sys1", "sys2", "sys1 - sys0",
-                                   "sys2 - sys0", "sys2 - sys1"]
-    by = planning.icc(df, "correct", "input_id", by="subject", system="system",
-                      pairs=[("sys0", "sys2")])
+    assert list(est["system"]) == [
+        "sys0",
+        "sys1",
+        "sys2",
+        "sys1 - sys0",
+        "sys2 - sys0",
+        "sys2 - sys1",
+    ]
+    by = planning.icc(
+        df,
+        "correct",
+        "input_id",
+        by="subject",
+        system="system",
+        pairs=[("sys0", "sys2")],
+    )
     assert list(by["subject"]) == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
     assert list(by["kind"][:4]) == ["system"] * 3 + ["difference"]
 
 
 # ================================================================ real data
-@pytest.mark.parametrize("name", [
-    "cruxeval_output_T0.2_counts.csv",
-    "math500_cot_highk_counts.csv",
-    "aime2024_cot_highk_counts.csv",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cruxeval_output_T0.2_counts.csv",
+        "math500_cot_highk_counts.csv",
+        "aime2024_cot_highk_counts.csv",
+    ],
+)
 def test_real_data_noise_split(name):
     """Data noise (between) and run noise (within) per system on real counts.
 
@@ -311,8 +388,13 @@ def test_real_data_noise_split(name):
     with warnings.catch_warnings():
         # AIME: one system never solves anything (no variance): rho is NaN
         warnings.simplefilter("ignore", evalci.DegenerateDataWarning)
-        est = planning.icc(data, cluster="input_id", system="system",
-                           successes="n_correct", trials="n_runs")
+        est = planning.icc(
+            data,
+            cluster="input_id",
+            system="system",
+            successes="n_correct",
+            trials="n_runs",
+        )
     assert len(est) == data["system"].nunique()
     pooled = data.groupby("system")[["n_correct", "n_runs"]].sum()
     pbar = (pooled.n_correct / pooled.n_runs).reindex(est["system"]).to_numpy()
@@ -347,8 +429,9 @@ def test_real_data_k_matters_little_when_rho_is_high():
     one = data[data.system == "gpt-4-0613"]
     if one.empty:
         pytest.skip("system gpt-4-0613 not in this copy of the data")
-    t = planning.width_table(one, cluster="input_id", successes="n_correct",
-                             trials="n_runs")
+    t = planning.width_table(
+        one, cluster="input_id", successes="n_correct", trials="n_runs"
+    )
     assert list(t["k"]) == list(range(1, 11))
     assert t["predicted_factor"].iloc[-1] > 0.9
 
@@ -359,11 +442,15 @@ def test_width_table_predicted_columns():
     t = planning.width_table(df, "correct", "input_id", ks=[2, 8])
     assert list(t["k"]) == [1, 2, 8]  # 1 is always added
     est = planning.icc(df, "correct", "input_id").iloc[0]
-    np.testing.assert_allclose(t["predicted_factor"],
-                               planning.width_factor(est["rho"], [1, 2, 8]))
+    np.testing.assert_allclose(
+        t["predicted_factor"], planning.width_factor(est["rho"], [1, 2, 8])
+    )
     np.testing.assert_allclose(
         t["predicted_width"],
-        planning.predict_width(est["sigma2_between"], est["sigma2_within"], 300, [1, 2, 8]))
+        planning.predict_width(
+            est["sigma2_between"], est["sigma2_within"], 300, [1, 2, 8]
+        ),
+    )
     assert "observed_width" not in t
 
 
@@ -377,13 +464,23 @@ def test_width_table_observed_matches_predicted_seed000():
     # 0.005; we allow 0.02 (4 SD).
     T, N, K = 64, 200, 5
     labels, preds = simulate.confusion_model_arrays(T, N, K, rng=10)
-    df = pd.DataFrame({
-        "trial": np.repeat(np.arange(T), N * K),
-        "input_id": np.tile(np.repeat(np.arange(N), K), T),
-        "correct": (preds == labels[..., None]).astype(int).reshape(-1),
-    })
-    t = planning.width_table(df, "correct", "input_id", by="trial", ks=[1, 2, 3, 5],
-                             observed=True, n_resamples=2000, rng=0)
+    df = pd.DataFrame(
+        {
+            "trial": np.repeat(np.arange(T), N * K),
+            "input_id": np.tile(np.repeat(np.arange(N), K), T),
+            "correct": (preds == labels[..., None]).astype(int).reshape(-1),
+        }
+    )
+    t = planning.width_table(
+        df,
+        "correct",
+        "input_id",
+        by="trial",
+        ks=[1, 2, 3, 5],
+        observed=True,
+        n_resamples=2000,
+        rng=0,
+    )
     mean = t.groupby("k")["observed_factor"].mean()
     np.testing.assert_allclose(mean.loc[[2, 3, 5]], [0.716, 0.592, 0.469], atol=0.02)
     # observed widths near the predicted widths (normal approximation)
@@ -398,17 +495,35 @@ def test_width_table_observed_counts_subsampling():
     df = clustered(n=120, k=5, seed=11)
     one = df[df.system == "sys0"]
     counts = to_counts(one, keys=("input_id",))
-    t = planning.width_table(counts, cluster="input_id", successes="n_correct",
-                             trials="n_runs", observed=True, n_resamples=500, rng=4)
+    t = planning.width_table(
+        counts,
+        cluster="input_id",
+        successes="n_correct",
+        trials="n_runs",
+        observed=True,
+        n_resamples=500,
+        rng=4,
+    )
     from evalci.resampling import seed_sequence
+
     boot = int(seed_sequence(4).spawn(2)[1].generate_state(1)[0])
-    full = evalci.cluster_ci(expand_counts(counts, keys=("input_id",)), "correct",
-                             "input_id", n_resamples=500, rng=boot)
-    assert t["observed_width"].iloc[-1] == pytest.approx(full.high - full.low, rel=1e-12)
+    full = evalci.cluster_ci(
+        expand_counts(counts, keys=("input_id",)),
+        "correct",
+        "input_id",
+        n_resamples=500,
+        rng=boot,
+    )
+    assert t["observed_width"].iloc[-1] == pytest.approx(
+        full.high - full.low, rel=1e-12
+    )
     # rows: the k'-run subsample of each input is nested in the (k'+1)-run one
-    t2 = planning.width_table(one, "correct", "input_id", observed=True,
-                              n_resamples=500, rng=4)
-    assert t2["observed_width"].iloc[-1] == pytest.approx(full.high - full.low, rel=1e-12)
+    t2 = planning.width_table(
+        one, "correct", "input_id", observed=True, n_resamples=500, rng=4
+    )
+    assert t2["observed_width"].iloc[-1] == pytest.approx(
+        full.high - full.low, rel=1e-12
+    )
     assert t2["observed_factor"].iloc[0] == 1.0
 
 
@@ -418,8 +533,9 @@ def test_subsample_counts_is_hypergeometric():
     c = np.tile(np.arange(11), 20_000 // 11 + 1)[:20_000]
     data = pd.DataFrame({"i": np.arange(20_000), "c": c, "n": n})
     src = planning._Source(None, ["i"], [], None, "c", "n")
-    gb, gc, rank, y = planning._subsample(data, src, np.zeros(20_000, np.int64),
-                                          np.arange(20_000), 4, 0)
+    gb, gc, rank, y = planning._subsample(
+        data, src, np.zeros(20_000, np.int64), np.arange(20_000), 4, 0
+    )
     got = np.bincount(gc, weights=y, minlength=20_000)
     # SD of the mean of 20,000 hypergeometric(4 of 10) counts <= 0.007
     assert got.mean() == pytest.approx((4 * c / 10).mean(), abs=0.03)
@@ -427,8 +543,18 @@ def test_subsample_counts_is_hypergeometric():
 
 
 # ===================================================================== plan()
-def brute_force(sb, sw, ci, cr, *, budget=None, target=None, max_k, n_max=20_000,
-                z=1.959963984540054):
+def brute_force(
+    sb,
+    sw,
+    ci,
+    cr,
+    *,
+    budget=None,
+    target=None,
+    max_k,
+    n_max=20_000,
+    z=1.959963984540054,
+):
     """Best (N, k) over a full grid N = 2..n_max, k = 1..max_k."""
     N = np.arange(2, n_max + 1)[:, None]
     k = np.arange(1, max_k + 1)[None, :]
@@ -446,11 +572,11 @@ def brute_force(sb, sw, ci, cr, *, budget=None, target=None, max_k, n_max=20_000
 
 
 CASES = [  # sigma2_B, sigma2_W, cost_input, cost_run
-    (SB_SEED000, SW_SEED000, 20, 1),   # seed 000's model, inputs expensive
-    (0.13, 0.086, 10, 1),              # GPQA-like rho 0.6
+    (SB_SEED000, SW_SEED000, 20, 1),  # seed 000's model, inputs expensive
+    (0.13, 0.086, 10, 1),  # GPQA-like rho 0.6
     (0.1, 0.1, 1, 1),
-    (0.02, 0.2, 0, 1),                 # new inputs free: k = 1
-    (0.2, 0.03, 3, 0.5),               # CRUXEval-like rho 0.87
+    (0.02, 0.2, 0, 1),  # new inputs free: k = 1
+    (0.2, 0.03, 3, 0.5),  # CRUXEval-like rho 0.87
 ]
 
 
@@ -485,10 +611,13 @@ def test_plan_k_star_is_the_optimum_for_large_budgets():
 
 def test_plan_fixed_inputs_and_the_floor():
     # N fixed at 200 (seed 000's N): floor 2 z sqrt(sigma2_B / N) = 0.0201
-    p = planning.plan(SB_SEED000, SW_SEED000, n_inputs=200, target_width=0.05, cost_run=1)
+    p = planning.plan(
+        SB_SEED000, SW_SEED000, n_inputs=200, target_width=0.05, cost_run=1
+    )
     assert p.fixed_n_inputs and p.n_inputs == 200
-    assert p.floor_width == pytest.approx(2 * 1.959964 * math.sqrt(SB_SEED000 / 200),
-                                          rel=1e-6)
+    assert p.floor_width == pytest.approx(
+        2 * 1.959964 * math.sqrt(SB_SEED000 / 200), rel=1e-6
+    )
     widths = planning.predict_width(SB_SEED000, SW_SEED000, 200, np.arange(1, 50))
     assert p.k == int(np.argmax(widths <= 0.05)) + 1  # smallest k that reaches it
     assert p.width <= 0.05 and p.cost == 200 * p.k
@@ -496,10 +625,13 @@ def test_plan_fixed_inputs_and_the_floor():
     assert not low.feasible and low.k is None
     assert "below the floor" in low.note and "below the floor" in repr(low)
     # a budget with fixed N buys the largest affordable k
-    b = planning.plan(SB_SEED000, SW_SEED000, n_inputs=200, budget=1000, cost_run=1,
-                      cost_input=0)
+    b = planning.plan(
+        SB_SEED000, SW_SEED000, n_inputs=200, budget=1000, cost_run=1, cost_input=0
+    )
     assert b.k == 5 and b.cost == 1000
-    assert b.width == pytest.approx(planning.predict_width(SB_SEED000, SW_SEED000, 200, 5))
+    assert b.width == pytest.approx(
+        planning.predict_width(SB_SEED000, SW_SEED000, 200, 5)
+    )
     poor = planning.plan(SB_SEED000, SW_SEED000, n_inputs=200, budget=100, cost_run=1)
     assert not poor.feasible and "does not pay for one run" in poor.note
     # a target just above the floor needs many runs; near the floor note
@@ -511,13 +643,20 @@ def test_plan_from_data_uses_icc():
     df = evalci.load_example()
     one = df[df.system == df.system.iloc[0]]
     est = planning.icc(one, "correct", "input_id").iloc[0]
-    p = planning.plan_from_data(one, "correct", "input_id", cost_input=10, cost_run=1,
-                                budget=3000)
-    q = planning.plan(est["sigma2_between"], est["sigma2_within"], cost_input=10,
-                      cost_run=1, budget=3000)
+    p = planning.plan_from_data(
+        one, "correct", "input_id", cost_input=10, cost_run=1, budget=3000
+    )
+    q = planning.plan(
+        est["sigma2_between"],
+        est["sigma2_within"],
+        cost_input=10,
+        cost_run=1,
+        budget=3000,
+    )
     assert (p.n_inputs, p.k, p.width) == (q.n_inputs, q.k, q.width)
-    by = planning.plan_from_data(df, "correct", "input_id", by="system",
-                                 n_inputs="data", target_width=0.12)
+    by = planning.plan_from_data(
+        df, "correct", "input_id", by="system", n_inputs="data", target_width=0.12
+    )
     assert list(by.columns[:3]) == ["system", "n_inputs", "k"]
     assert (by["n_inputs"] == 198).all() and by["feasible"].all()
 
@@ -528,8 +667,15 @@ def test_plan_repr_and_frame():
     assert text.startswith("Plan: narrowest 95% interval for a budget of 5000")
     assert f"N = {p.n_inputs} inputs x k = {p.k} runs" in text
     frame = p.to_frame()
-    assert list(frame.columns) == ["k", "n_inputs", "runs", "width", "cost",
-                                   "feasible", "best"]
+    assert list(frame.columns) == [
+        "k",
+        "n_inputs",
+        "runs",
+        "width",
+        "cost",
+        "feasible",
+        "best",
+    ]
     assert frame.loc[frame.best, "k"].item() == p.k
 
 
@@ -544,7 +690,9 @@ def test_sample_size_seed004_worked_example():
     assert n == pytest.approx(2600, rel=0.02)
     # rule of thumb: "a 200-item eval can reliably detect differences of around
     # 10 points"
-    assert planning.minimum_detectable_effect(200, p=0.80) == pytest.approx(0.10, abs=0.01)
+    assert planning.minimum_detectable_effect(200, p=0.80) == pytest.approx(
+        0.10, abs=0.01
+    )
 
 
 def test_sample_size_paired_connor():
@@ -566,19 +714,24 @@ def test_sample_size_design_effect():
     base = (1.959963985 + 0.841621234) ** 2 * (0.16 + 0.83 * 0.17) / 0.0009
     for k, rho in [(1, None), (5, 0.6), (3, 0.0), (10, 1.0)]:
         deff = 1.0 if k == 1 else rho + (1 - rho) / k
-        assert planning.sample_size(0.80, 0.83, k=k, rho=rho) == math.ceil(base * deff - 1e-9)
+        assert planning.sample_size(0.80, 0.83, k=k, rho=rho) == math.ceil(
+            base * deff - 1e-9
+        )
     # one-sided: z_(1 - alpha)
     one = (1.644853627 + 0.841621234) ** 2 * (0.16 + 0.83 * 0.17) / 0.0009
     assert planning.sample_size(0.80, 0.83, alternative="greater") == math.ceil(one)
     assert planning.sample_size(0.83, 0.80, alternative="less") == math.ceil(one)
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(),
-    dict(k=5, rho=0.3),
-    dict(paired=True, discordance=0.12),
-    dict(paired=True, sd_diff=0.4, k=3, rho=0.5),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(),
+        dict(k=5, rho=0.3),
+        dict(paired=True, discordance=0.12),
+        dict(paired=True, sd_diff=0.4, k=3, rho=0.5),
+    ],
+)
 def test_power_mde_and_sample_size_are_inverses(kwargs):
     n = planning.sample_size(0.70, 0.75, **kwargs)
     assert planning.power(0.70, 0.75, n, **kwargs) >= 0.8
@@ -601,6 +754,7 @@ def test_mde_sigma2_and_nan():
 
 def _simulated_power(rng, n, k, rho_beta, p1, p2, trials=4000):
     """Share of z-tests on input means (k runs, beta-binomial inputs) rejecting."""
+
     def draw(p):
         if rho_beta == 0:
             q = np.full((trials, n), p)
@@ -608,6 +762,7 @@ def _simulated_power(rng, n, k, rho_beta, p1, p2, trials=4000):
             s = 1 / rho_beta - 1
             q = rng.beta(p * s, (1 - p) * s, (trials, n))
         return rng.binomial(k, q) / k
+
     a, b = draw(p1), draw(p2)
     se = np.sqrt(a.var(axis=1, ddof=1) / n + b.var(axis=1, ddof=1) / n)
     return np.mean(np.abs(b.mean(1) - a.mean(1)) / se > 1.959964)
@@ -638,25 +793,42 @@ def test_from_data_functions():
     est = planning.icc(df, "correct", "input_id", system="system", pairs=[(a, b)])
     d = est.iloc[2]
     sd = math.sqrt(d["sigma2_between"] + d["sigma2_within"])
-    n = planning.sample_size_from_data(df, "correct", "input_id", system="system",
-                                       pair=(a, b), effect=-0.05)
+    n = planning.sample_size_from_data(
+        df, "correct", "input_id", system="system", pair=(a, b), effect=-0.05
+    )
     assert n["n_inputs"].item() == planning.sample_size(
-        est["mean"].iloc[0], est["mean"].iloc[0] - 0.05, paired=True, sd_diff=sd, k=5,
-        rho=d["rho"])
+        est["mean"].iloc[0],
+        est["mean"].iloc[0] - 0.05,
+        paired=True,
+        sd_diff=sd,
+        k=5,
+        rho=d["rho"],
+    )
     m = planning.mde_from_data(df, "correct", "input_id", system="system", pair=(a, b))
-    assert m["mde"].item() == pytest.approx(planning.minimum_detectable_effect(
-        198, paired=True, sd_diff=sd, k=5, rho=d["rho"]))
-    ind = planning.mde_from_data(df, "correct", "input_id", system="system",
-                                 n_inputs=1000, k=1)
+    assert m["mde"].item() == pytest.approx(
+        planning.minimum_detectable_effect(
+            198, paired=True, sd_diff=sd, k=5, rho=d["rho"]
+        )
+    )
+    ind = planning.mde_from_data(
+        df, "correct", "input_id", system="system", n_inputs=1000, k=1
+    )
     assert list(ind["system"]) == [a, b] and (ind["k"] == 1).all()
     assert ind["mde"].iloc[0] == pytest.approx(
-        planning.minimum_detectable_effect(1000, p=est["mean"].iloc[0]))
+        planning.minimum_detectable_effect(1000, p=est["mean"].iloc[0])
+    )
     counts = to_counts(df)
     via_counts = planning.sample_size_from_data(
-        counts, cluster="input_id", system="system", successes="n_correct",
-        trials="n_runs", effect=0.03)
-    via_rows = planning.sample_size_from_data(df, "correct", "input_id",
-                                              system="system", effect=0.03)
+        counts,
+        cluster="input_id",
+        system="system",
+        successes="n_correct",
+        trials="n_runs",
+        effect=0.03,
+    )
+    via_rows = planning.sample_size_from_data(
+        df, "correct", "input_id", system="system", effect=0.03
+    )
     pd.testing.assert_frame_equal(via_counts, via_rows)
 
 
@@ -666,26 +838,57 @@ def small():
     return clustered(n=12, k=3, seed=13)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(value="corect", cluster="input_id"), r"`value`: column 'corect' is not in"),
-    (dict(value="correct", cluster="qid"), r"`cluster`: column 'qid' is not in"),
-    (dict(value="correct"), r"`cluster` is required"),
-    (dict(cluster="input_id"), r"`value` is required"),
-    (dict(value="correct", cluster="input_id", successes="correct"),
-     r"`successes` and `trials` go together"),
-    (dict(value="correct", cluster="input_id", successes="correct", trials="run"),
-     r"either `value` .* or `successes`/`trials`"),
-    (dict(value="correct", cluster="input_id", by="input_id"),
-     r"`cluster` column 'input_id' is also a group"),
-    (dict(value="correct", cluster="input_id", pairs="all"), r"`pairs` needs `system=`"),
-    (dict(value="correct", cluster="input_id", system="system", pairs=[("sys0", "x")]),
-     r"`pairs`: system 'x' is not in column 'system'"),
-    (dict(value="correct", cluster="input_id", system="system", pairs="some"),
-     r"`pairs` must be 'all' or a list"),
-    (dict(value="input_id", cluster="run"), r"`value` column 'input_id' is not numeric"),
-    (dict(cluster="input_id", successes="run", trials="correct"),
-     r"`trials` column 'correct' has \d+ rows with no runs"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (
+            dict(value="corect", cluster="input_id"),
+            r"`value`: column 'corect' is not in",
+        ),
+        (dict(value="correct", cluster="qid"), r"`cluster`: column 'qid' is not in"),
+        (dict(value="correct"), r"`cluster` is required"),
+        (dict(cluster="input_id"), r"`value` is required"),
+        (
+            dict(value="correct", cluster="input_id", successes="correct"),
+            r"`successes` and `trials` go together",
+        ),
+        (
+            dict(
+                value="correct", cluster="input_id", successes="correct", trials="run"
+            ),
+            r"either `value` .* or `successes`/`trials`",
+        ),
+        (
+            dict(value="correct", cluster="input_id", by="input_id"),
+            r"`cluster` column 'input_id' is also a group",
+        ),
+        (
+            dict(value="correct", cluster="input_id", pairs="all"),
+            r"`pairs` needs `system=`",
+        ),
+        (
+            dict(
+                value="correct",
+                cluster="input_id",
+                system="system",
+                pairs=[("sys0", "x")],
+            ),
+            r"`pairs`: system 'x' is not in column 'system'",
+        ),
+        (
+            dict(value="correct", cluster="input_id", system="system", pairs="some"),
+            r"`pairs` must be 'all' or a list",
+        ),
+        (
+            dict(value="input_id", cluster="run"),
+            r"`value` column 'input_id' is not numeric",
+        ),
+        (
+            dict(cluster="input_id", successes="run", trials="correct"),
+            r"`trials` column 'correct' has \d+ rows with no runs",
+        ),
+    ],
+)
 def test_icc_argument_errors(small, kwargs, match):
     with pytest.raises(ValueError, match=match):
         planning.icc(small, **kwargs)
@@ -704,48 +907,94 @@ def test_icc_degenerate_data():
         planning.icc(df.to_numpy(), "correct", "input_id")
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: planning.width_factor(1.5, 2), r"`rho` must be in \[0, 1\]"),
-    (lambda: planning.width_factor(0.2, 0), r"`k` must be in \[1, inf\)"),
-    (lambda: planning.predict_width(0.1, 0.1, 0, 2), r"`n_inputs` must be in \(0"),
-    (lambda: planning.predict_width(0.1, 0.1, 10, 2, confidence_level=95),
-     r"`confidence_level` must be in \(0, 1\)"),
-    (lambda: planning.plan(0.1, 0.1, cost_input=1, cost_run=1),
-     r"exactly one of `budget` .* or `target_width`"),
-    (lambda: planning.plan(0.1, 0.1, budget=100), r"`cost_input` and `cost_run` are required"),
-    (lambda: planning.plan(0, 0, cost_input=1, cost_run=1, budget=10),
-     r"both 0"),
-    (lambda: planning.plan(-0.1, 0.1, cost_input=1, cost_run=1, budget=10),
-     r"`sigma2_between` must be in \[0"),
-    (lambda: planning.plan(0.1, 0.1, cost_input=1, cost_run=0, budget=10),
-     r"`cost_run` must be in \(0"),
-    (lambda: planning.plan(0.1, 0.1, n_inputs=1, target_width=0.1),
-     r"`n_inputs` must be an integer >= 2"),
-    (lambda: planning.plan(0.1, 0.1, n_inputs=100, budget=1000),
-     r"`cost_run` is required"),
-    (lambda: planning.plan(0.1, 0.1, cost_input=1, cost_run=1, budget=10, max_k=0),
-     r"`max_k` must be an integer >= 1"),
-    (lambda: planning.sample_size(0.8, 0.8), r"`p1` and `p2` are equal"),
-    (lambda: planning.sample_size(0.8, 1.2), r"`p2` must be in \(0, 1\)"),
-    (lambda: planning.sample_size(0.8, 0.83, k=5), r"`rho` is required with k = 5"),
-    (lambda: planning.sample_size(0.8, 0.83, discordance=0.1),
-     r"describe a paired design .* paired=True"),
-    (lambda: planning.sample_size(0.8, 0.83, paired=True),
-     r"paired=True needs exactly one of `discordance`"),
-    (lambda: planning.sample_size(0.8, 0.83, paired=True, discordance=0.01),
-     r"`discordance` = 0.01 is smaller than \|p2 - p1\|"),
-    (lambda: planning.sample_size(0.8, 0.83, paired=True, discordance=0.6),
-     r"`discordance` = 0.6 is impossible"),
-    (lambda: planning.sample_size(0.8, 0.83, alternative="less"),
-     r"alternative='less' tests p2 < p1"),
-    (lambda: planning.sample_size(0.8, 0.83, alternative="bigger"),
-     r"`alternative` must be one of"),
-    (lambda: planning.sample_size(0.8, 0.83, power=80), r"`power` must be in \(0, 1\)"),
-    (lambda: planning.sample_size(0.8, 0.83, alpha=0), r"`alpha` must be in \(0, 1\)"),
-    (lambda: planning.minimum_detectable_effect(100), r"exactly one of `p` .* `sigma2`"),
-    (lambda: planning.minimum_detectable_effect(100, p=0.5, paired=True, sd_diff=0.3),
-     r"`p` and `sigma2` describe the independent design"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: planning.width_factor(1.5, 2), r"`rho` must be in \[0, 1\]"),
+        (lambda: planning.width_factor(0.2, 0), r"`k` must be in \[1, inf\)"),
+        (lambda: planning.predict_width(0.1, 0.1, 0, 2), r"`n_inputs` must be in \(0"),
+        (
+            lambda: planning.predict_width(0.1, 0.1, 10, 2, confidence_level=95),
+            r"`confidence_level` must be in \(0, 1\)",
+        ),
+        (
+            lambda: planning.plan(0.1, 0.1, cost_input=1, cost_run=1),
+            r"exactly one of `budget` .* or `target_width`",
+        ),
+        (
+            lambda: planning.plan(0.1, 0.1, budget=100),
+            r"`cost_input` and `cost_run` are required",
+        ),
+        (lambda: planning.plan(0, 0, cost_input=1, cost_run=1, budget=10), r"both 0"),
+        (
+            lambda: planning.plan(-0.1, 0.1, cost_input=1, cost_run=1, budget=10),
+            r"`sigma2_between` must be in \[0",
+        ),
+        (
+            lambda: planning.plan(0.1, 0.1, cost_input=1, cost_run=0, budget=10),
+            r"`cost_run` must be in \(0",
+        ),
+        (
+            lambda: planning.plan(0.1, 0.1, n_inputs=1, target_width=0.1),
+            r"`n_inputs` must be an integer >= 2",
+        ),
+        (
+            lambda: planning.plan(0.1, 0.1, n_inputs=100, budget=1000),
+            r"`cost_run` is required",
+        ),
+        (
+            lambda: planning.plan(
+                0.1, 0.1, cost_input=1, cost_run=1, budget=10, max_k=0
+            ),
+            r"`max_k` must be an integer >= 1",
+        ),
+        (lambda: planning.sample_size(0.8, 0.8), r"`p1` and `p2` are equal"),
+        (lambda: planning.sample_size(0.8, 1.2), r"`p2` must be in \(0, 1\)"),
+        (lambda: planning.sample_size(0.8, 0.83, k=5), r"`rho` is required with k = 5"),
+        (
+            lambda: planning.sample_size(0.8, 0.83, discordance=0.1),
+            r"describe a paired design .* paired=True",
+        ),
+        (
+            lambda: planning.sample_size(0.8, 0.83, paired=True),
+            r"paired=True needs exactly one of `discordance`",
+        ),
+        (
+            lambda: planning.sample_size(0.8, 0.83, paired=True, discordance=0.01),
+            r"`discordance` = 0.01 is smaller than \|p2 - p1\|",
+        ),
+        (
+            lambda: planning.sample_size(0.8, 0.83, paired=True, discordance=0.6),
+            r"`discordance` = 0.6 is impossible",
+        ),
+        (
+            lambda: planning.sample_size(0.8, 0.83, alternative="less"),
+            r"alternative='less' tests p2 < p1",
+        ),
+        (
+            lambda: planning.sample_size(0.8, 0.83, alternative="bigger"),
+            r"`alternative` must be one of",
+        ),
+        (
+            lambda: planning.sample_size(0.8, 0.83, power=80),
+            r"`power` must be in \(0, 1\)",
+        ),
+        (
+            lambda: planning.sample_size(0.8, 0.83, alpha=0),
+            r"`alpha` must be in \(0, 1\)",
+        ),
+        (
+            lambda: planning.minimum_detectable_effect(100),
+            r"exactly one of `p` .* `sigma2`",
+        ),
+        (
+            lambda: planning.minimum_detectable_effect(
+                100, p=0.5, paired=True, sd_diff=0.3
+            ),
+            r"`p` and `sigma2` describe the independent design",
+        ),
+    ],
+)
 def test_planning_argument_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
@@ -756,9 +1005,12 @@ def test_from_data_argument_errors(small):
         planning.mde_from_data(small, "correct", "input_id", pair=("sys0", "sys1"))
     with pytest.raises(ValueError, match=r"`effect`: p1 \+ effect = "):
         planning.sample_size_from_data(small, "correct", "input_id", effect=0.9)
-    with pytest.raises(ValueError, match=r"`n_inputs` must be an integer, None .* 'data'"):
-        planning.plan_from_data(small, "correct", "input_id", n_inputs="all",
-                                target_width=0.1)
+    with pytest.raises(
+        ValueError, match=r"`n_inputs` must be an integer, None .* 'data'"
+    ):
+        planning.plan_from_data(
+            small, "correct", "input_id", n_inputs="all", target_width=0.1
+        )
     with pytest.raises(ValueError, match=r"`ks` must be a sequence of integers >= 1"):
         planning.width_table(small, "correct", "input_id", ks=[0, 2])
     with pytest.raises(ValueError, match=r"`n_resamples` must be a positive integer"):
@@ -766,20 +1018,31 @@ def test_from_data_argument_errors(small):
 
 
 # ================================================================= accessors
-@pytest.mark.parametrize("method, args, kwargs", [
-    ("icc", ("correct", "input_id"), dict(system="system", pairs="all")),
-    ("width_table", ("correct", "input_id"), dict(by="system")),
-    ("plan", ("correct", "input_id"), dict(by="system", n_inputs="data",
-                                           target_width=0.12)),
-    ("sample_size", ("correct", "input_id"), dict(system="system", effect=0.03)),
-    ("mde", ("correct", "input_id"), dict(system="system")),
-])
+@pytest.mark.parametrize(
+    "method, args, kwargs",
+    [
+        ("icc", ("correct", "input_id"), dict(system="system", pairs="all")),
+        ("width_table", ("correct", "input_id"), dict(by="system")),
+        (
+            "plan",
+            ("correct", "input_id"),
+            dict(by="system", n_inputs="data", target_width=0.12),
+        ),
+        ("sample_size", ("correct", "input_id"), dict(system="system", effect=0.03)),
+        ("mde", ("correct", "input_id"), dict(system="system")),
+    ],
+)
 def test_accessor_forwards(gpqa, method, args, kwargs):
     acc = gpqa.evalci
     if not hasattr(acc, method):
         pytest.skip(f"df.evalci.{method} is not wired yet")
-    func = {"icc": planning.icc, "width_table": planning.width_table,
-            "plan": planning.plan_from_data, "sample_size": planning.sample_size_from_data,
-            "mde": planning.mde_from_data}[method]
-    pd.testing.assert_frame_equal(getattr(acc, method)(*args, **kwargs),
-                                  func(gpqa, *args, **kwargs))
+    func = {
+        "icc": planning.icc,
+        "width_table": planning.width_table,
+        "plan": planning.plan_from_data,
+        "sample_size": planning.sample_size_from_data,
+        "mde": planning.mde_from_data,
+    }[method]
+    pd.testing.assert_frame_equal(
+        getattr(acc, method)(*args, **kwargs), func(gpqa, *args, **kwargs)
+    )

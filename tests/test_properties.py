@@ -24,18 +24,24 @@ def tables(draw):
 
 
 @settings(max_examples=40, deadline=None)
-@given(tables(), st.sampled_from(["cluster", "hierarchical", "single_draw"]),
-       st.sampled_from(["input", "run"]))
+@given(
+    tables(),
+    st.sampled_from(["cluster", "hierarchical", "single_draw"]),
+    st.sampled_from(["input", "run"]),
+)
 def test_row_order_never_changes_a_result(pair, strategy, weight):
     df, shuffled = pair
-    kw = dict(cluster="input_id", strategy=strategy, weight=weight, n_resamples=64, rng=1)
+    kw = dict(
+        cluster="input_id", strategy=strategy, weight=weight, n_resamples=64, rng=1
+    )
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", evalci.DegenerateDataWarning)
         a = evalci.bootstrap(df, "correct", **kw)
         b = evalci.bootstrap(shuffled, "correct", **kw)
-    np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution,
-                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        a.bootstrap_distribution, b.bootstrap_distribution, rtol=1e-12, atol=1e-15
+    )
     assert a.estimate == b.estimate or np.isclose(a.estimate, b.estimate)
 
 
@@ -46,7 +52,9 @@ def test_replicates_stay_within_the_range_of_input_scores(pair):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", evalci.DegenerateDataWarning)
-        res = evalci.cluster_ci(df, "correct", cluster="input_id", n_resamples=64, rng=0)
+        res = evalci.cluster_ci(
+            df, "correct", cluster="input_id", n_resamples=64, rng=0
+        )
     per_input = df.groupby("input_id").correct.mean()
     assert per_input.min() - 1e-12 <= res.bootstrap_distribution.min()
     assert res.bootstrap_distribution.max() <= per_input.max() + 1e-12
@@ -54,11 +62,18 @@ def test_replicates_stay_within_the_range_of_input_scores(pair):
 
 
 def test_registered_metric_is_found_by_name():
-    evalci.metrics.register_metric(evalci.metrics.accuracy(truth="label"),
-                                   name="label_accuracy", overwrite=True)
-    df = pd.DataFrame({"input_id": np.arange(30), "pred": np.arange(30) % 3,
-                       "label": np.arange(30) % 2})
-    res = evalci.cluster_ci(df, "pred", cluster="input_id", metric="label_accuracy",
-                            n_resamples=100, rng=0)
+    evalci.metrics.register_metric(
+        evalci.metrics.accuracy(truth="label"), name="label_accuracy", overwrite=True
+    )
+    df = pd.DataFrame(
+        {
+            "input_id": np.arange(30),
+            "pred": np.arange(30) % 3,
+            "label": np.arange(30) % 2,
+        }
+    )
+    res = evalci.cluster_ci(
+        df, "pred", cluster="input_id", metric="label_accuracy", n_resamples=100, rng=0
+    )
     assert res.estimate == (df.pred == df.label).mean()
     assert "label_accuracy" in evalci.metrics.available_metrics()

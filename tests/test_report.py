@@ -39,8 +39,9 @@ def test_flaky_errors(gpqa):
 
 
 def test_report_has_seed002_five_things(gpqa):
-    rep = gpqa.evalci.report("correct", cluster="input_id", mme=0.02,
-                             n_resamples=2000, rng=0)
+    rep = gpqa.evalci.report(
+        "correct", cluster="input_id", mme=0.02, n_resamples=2000, rng=0
+    )
     text = rep.to_text()
     assert "Inputs N = 198" in text and "k=5" in text
     assert "Minimum meaningful effect: 2.0 points" in text
@@ -52,16 +53,19 @@ def test_report_has_seed002_five_things(gpqa):
     frame = rep.to_frame()
     assert list(frame.kind) == ["score", "score", "gap"]
     # the report's numbers are those of the functions it is built from
-    comp = gpqa.evalci.compare("correct", cluster="input_id", mme=0.02,
-                               n_resamples=2000, rng=0)
+    comp = gpqa.evalci.compare(
+        "correct", cluster="input_id", mme=0.02, n_resamples=2000, rng=0
+    )
     assert frame.estimate[2] == comp.table.gap[0] and frame.low[2] == comp.table.low[0]
-    scores = gpqa.evalci.cluster_ci("correct", cluster="input_id", by="system",
-                                    n_resamples=2000, rng=0)
+    scores = gpqa.evalci.cluster_ci(
+        "correct", cluster="input_id", by="system", n_resamples=2000, rng=0
+    )
     np.testing.assert_array_equal(frame.low[:2], scores.low.to_numpy())
     # the scores and the gap come from the same draws
     np.testing.assert_array_equal(
         rep.scores.bootstrap_distribution[1] - rep.scores.bootstrap_distribution[0],
-        rep.comparison.gap_distribution[0])
+        rep.comparison.gap_distribution[0],
+    )
 
 
 def test_report_without_mme_asks_for_one(gpqa):

@@ -48,20 +48,30 @@ def test_pandas_and_xarray_give_identical_numbers(unequal, method, strategy):
     ds = unequal.evalci.to_xarray("correct").evalci.bootstrap(**kw)
     for var in ["estimate", "low", "high", "standard_error", "z0", "acceleration"]:
         np.testing.assert_array_equal(ds[var].values, getattr(res, var).to_numpy())
-    np.testing.assert_array_equal(ds.bootstrap_distribution.values,
-                                  res.bootstrap_distribution.T)
+    np.testing.assert_array_equal(
+        ds.bootstrap_distribution.values, res.bootstrap_distribution.T
+    )
     assert ds.attrs["method"] == method and ds.attrs["strategy"] == strategy
 
 
 def test_mode_aggregate_and_iid_identical_both_ways(unequal):
-    for strategy, warning in [("mode_aggregate", evalci.EstimandWarning),
-                              ("iid", evalci.ClusteringIgnoredWarning)]:
+    for strategy, warning in [
+        ("mode_aggregate", evalci.EstimandWarning),
+        ("iid", evalci.ClusteringIgnoredWarning),
+    ]:
         with pytest.warns(warning):
-            res = unequal.evalci.bootstrap("correct", cluster="input_id", by="system",
-                                           strategy=strategy, n_resamples=200, rng=3)
+            res = unequal.evalci.bootstrap(
+                "correct",
+                cluster="input_id",
+                by="system",
+                strategy=strategy,
+                n_resamples=200,
+                rng=3,
+            )
         with pytest.warns(warning):
             ds = unequal.evalci.to_xarray("correct").evalci.bootstrap(
-                strategy=strategy, n_resamples=200, rng=3)
+                strategy=strategy, n_resamples=200, rng=3
+            )
         np.testing.assert_array_equal(ds.low.values, res.low.to_numpy())
         np.testing.assert_array_equal(ds.high.values, res.high.to_numpy())
 
@@ -70,9 +80,13 @@ def test_accessor_equals_module_function(gpqa):
     da = gpqa.evalci.to_xarray("correct")
     xr.testing.assert_identical(da, evalci.xr.to_xarray(gpqa, "correct"))
     kw = dict(n_resamples=200, rng=0)
-    xr.testing.assert_identical(da.evalci.cluster_ci(**kw), evalci.xr.cluster_ci(da, **kw))
-    xr.testing.assert_identical(da.evalci.bootstrap(strategy="hierarchical", **kw),
-                                evalci.xr.bootstrap(da, strategy="hierarchical", **kw))
+    xr.testing.assert_identical(
+        da.evalci.cluster_ci(**kw), evalci.xr.cluster_ci(da, **kw)
+    )
+    xr.testing.assert_identical(
+        da.evalci.bootstrap(strategy="hierarchical", **kw),
+        evalci.xr.bootstrap(da, strategy="hierarchical", **kw),
+    )
     pd.testing.assert_frame_equal(da.evalci.to_frame(), evalci.xr.to_frame(da))
 
 
@@ -82,8 +96,10 @@ def test_extra_dims_broadcast_with_shared_draws(gpqa):
     two = xr.concat([da, da], dim=pd.Index(["a", "b"], name="prompt"))
     ds = two.evalci.cluster_ci(n_resamples=500, rng=1)
     assert set(ds.estimate.dims) == {"prompt", "system"}
-    np.testing.assert_array_equal(ds.bootstrap_distribution.sel(prompt="a").values,
-                                  ds.bootstrap_distribution.sel(prompt="b").values)
+    np.testing.assert_array_equal(
+        ds.bootstrap_distribution.sel(prompt="a").values,
+        ds.bootstrap_distribution.sel(prompt="b").values,
+    )
     assert ds.attrs["paired"] == 1
 
 
@@ -91,27 +107,52 @@ def test_by_coordinate_gives_independent_groups_and_strata(unequal):
     da = unequal.evalci.to_xarray("correct", strata="subject")
     per = da.evalci.cluster_ci(by="subject", n_resamples=200, rng=0)
     assert per.estimate.dims == ("subject", "system")
-    res = unequal.evalci.cluster_ci("correct", cluster="input_id",
-                                    by=["subject", "system"], n_resamples=200, rng=0)
+    res = unequal.evalci.cluster_ci(
+        "correct", cluster="input_id", by=["subject", "system"], n_resamples=200, rng=0
+    )
     np.testing.assert_array_equal(per.low.values.ravel(), res.low.to_numpy())
     strat = da.evalci.cluster_ci(strata="subject", method="bca", n_resamples=200, rng=0)
-    ref = unequal.evalci.cluster_ci("correct", cluster="input_id", by="system",
-                                    strata="subject", method="bca", n_resamples=200, rng=0)
+    ref = unequal.evalci.cluster_ci(
+        "correct",
+        cluster="input_id",
+        by="system",
+        strata="subject",
+        method="bca",
+        n_resamples=200,
+        rng=0,
+    )
     np.testing.assert_array_equal(strat.high.values, ref.high.to_numpy())
 
 
 def test_kappa_with_true_labels_as_coordinate():
     rng = np.random.default_rng(4)
     label = rng.integers(0, 4, 80)
-    pred = np.where(rng.random((80, 3)) < 0.6, label[:, None], rng.integers(0, 4, (80, 3)))
-    da = xr.DataArray(pred.astype(float), dims=("input", "run"),
-                      coords={"input": np.arange(80), "label": ("input", label)})
+    pred = np.where(
+        rng.random((80, 3)) < 0.6, label[:, None], rng.integers(0, 4, (80, 3))
+    )
+    da = xr.DataArray(
+        pred.astype(float),
+        dims=("input", "run"),
+        coords={"input": np.arange(80), "label": ("input", label)},
+    )
     metric = evalci.metrics.kappa(truth="label")
     ds = da.evalci.cluster_ci(metric=metric, method="bca", n_resamples=300, rng=0)
-    long = pd.DataFrame({"input": np.repeat(np.arange(80), 3), "pred": pred.ravel(),
-                         "label": np.repeat(label, 3).astype(float)})
-    res = evalci.cluster_ci(long, "pred", cluster="input", metric=metric, method="bca",
-                            n_resamples=300, rng=0)
+    long = pd.DataFrame(
+        {
+            "input": np.repeat(np.arange(80), 3),
+            "pred": pred.ravel(),
+            "label": np.repeat(label, 3).astype(float),
+        }
+    )
+    res = evalci.cluster_ci(
+        long,
+        "pred",
+        cluster="input",
+        metric=metric,
+        method="bca",
+        n_resamples=300,
+        rng=0,
+    )
     assert float(ds.estimate) == pytest.approx(res.estimate, rel=1e-12)
     assert float(ds.low) == pytest.approx(res.low, rel=1e-12)
 
@@ -125,7 +166,9 @@ def test_dim_errors(gpqa):
         da.isel(input=[0]).evalci.cluster_ci()
     with pytest.raises(ValueError, match=r"`strata`='topic' is not a coordinate"):
         da.evalci.cluster_ci(strata="topic")
-    varying = da.assign_coords(topic=(("input", "run"), np.arange(198 * 5).reshape(198, 5)))
+    varying = da.assign_coords(
+        topic=(("input", "run"), np.arange(198 * 5).reshape(198, 5))
+    )
     with pytest.raises(ValueError, match=r"coordinate 'topic' varies along 'run'"):
         varying.evalci.cluster_ci(strata="topic")
     holes = da.copy()
@@ -153,8 +196,9 @@ def test_dask_backed_is_lazy_and_identical(gpqa):
     eager = da.evalci.cluster_ci(method="bca", n_resamples=500, rng=3)
     counter = CountingScheduler()
     with dask.config.set(scheduler=counter):
-        lazy = da.chunk({"input": 40}).evalci.cluster_ci(method="bca", n_resamples=500,
-                                                         rng=3)
+        lazy = da.chunk({"input": 40}).evalci.cluster_ci(
+            method="bca", n_resamples=500, rng=3
+        )
         assert counter.calls == 0
         assert lazy.low.chunks is not None
         computed = lazy.compute()
@@ -174,9 +218,12 @@ def test_dask_on_a_real_distributed_cluster(gpqa):
     distributed = pytest.importorskip("distributed")
     da = gpqa.evalci.to_xarray("correct")
     eager = da.evalci.cluster_ci(n_resamples=400, rng=2)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         lazy = da.chunk({"input": 66}).evalci.cluster_ci(n_resamples=400, rng=2)
         computed = lazy.compute()
     xr.testing.assert_identical(computed, eager)
@@ -192,8 +239,11 @@ def _expand_counts(counts: pd.DataFrame) -> xr.DataArray:
     n_correct = n_correct.loc[inputs, systems].to_numpy()
     # runs are exchangeable: put the correct ones first
     runs = (np.arange(k)[None, :, None] < n_correct[:, None, :]).astype(float)
-    return xr.DataArray(runs, dims=("input", "run", "system"),
-                        coords={"input": inputs, "system": systems})
+    return xr.DataArray(
+        runs,
+        dims=("input", "run", "system"),
+        coords={"input": inputs, "system": systems},
+    )
 
 
 def test_cruxeval_31_systems_in_one_call():
@@ -204,8 +254,9 @@ def test_cruxeval_31_systems_in_one_call():
     expected = counts.groupby("system").apply(
         lambda g: (g.n_correct / g.n_runs).mean(), include_groups=False
     )
-    np.testing.assert_allclose(ds.estimate.to_series().loc[expected.index], expected,
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        ds.estimate.to_series().loc[expected.index], expected, rtol=1e-12
+    )
     assert (ds.low <= ds.estimate).all() and (ds.estimate <= ds.high).all()
     # one system alone: same draws as in the joint call (shared unit, key 0)
     one = da.isel(system=[5]).evalci.cluster_ci(n_resamples=2000, rng=0)
@@ -215,7 +266,9 @@ def test_cruxeval_31_systems_in_one_call():
 def test_gpqa_as_input_run_system(gpqa):
     ds = gpqa.evalci.to_xarray("correct").evalci.cluster_ci(n_resamples=2000, rng=0)
     expected = gpqa.groupby("system").correct.mean()
-    np.testing.assert_allclose(ds.estimate.values, expected.loc[ds.system.values].values)
+    np.testing.assert_allclose(
+        ds.estimate.values, expected.loc[ds.system.values].values
+    )
     # paired gap from the shared draws: the replicate difference
     gap = ds.bootstrap_distribution.diff("system")
     assert float(gap.std()) < float(ds.standard_error.sum())

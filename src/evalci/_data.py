@@ -152,7 +152,9 @@ class Cube:
             out[:, j] = np.bincount(cell, weights=self.stats[:, j], minlength=n * g)
         return out.reshape(n, g, m)
 
-    def units(self, strategy: str, weight: str) -> list[tuple[Unit, np.ndarray, np.ndarray]]:
+    def units(
+        self, strategy: str, weight: str
+    ) -> list[tuple[Unit, np.ndarray, np.ndarray]]:
         """Split into draw units: groups with the same set of inputs share draws.
 
         Returns ``(unit, groups, clusters)`` triples: the unit, the positions of
@@ -202,14 +204,21 @@ class Cube:
             if with_stats:
                 t = sums[np.ix_(clusters, groups)]
                 if weight == "input":
-                    runs = kk if self.runs is None else \
-                        self.cell_runs()[np.ix_(clusters, groups)]
+                    runs = (
+                        kk
+                        if self.runs is None
+                        else self.cell_runs()[np.ix_(clusters, groups)]
+                    )
                     t = t / runs[:, :, None]
             else:
                 t = np.zeros((len(clusters), len(groups), 0))
             unit = Unit(
-                index=u, T=t, strata_bounds=bounds,
-                starts=tuple(starts), counts=tuple(counts), rows=tuple(rows),
+                index=u,
+                T=t,
+                strata_bounds=bounds,
+                starts=tuple(starts),
+                counts=tuple(counts),
+                rows=tuple(rows),
             )
             out.append((unit, groups, clusters))
         return out

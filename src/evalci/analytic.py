@@ -37,7 +37,15 @@ ANALYTIC_METHODS: tuple[str, ...] = (
 )
 _ALIASES = {"exact": "clopper-pearson", "fce": "fleiss-cohen-everitt"}
 _PROPORTION_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald")
-_FIELDS = ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs", "rule_of_three")
+_FIELDS = (
+    "estimate",
+    "low",
+    "high",
+    "standard_error",
+    "n_inputs",
+    "n_runs",
+    "rule_of_three",
+)
 # the exact McNemar test is used below this many discordant inputs (exact=None)
 MCNEMAR_EXACT_BELOW = 25
 
@@ -273,7 +281,9 @@ def _kappa_fce(table) -> tuple[np.ndarray, np.ndarray]:
         # [i, j] -> (p_.i + p_j.)^2, the off-diagonal weights
         w = (col[..., :, None] + row[..., None, :]) ** 2
         off = p * w
-        off_sum = off.sum(axis=(-2, -1)) - np.diagonal(off, axis1=-2, axis2=-1).sum(axis=-1)
+        off_sum = off.sum(axis=(-2, -1)) - np.diagonal(off, axis1=-2, axis2=-1).sum(
+            axis=-1
+        )
         term_b = (1 - kappa) ** 2 * off_sum
         term_c = (kappa - p_e * (1 - kappa)) ** 2
         var = (term_a + term_b - term_c) / ((1 - p_e) ** 2 * n)
@@ -305,7 +315,9 @@ def _check_frame(data) -> None:
 _check_level = check_level
 
 
-def _analytic_iv(data, value, cluster, method, by, confidence_level, truth, weight) -> _Args:
+def _analytic_iv(
+    data, value, cluster, method, by, confidence_level, truth, weight
+) -> _Args:
     """Validate and normalise the arguments of :func:`analytic_ci`."""
     _check_frame(data)
     canonical = _ALIASES.get(method, method) if isinstance(method, str) else method
@@ -321,7 +333,9 @@ def _analytic_iv(data, value, cluster, method, by, confidence_level, truth, weig
         )
     level = _check_level(confidence_level)
     if not isinstance(value, str):
-        raise TypeError(f"`value` must be a column name (str), not {type(value).__name__}.")
+        raise TypeError(
+            f"`value` must be a column name (str), not {type(value).__name__}."
+        )
     cluster = as_columns(cluster, "cluster")
     by = as_columns(by, "by")
     check_columns(data, [value], "value")
@@ -335,7 +349,9 @@ def _analytic_iv(data, value, cluster, method, by, confidence_level, truth, weig
                 "labels."
             )
         if not isinstance(truth, str):
-            raise TypeError(f"`truth` must be a column name (str), not {type(truth).__name__}.")
+            raise TypeError(
+                f"`truth` must be a column name (str), not {type(truth).__name__}."
+            )
         check_columns(data, [truth], "truth")
     elif truth is not None:
         raise ValueError(
@@ -351,8 +367,13 @@ def _analytic_iv(data, value, cluster, method, by, confidence_level, truth, weig
             "several inputs."
         )
     return _Args(
-        value=value, cluster=cluster, by=by, method=canonical, confidence_level=level,
-        truth=truth, weight=weight,
+        value=value,
+        cluster=cluster,
+        by=by,
+        method=canonical,
+        confidence_level=level,
+        truth=truth,
+        weight=weight,
     )
 
 
@@ -532,11 +553,15 @@ def analytic_ci(
     >>> r.rule_of_three, round(r.low, 4), r.high
     (True, 0.97, 1.0)
     """
-    args = _analytic_iv(data, value, cluster, method, by, confidence_level, truth, weight)
+    args = _analytic_iv(
+        data, value, cluster, method, by, confidence_level, truth, weight
+    )
     frame = data
     if len(frame) == 0:
         raise ValueError("`data` has no rows.")
-    _no_missing(frame, args.value, "value", "fill them (e.g. count a missing answer as 0)")
+    _no_missing(
+        frame, args.value, "value", "fill them (e.g. count a missing answer as 0)"
+    )
     kappa = args.method == "fleiss-cohen-everitt"
     if kappa:
         _no_missing(frame, args.truth, "truth", "fill them")
@@ -600,9 +625,10 @@ def analytic_ci(
         )
         n_labels = int(labels.max()) + 1
         t = labels[: len(frame)][order]
-        p = labels[len(frame):][order]
+        p = labels[len(frame) :][order]
         tables = np.bincount(
-            (group_codes * n_labels + t) * n_labels + p, minlength=n_groups * n_labels**2
+            (group_codes * n_labels + t) * n_labels + p,
+            minlength=n_groups * n_labels**2,
         ).reshape(n_groups, n_labels, n_labels)
         estimate, se = _kappa_fce(tables)
         z = _z(level)
@@ -613,7 +639,8 @@ def analytic_ci(
                 f"Cohen's kappa is undefined{_where(groups, g)}: truth and predictions "
                 "use a single, identical label, so chance agreement is 1 and kappa is "
                 "0/0; the result is NaN.",
-                DegenerateDataWarning, stacklevel=2,
+                DegenerateDataWarning,
+                stacklevel=2,
             )
     else:
         y = y[order]
@@ -641,7 +668,8 @@ def analytic_ci(
             which = np.flatnonzero(rot)
             g = int(which[0])
             where = (
-                "" if groups is None
+                ""
+                if groups is None
                 else f" in {len(which)} group(s), e.g. {_show(groups[g])}"
             )
             outcome = 1 if all1[g] else 0
@@ -651,7 +679,8 @@ def analytic_ci(
                 f"one-sided rule-of-three bound instead ({level:.0%}: "
                 f"-ln(alpha)/N = {bound[g]:.4g} with N={int(n_inputs[g])} inputs). "
                 "See `rule_of_three` in the result.",
-                DegenerateDataWarning, stacklevel=2,
+                DegenerateDataWarning,
+                stacklevel=2,
             )
     zero = (se == 0) & ~rot
     if zero.any():
@@ -661,12 +690,21 @@ def analytic_ci(
             "same mean score, or perfect agreement): the interval has zero width and "
             "says nothing about uncertainty; the cluster bootstrap will not help "
             "either.",
-            DegenerateDataWarning, stacklevel=2,
+            DegenerateDataWarning,
+            stacklevel=2,
         )
     return AnalyticResult._from_arrays(
-        groups=groups, estimate=estimate, low=low, high=high, standard_error=se,
-        n_inputs=n_inputs, n_runs=n_runs, rule_of_three=rot, method=args.method,
-        confidence_level=level, weight=args.weight,
+        groups=groups,
+        estimate=estimate,
+        low=low,
+        high=high,
+        standard_error=se,
+        n_inputs=n_inputs,
+        n_runs=n_runs,
+        rule_of_three=rot,
+        method=args.method,
+        confidence_level=level,
+        weight=args.weight,
     )
 
 
@@ -683,7 +721,9 @@ def _clt(cell_sum, k, cell_group, n_inputs, weight):
     if weight == "input":
         m = cell_sum / k
         est = np.bincount(cell_group, weights=m, minlength=n_groups) / n
-        ss = np.bincount(cell_group, weights=(m - est[cell_group]) ** 2, minlength=n_groups)
+        ss = np.bincount(
+            cell_group, weights=(m - est[cell_group]) ** 2, minlength=n_groups
+        )
         se = np.sqrt(ss / (n - 1) / n)
     else:
         total_k = np.bincount(cell_group, weights=k, minlength=n_groups)
@@ -786,9 +826,13 @@ def mcnemar(
     """
     _check_frame(data)
     if not isinstance(value, str):
-        raise TypeError(f"`value` must be a column name (str), not {type(value).__name__}.")
+        raise TypeError(
+            f"`value` must be a column name (str), not {type(value).__name__}."
+        )
     if not isinstance(system, str):
-        raise TypeError(f"`system` must be a column name (str), not {type(system).__name__}.")
+        raise TypeError(
+            f"`system` must be a column name (str), not {type(system).__name__}."
+        )
     if exact is not None and not isinstance(exact, (bool, np.bool_)):
         raise ValueError(
             f"`exact` must be True (binomial test), False (chi-squared) or None "
@@ -812,7 +856,9 @@ def mcnemar(
                 f"values: {shown}."
             )
     if a == b:
-        raise ValueError(f"`a` and `b` are the same system ({_show(a)}); compare two systems.")
+        raise ValueError(
+            f"`a` and `b` are the same system ({_show(a)}); compare two systems."
+        )
     is_b = (sys_col == b).to_numpy()
     keep = (sys_col == a).to_numpy() | is_b
     frame = data.loc[keep]
@@ -837,7 +883,9 @@ def mcnemar(
             "bootstrap: df.evalci.compare(...) or evalci.cluster_ci(..., "
             f"by={system!r}), which resamples inputs with all their runs."
         )
-    only = [np.flatnonzero((counts[:, j] == 1) & (counts[:, 1 - j] == 0)) for j in (0, 1)]
+    only = [
+        np.flatnonzero((counts[:, j] == 1) & (counts[:, 1 - j] == 0)) for j in (0, 1)
+    ]
     if len(only[0]) or len(only[1]):
         parts = []
         for j, s in ((0, a), (1, b)):
@@ -863,7 +911,8 @@ def mcnemar(
         warnings.warn(
             f"{_show(a)} and {_show(b)} agree on every one of the {n} inputs: with no "
             "discordant inputs McNemar's test has no information (p-value 1).",
-            DegenerateDataWarning, stacklevel=2,
+            DegenerateDataWarning,
+            stacklevel=2,
         )
         statistic, pvalue = 0.0, 1.0
     elif use_exact:
@@ -873,6 +922,12 @@ def mcnemar(
         statistic = (abs(n01 - n10) - 1) ** 2 / m
         pvalue = float(stats.chi2.sf(statistic, 1))
     return McNemarResult(
-        statistic=float(statistic), pvalue=pvalue, n01=n01, n10=n10, n_inputs=n,
-        method="exact" if use_exact else "chi-squared", a=a, b=b,
+        statistic=float(statistic),
+        pvalue=pvalue,
+        n01=n01,
+        n10=n10,
+        n_inputs=n,
+        method="exact" if use_exact else "chi-squared",
+        a=a,
+        b=b,
     )

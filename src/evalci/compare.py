@@ -71,8 +71,18 @@ class ComparisonResult:
         return self.table.copy()
 
     def _shown(self) -> pd.DataFrame:
-        cols = ["a", "b", "estimate_a", "estimate_b", "gap", "low", "high", "pvalue",
-                "pvalue_adjusted", "decision"]
+        cols = [
+            "a",
+            "b",
+            "estimate_a",
+            "estimate_b",
+            "gap",
+            "low",
+            "high",
+            "pvalue",
+            "pvalue_adjusted",
+            "decision",
+        ]
         if self.adjust is None:
             cols.remove("pvalue_adjusted")
         if self.table["wins"].notna().any():
@@ -82,10 +92,15 @@ class ComparisonResult:
     def _header(self) -> str:
         adj = f", {self.adjust}-adjusted" if self.adjust else ""
         mme = "" if self.mme is None else f", minimum meaningful effect {self.mme:g}"
-        how = "normal (CLT)" if self.method == "clt" else \
-            f"{self.method} {self.strategy} bootstrap ({self.n_resamples} resamples)"
-        return (f"paired gaps b - a, {self.confidence_level:.0%} {how}{adj}{mme}, "
-                f"metric={self.metric}")
+        how = (
+            "normal (CLT)"
+            if self.method == "clt"
+            else f"{self.method} {self.strategy} bootstrap ({self.n_resamples} resamples)"
+        )
+        return (
+            f"paired gaps b - a, {self.confidence_level:.0%} {how}{adj}{mme}, "
+            f"metric={self.metric}"
+        )
 
     def __repr__(self) -> str:
         body = self._shown().to_string(index=False, float_format=lambda v: f"{v:.4g}")
@@ -123,28 +138,44 @@ def decide(low: float, high: float, mme: float | None = None) -> tuple[str, str]
             return "better", "b is better than a: the interval excludes 0."
         if below:
             return "worse", "b is worse than a: the interval excludes 0."
-        return ("no detectable difference",
-                "the interval includes 0: the gap is not distinguishable from noise "
-                "(which is not evidence that there is no gap).")
+        return (
+            "no detectable difference",
+            "the interval includes 0: the gap is not distinguishable from noise "
+            "(which is not evidence that there is no gap).",
+        )
     if above and low >= mme:
-        return "better", f"b is better than a by at least the minimum meaningful effect {mme:g}."
+        return (
+            "better",
+            f"b is better than a by at least the minimum meaningful effect {mme:g}.",
+        )
     if below and high <= -mme:
-        return "worse", f"b is worse than a by at least the minimum meaningful effect {mme:g}."
+        return (
+            "worse",
+            f"b is worse than a by at least the minimum meaningful effect {mme:g}.",
+        )
     if -mme < low and high < mme:
-        return ("equivalent within ±mme",
-                f"the whole interval lies within ±{mme:g}: any gap is smaller than "
-                "the minimum meaningful effect.")
+        return (
+            "equivalent within ±mme",
+            f"the whole interval lies within ±{mme:g}: any gap is smaller than "
+            "the minimum meaningful effect.",
+        )
     if above:
-        return ("inconclusive",
-                f"b is better than a (the interval excludes 0), but the gain may be "
-                f"smaller than the minimum meaningful effect {mme:g}.")
+        return (
+            "inconclusive",
+            f"b is better than a (the interval excludes 0), but the gain may be "
+            f"smaller than the minimum meaningful effect {mme:g}.",
+        )
     if below:
-        return ("inconclusive",
-                f"b is worse than a (the interval excludes 0), but the loss may be "
-                f"smaller than the minimum meaningful effect {mme:g}.")
-    return ("inconclusive",
-            f"the interval includes 0 and reaches beyond ±{mme:g}: more inputs or runs "
-            "are needed to decide.")
+        return (
+            "inconclusive",
+            f"b is worse than a (the interval excludes 0), but the loss may be "
+            f"smaller than the minimum meaningful effect {mme:g}.",
+        )
+    return (
+        "inconclusive",
+        f"the interval includes 0 and reaches beyond ±{mme:g}: more inputs or runs "
+        "are needed to decide.",
+    )
 
 
 def _pvalues(gaps, estimate, method, accel, z0, alternative) -> np.ndarray:
@@ -163,7 +194,9 @@ def _pvalues(gaps, estimate, method, accel, z0, alternative) -> np.ndarray:
     """
     b = gaps.shape[-1]
     point = 2 * estimate if method == "basic" else np.zeros_like(estimate)
-    below = (gaps < point[:, None]).sum(axis=1) + 0.5 * (gaps == point[:, None]).sum(axis=1)
+    below = (gaps < point[:, None]).sum(axis=1) + 0.5 * (gaps == point[:, None]).sum(
+        axis=1
+    )
     s = below / b
     if method == "bca":
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -242,7 +275,8 @@ def _align_inputs(data, cluster, system, systems_used, missing):
         f"dropped {int(partial.sum())} of {len(keys)} inputs that are missing for at "
         f"least one compared system; the comparison uses the {int((~partial).sum())} "
         "inputs all of them share.",
-        MissingInputsWarning, stacklevel=3,
+        MissingInputsWarning,
+        stacklevel=3,
     )
     return frame[~partial[codes]]
 
@@ -255,7 +289,7 @@ def _clt_gaps(cube, weight, pairs, alternative, level):
     the ratio-estimator form for pooled runs, Miller 2024). The gap's SE is
     that of the mean of ``u_b - u_a`` (stratified when strata are given).
     """
-    (unit, _groups, _clusters), = cube.units("cluster", weight)
+    ((unit, _groups, _clusters),) = cube.units("cluster", weight)
     t = unit.T  # (N, G, 2)
     est = t[..., 0].sum(0) / t[..., 1].sum(0)
     u = (t[..., 0] - est * t[..., 1]) / t[..., 1].mean(axis=0)
@@ -295,7 +329,7 @@ def _win_loss_tie(cube, weight, pairs, metric):
     n = len(pairs)
     if not isinstance(metric, Metric) or metric.name not in ("mean", "accuracy"):
         return [np.full(n, np.nan)] * 3
-    (unit, _, _), = cube.units("cluster", weight)
+    ((unit, _, _),) = cube.units("cluster", weight)
     score = unit.T[..., 0] / unit.T[..., 1]  # per-input score (N, G)
     wins = np.array([(score[:, b] > score[:, a]).sum() for a, b in pairs])
     losses = np.array([(score[:, b] < score[:, a]).sum() for a, b in pairs])
@@ -391,15 +425,21 @@ def compare(
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}, not {method!r}.")
     if adjust not in (None, "bonferroni", "holm"):
-        raise ValueError(f"`adjust` must be None, 'bonferroni' or 'holm', not {adjust!r}.")
+        raise ValueError(
+            f"`adjust` must be None, 'bonferroni' or 'holm', not {adjust!r}."
+        )
     if alternative not in _ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}.")
+        raise ValueError(
+            f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}."
+        )
     if missing not in ("raise", "drop"):
         raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
     if mme is not None and not (np.isfinite(mme) and mme > 0):
         raise ValueError(f"`mme` must be a positive number (e.g. 0.02), not {mme!r}.")
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"`data` must be a pandas DataFrame, not {type(data).__name__}.")
+        raise TypeError(
+            f"`data` must be a pandas DataFrame, not {type(data).__name__}."
+        )
     check_columns(data, [system], "system")
     cluster_cols = as_columns(cluster, "cluster")
     if not cluster_cols:
@@ -421,25 +461,45 @@ def compare(
     pair_pos = [(remap[a], remap[b]) for a, b in pair_pos]
     names = systems[used]
     m = len(pair_pos)
-    level = 1 - (1 - confidence_level) / m if adjust == "bonferroni" else confidence_level
+    level = (
+        1 - (1 - confidence_level) / m if adjust == "bonferroni" else confidence_level
+    )
 
     args = core._bootstrap_iv(
-        frame, value, cluster_cols, strategy, metric, [system], strata,
-        "percentile" if method == "clt" else method, confidence_level, n_resamples,
-        weight, dropna, successes, trials,
+        frame,
+        value,
+        cluster_cols,
+        strategy,
+        metric,
+        [system],
+        strata,
+        "percentile" if method == "clt" else method,
+        confidence_level,
+        n_resamples,
+        weight,
+        dropna,
+        successes,
+        trials,
     )
     root = _rs.seed_sequence(rng)
     if method == "clt":
-        if not isinstance(args.metric, Metric) or args.metric.name not in ("mean", "accuracy"):
+        if not isinstance(args.metric, Metric) or args.metric.name not in (
+            "mean",
+            "accuracy",
+        ):
             raise ValueError(
                 "method='clt' covers the mean and accuracy metrics; use a bootstrap "
                 "method ('percentile', 'bca') for other metrics."
             )
         if strategy != "cluster":
-            raise ValueError("method='clt' is the paired cluster-robust normal interval; "
-                             "use strategy='cluster'.")
+            raise ValueError(
+                "method='clt' is the paired cluster-robust normal interval; "
+                "use strategy='cluster'."
+            )
         cube, _ = core._prepare(frame, args, root)
-        est, gap, low, high, se, p = _clt_gaps(cube, args.weight, pair_pos, alternative, level)
+        est, gap, low, high, se, p = _clt_gaps(
+            cube, args.weight, pair_pos, alternative, level
+        )
         gaps = None
         n_inputs = np.full(m, cube.n_clusters)
         metric_obj = args.metric
@@ -469,25 +529,45 @@ def compare(
         p_adj = p
     wins, losses, ties = _win_loss_tie(cube, args.weight, pair_pos, metric_obj)
     decisions = [decide(lo, hi, mme) for lo, hi in zip(low, high, strict=True)]
-    table = pd.DataFrame({
-        "a": [names[a] for a, _ in pair_pos],
-        "b": [names[b] for _, b in pair_pos],
-        "estimate_a": [est[a] for a, _ in pair_pos],
-        "estimate_b": [est[b] for _, b in pair_pos],
-        "gap": gap, "low": low, "high": high, "standard_error": se,
-        "pvalue": p, "pvalue_adjusted": p_adj,
-        "excludes_zero": (low > 0) | (high < 0),
-        "clears_mme": ((low >= mme) | (high <= -mme)) if mme is not None else np.nan,
-        "decision": [d for d, _ in decisions],
-        "explanation": [e for _, e in decisions],
-        "wins": wins, "losses": losses, "ties": ties, "n_inputs": n_inputs,
-    })
-    name = args.metric.name if isinstance(args.metric, Metric) else \
-        getattr(args.metric, "__name__", "callable")
-    return ComparisonResult(
-        table=table, gap_distribution=gaps, method=method, strategy=strategy,
-        confidence_level=confidence_level, adjust=adjust, alternative=alternative,
-        mme=mme, n_resamples=None if method == "clt" else args.n_resamples,
-        weight=args.weight, metric=name,
+    table = pd.DataFrame(
+        {
+            "a": [names[a] for a, _ in pair_pos],
+            "b": [names[b] for _, b in pair_pos],
+            "estimate_a": [est[a] for a, _ in pair_pos],
+            "estimate_b": [est[b] for _, b in pair_pos],
+            "gap": gap,
+            "low": low,
+            "high": high,
+            "standard_error": se,
+            "pvalue": p,
+            "pvalue_adjusted": p_adj,
+            "excludes_zero": (low > 0) | (high < 0),
+            "clears_mme": ((low >= mme) | (high <= -mme))
+            if mme is not None
+            else np.nan,
+            "decision": [d for d, _ in decisions],
+            "explanation": [e for _, e in decisions],
+            "wins": wins,
+            "losses": losses,
+            "ties": ties,
+            "n_inputs": n_inputs,
+        }
     )
-
+    name = (
+        args.metric.name
+        if isinstance(args.metric, Metric)
+        else getattr(args.metric, "__name__", "callable")
+    )
+    return ComparisonResult(
+        table=table,
+        gap_distribution=gaps,
+        method=method,
+        strategy=strategy,
+        confidence_level=confidence_level,
+        adjust=adjust,
+        alternative=alternative,
+        mme=mme,
+        n_resamples=None if method == "clt" else args.n_resamples,
+        weight=args.weight,
+        metric=name,
+    )

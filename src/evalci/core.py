@@ -60,13 +60,26 @@ def _counts_metric(trials: str) -> Metric:
     def statistics(data, value):
         return np.column_stack([data[value], data[trials]]).astype(float)
 
-    return Metric("mean", statistics=statistics, finalize=metrics_mod._ratio,
-                  columns=(trials,))
+    return Metric(
+        "mean", statistics=statistics, finalize=metrics_mod._ratio, columns=(trials,)
+    )
 
 
 def _bootstrap_iv(
-    data, value, cluster, strategy, metric, by, strata, method, confidence_level,
-    n_resamples, weight, dropna, successes=None, trials=None,
+    data,
+    value,
+    cluster,
+    strategy,
+    metric,
+    by,
+    strata,
+    method,
+    confidence_level,
+    n_resamples,
+    weight,
+    dropna,
+    successes=None,
+    trials=None,
 ) -> _Args:
     """Validate and normalise the arguments of :func:`bootstrap`."""
     if not isinstance(data, pd.DataFrame):
@@ -104,7 +117,9 @@ def _bootstrap_iv(
             "and trials= for a counts table)."
         )
     if not isinstance(value, str):
-        raise TypeError(f"`value` must be a column name (str), not {type(value).__name__}.")
+        raise TypeError(
+            f"`value` must be a column name (str), not {type(value).__name__}."
+        )
     metric = get_metric(metric)
     cluster = as_columns(cluster, "cluster")
     if not cluster and strategy != "iid":
@@ -130,9 +145,17 @@ def _bootstrap_iv(
             "is not a bootstrap; group by a column that spans several inputs."
         )
     return _Args(
-        value=value, cluster=cluster, by=by, strata=strata, metric=metric,
-        strategy=strategy, method=method, confidence_level=float(confidence_level),
-        n_resamples=int(n_resamples), weight=weight, dropna=bool(dropna),
+        value=value,
+        cluster=cluster,
+        by=by,
+        strata=strata,
+        metric=metric,
+        strategy=strategy,
+        method=method,
+        confidence_level=float(confidence_level),
+        n_resamples=int(n_resamples),
+        weight=weight,
+        dropna=bool(dropna),
         trials=trials,
     )
 
@@ -140,7 +163,9 @@ def _bootstrap_iv(
 def _clean_values(frame: pd.DataFrame, args: _Args) -> pd.DataFrame:
     """Drop or reject missing values; check 0/1 and numeric requirements."""
     metric = args.metric
-    value_cols = [args.value] + (list(metric.columns) if isinstance(metric, Metric) else [])
+    value_cols = [args.value] + (
+        list(metric.columns) if isinstance(metric, Metric) else []
+    )
     na = frame[value_cols].isna().any(axis=1)
     if na.any():
         if not args.dropna:
@@ -154,8 +179,10 @@ def _clean_values(frame: pd.DataFrame, args: _Args) -> pd.DataFrame:
     if args.trials is not None:
         c, n = frame[args.value].to_numpy(), frame[args.trials].to_numpy()
         ok = (
-            pd.api.types.is_numeric_dtype(c) and pd.api.types.is_numeric_dtype(n)
-            and bool(np.all(c == np.round(c))) and bool(np.all(n == np.round(n)))
+            pd.api.types.is_numeric_dtype(c)
+            and pd.api.types.is_numeric_dtype(n)
+            and bool(np.all(c == np.round(c)))
+            and bool(np.all(n == np.round(n)))
         )
         if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
             raise ValueError(
@@ -247,10 +274,12 @@ def _mode_aggregate(frame, args, group_codes, cluster_codes, n_groups, root):
 
 def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
     """Validated, canonically ordered cube and the number of rows per group."""
-    cols = list(dict.fromkeys(
-        [args.value, *args.cluster, *args.by, *args.strata]
-        + (list(args.metric.columns) if isinstance(args.metric, Metric) else [])
-    ))
+    cols = list(
+        dict.fromkeys(
+            [args.value, *args.cluster, *args.by, *args.strata]
+            + (list(args.metric.columns) if isinstance(args.metric, Metric) else [])
+        )
+    )
     frame = data if not isinstance(args.metric, Metric) else data[cols]
     frame = _clean_values(frame, args)
     if len(frame) == 0:
@@ -278,8 +307,9 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
 
     n_runs = np.bincount(group_codes, minlength=n_groups)
     if args.trials is not None:
-        n_runs = np.bincount(group_codes, weights=frame[args.trials].to_numpy(),
-                             minlength=n_groups).astype(np.int64)
+        n_runs = np.bincount(
+            group_codes, weights=frame[args.trials].to_numpy(), minlength=n_groups
+        ).astype(np.int64)
     k_max = 1
     if cluster_codes is not None:
         cell = cluster_codes * n_groups + group_codes
@@ -290,7 +320,8 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
             "mode_aggregate estimates the accuracy of the majority vote of k runs, "
             "not the expected accuracy of one call; its interval does not cover "
             "single-run accuracy when k > 2 (seed 000: 0% coverage at k=5).",
-            EstimandWarning, stacklevel=4,
+            EstimandWarning,
+            stacklevel=4,
         )
         frame, group_codes, cluster_codes = _mode_aggregate(
             frame, args, group_codes, cluster_codes, n_groups, root
@@ -302,7 +333,8 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
                 f"inputs (`cluster` {args.cluster}) have up to {k_max} runs each: the "
                 "clustering is ignored and the interval is too narrow. Use "
                 "strategy='cluster'.",
-                ClusteringIgnoredWarning, stacklevel=4,
+                ClusteringIgnoredWarning,
+                stacklevel=4,
             )
             if strata_codes is not None:
                 strata_codes = strata_codes[cluster_codes]
@@ -388,7 +420,9 @@ class _Replicates:
     estimate: np.ndarray  # (G,)
     reps: np.ndarray  # (G, B)
     accel: np.ndarray  # (G,)
-    jackknife: list  # per unit: (group positions, (N_u, G_u) leave-one-out values, bounds)
+    jackknife: (
+        list  # per unit: (group positions, (N_u, G_u) leave-one-out values, bounds)
+    )
     n_inputs: np.ndarray
     n_runs: np.ndarray
     fast: bool
@@ -411,7 +445,9 @@ def _replicates(data, args: _Args, root) -> _Replicates:
                 f"equally when inputs have different numbers of runs ({ks.min()} to "
                 f"{ks.max()}); pass weight='run' to pool runs, or use a Metric."
             )
-    strategy = "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
+    strategy = (
+        "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
+    )
     n_groups = cube.n_groups
     estimate = np.full(n_groups, np.nan)
     accel = np.full(n_groups, np.nan)
@@ -422,7 +458,9 @@ def _replicates(data, args: _Args, root) -> _Replicates:
     cluster_name = args.cluster or ["row"]
     for unit, groups, clusters in units:
         if unit.n_clusters < 2:
-            where = "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
+            where = (
+                "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
+            )
             raise ValueError(
                 f"`cluster` {cluster_name}: need at least 2 inputs to resample{where}; "
                 f"found {unit.n_clusters}."
@@ -432,13 +470,22 @@ def _replicates(data, args: _Args, root) -> _Replicates:
             warnings.warn(
                 f"{int((sizes < 2).sum())} stratum(s) hold a single input, which is "
                 "always drawn: it adds no variance to the interval.",
-                FewClustersWarning, stacklevel=2,
+                FewClustersWarning,
+                stacklevel=2,
             )
         if fast:
-            est_u, reps_u, jack_u = _run_unit_fast(unit, args.metric, strategy, args, root)
+            est_u, reps_u, jack_u = _run_unit_fast(
+                unit, args.metric, strategy, args, root
+            )
         else:
             est_u, reps_u, jack_u = _run_unit_callable(
-                cube, unit, groups, clusters, strategy, args, root,
+                cube,
+                unit,
+                groups,
+                clusters,
+                strategy,
+                args,
+                root,
                 need_jack=args.method == "bca",
             )
         estimate[groups] = est_u
@@ -540,8 +587,20 @@ def bootstrap(
     1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
     args = _bootstrap_iv(
-        data, value, cluster, strategy, metric, by, strata, method,
-        confidence_level, n_resamples, weight, dropna, successes, trials,
+        data,
+        value,
+        cluster,
+        strategy,
+        metric,
+        by,
+        strata,
+        method,
+        confidence_level,
+        n_resamples,
+        weight,
+        dropna,
+        successes,
+        trials,
     )
     rep = _replicates(data, args, _rs.seed_sequence(rng))
     cube, estimate, reps, accel = rep.cube, rep.estimate, rep.reps, rep.accel
@@ -555,23 +614,41 @@ def bootstrap(
             "same score, e.g. every outcome is 1 or 0): the interval has zero width "
             "and says nothing about uncertainty. For 0/N or N/N outcomes use "
             "evalci.analytic_ci(..., method='wilson'), which gives the rule-of-three bound.",
-            DegenerateDataWarning, stacklevel=2,
+            DegenerateDataWarning,
+            stacklevel=2,
         )
     low, high, z0 = _intervals.interval(
-        reps, estimate, args.method, args.confidence_level,
+        reps,
+        estimate,
+        args.method,
+        args.confidence_level,
         accel=np.nan_to_num(accel) if args.method == "bca" else None,
     )
     with np.errstate(invalid="ignore"):
-        se = reps.std(axis=1, ddof=1) if args.n_resamples > 1 else np.full(n_groups, np.nan)
+        se = (
+            reps.std(axis=1, ddof=1)
+            if args.n_resamples > 1
+            else np.full(n_groups, np.nan)
+        )
     name = args.metric.name if fast else getattr(args.metric, "__name__", "callable")
     return BootstrapResult._from_arrays(
         groups=cube.groups,
-        estimate=estimate, low=low, high=high, standard_error=se,
-        bootstrap_distribution=reps, n_inputs=rep.n_inputs, n_runs=rep.n_runs,
-        z0=z0, acceleration=accel,
-        method=args.method, strategy=args.strategy,
-        confidence_level=args.confidence_level, n_resamples=args.n_resamples,
-        weight=args.weight, metric=name, paired=rep.paired,
+        estimate=estimate,
+        low=low,
+        high=high,
+        standard_error=se,
+        bootstrap_distribution=reps,
+        n_inputs=rep.n_inputs,
+        n_runs=rep.n_runs,
+        z0=z0,
+        acceleration=accel,
+        method=args.method,
+        strategy=args.strategy,
+        confidence_level=args.confidence_level,
+        n_resamples=args.n_resamples,
+        weight=args.weight,
+        metric=name,
+        paired=rep.paired,
     )
 
 
@@ -608,8 +685,19 @@ def cluster_ci(
     (0.6758, 198, 990)
     """
     return bootstrap(
-        data, value, cluster, strategy="cluster", metric=metric, by=by,
-        strata=strata, method=method, confidence_level=confidence_level,
-        n_resamples=n_resamples, weight=weight, dropna=dropna, rng=rng,
-        successes=successes, trials=trials,
+        data,
+        value,
+        cluster,
+        strategy="cluster",
+        metric=metric,
+        by=by,
+        strata=strata,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        weight=weight,
+        dropna=dropna,
+        rng=rng,
+        successes=successes,
+        trials=trials,
     )

@@ -31,7 +31,9 @@ def bias_correction(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     return _ndtri(share)
 
 
-def acceleration(jackknife: np.ndarray, strata_bounds: np.ndarray | None = None) -> np.ndarray:
+def acceleration(
+    jackknife: np.ndarray, strata_bounds: np.ndarray | None = None
+) -> np.ndarray:
     """BCa acceleration from leave-one-cluster-out estimates ``(..., N)``.
 
     Without strata this is Efron & Tibshirani (1993) eq. 14.15,
@@ -100,9 +102,7 @@ def interval(
         q = out.reshape(est.shape + (2,))
     else:
         if np.isnan(reps).any():
-            q = np.stack(
-                [np.nanquantile(reps, p, axis=-1) for p in probs], axis=-1
-            )
+            q = np.stack([np.nanquantile(reps, p, axis=-1) for p in probs], axis=-1)
             q[np.isnan(reps).any(axis=-1)] = np.nan
         else:
             q = np.moveaxis(np.quantile(reps, probs, axis=-1), 0, -1)

@@ -130,7 +130,11 @@ def accuracy(truth: str = "label") -> Metric:
         return np.column_stack([hit, np.ones_like(hit)])
 
     return Metric(
-        "accuracy", statistics=statistics, finalize=_ratio, columns=(truth,), numeric=False
+        "accuracy",
+        statistics=statistics,
+        finalize=_ratio,
+        columns=(truth,),
+        numeric=False,
     )
 
 
@@ -196,7 +200,9 @@ def kappa(truth: str = "label", labels=None) -> Metric:
 _REGISTRY: dict[str, Metric] = {"mean": mean}
 
 
-def register_metric(metric: Metric, name: str | None = None, *, overwrite=False) -> None:
+def register_metric(
+    metric: Metric, name: str | None = None, *, overwrite=False
+) -> None:
     """Register ``metric`` so that ``metric="<name>"`` finds it.
 
     Examples

@@ -68,15 +68,13 @@ _MAX_K_CAP = 1000
 
 
 # ============================================================ validation helpers
-def _number(x, name, *, low=None, high=None, low_open=False, high_open=False,
-            hint=""):
+def _number(x, name, *, low=None, high=None, low_open=False, high_open=False, hint=""):
     """``x`` as a float, checked against ``[low, high]`` (or open ends)."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real) or not np.isfinite(x):
         raise ValueError(f"`{name}` must be a finite number{hint}; got {x!r}.")
     x = float(x)
-    bad = (
-        (low is not None and (x < low or (low_open and x == low)))
-        or (high is not None and (x > high or (high_open and x == high)))
+    bad = (low is not None and (x < low or (low_open and x == low))) or (
+        high is not None and (x > high or (high_open and x == high))
     )
     if bad:
         lo = "" if low is None else ("(" if low_open else "[") + f"{low:g}"
@@ -99,8 +97,15 @@ def _integer(x, name, *, low=1, hint=""):
 
 def _z_two_sided(confidence_level):
     """Normal quantile for a two-sided interval, z = Phi^-1(1/2 + level/2)."""
-    level = _number(confidence_level, "confidence_level", low=0, high=1,
-                    low_open=True, high_open=True, hint=", e.g. 0.95")
+    level = _number(
+        confidence_level,
+        "confidence_level",
+        low=0,
+        high=1,
+        low_open=True,
+        high_open=True,
+        hint=", e.g. 0.95",
+    )
     return float(stats.norm.ppf(0.5 + level / 2))
 
 
@@ -147,7 +152,9 @@ def _source_iv(data, value, cluster, by, system, successes, trials) -> _Source:
             "pass successes='n_correct', trials='n_runs' for a counts table."
         )
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"`value` must be a column name (str), not {type(value).__name__}.")
+        raise TypeError(
+            f"`value` must be a column name (str), not {type(value).__name__}."
+        )
     cluster = as_columns(cluster, "cluster", allow_none=True)
     if not cluster:
         raise ValueError(
@@ -156,11 +163,17 @@ def _source_iv(data, value, cluster, by, system, successes, trials) -> _Source:
         )
     by = as_columns(by, "by")
     if system is not None and not isinstance(system, str):
-        raise TypeError(f"`system` must be a column name (str), not {type(system).__name__}.")
-    for name, cols in (("value", [value] if value else []), ("cluster", cluster),
-                       ("by", by), ("system", [system] if system else []),
-                       ("successes", [successes] if successes else []),
-                       ("trials", [trials] if trials else [])):
+        raise TypeError(
+            f"`system` must be a column name (str), not {type(system).__name__}."
+        )
+    for name, cols in (
+        ("value", [value] if value else []),
+        ("cluster", cluster),
+        ("by", by),
+        ("system", [system] if system else []),
+        ("successes", [successes] if successes else []),
+        ("trials", [trials] if trials else []),
+    ):
         check_columns(data, cols, name)
     shared = set(cluster) & (set(by) | ({system} if system else set()))
     if shared:
@@ -233,6 +246,7 @@ def _anova(g, n, S, Q, n_groups):
         k0  = (n - sum n_i^2 / n) / (N - 1),
         sigma2_W = MSW,  sigma2_B = (MSB - MSW) / k0  (unbiased; may be < 0).
     """
+
     def total(w):
         return np.bincount(g, weights=w, minlength=n_groups)
 
@@ -249,8 +263,16 @@ def _anova(g, n, S, Q, n_groups):
         k0 = np.where(dfb > 0, (ntot - total(n * n) / ntot) / dfb, np.nan)
         sb_raw = (msb - msw) / k0
         mean = total(means) / n_inputs
-    return dict(msb=msb, msw=msw, k0=k0, sb_raw=sb_raw, n_inputs=n_inputs,
-                mean_k=ntot / n_inputs, n_runs=ntot, mean=mean)
+    return dict(
+        msb=msb,
+        msw=msw,
+        k0=k0,
+        sb_raw=sb_raw,
+        n_inputs=n_inputs,
+        mean_k=ntot / n_inputs,
+        n_runs=ntot,
+        mean=mean,
+    )
 
 
 def _finish(parts):
@@ -262,17 +284,35 @@ def _finish(parts):
         rho_raw = np.where(tot_raw != 0, sb_raw / tot_raw, np.nan)
         rho = np.where(sb + sw > 0, sb / (sb + sw), np.nan)
     return {
-        "msb": parts["msb"], "msw": sw,
-        "sigma2_between": sb, "sigma2_within": sw,
-        "rho_raw": rho_raw, "rho": rho,
-        "n_inputs": parts["n_inputs"].astype(np.int64), "mean_k": parts["mean_k"],
-        "k0": parts["k0"], "sigma2_between_raw": sb_raw,
-        "mean": parts["mean"], "n_runs": parts["n_runs"],
+        "msb": parts["msb"],
+        "msw": sw,
+        "sigma2_between": sb,
+        "sigma2_within": sw,
+        "rho_raw": rho_raw,
+        "rho": rho,
+        "n_inputs": parts["n_inputs"].astype(np.int64),
+        "mean_k": parts["mean_k"],
+        "k0": parts["k0"],
+        "sigma2_between_raw": sb_raw,
+        "mean": parts["mean"],
+        "n_runs": parts["n_runs"],
     }
 
 
-_ICC_COLUMNS = ["msb", "msw", "sigma2_between", "sigma2_within", "rho_raw", "rho",
-                "n_inputs", "mean_k", "k0", "sigma2_between_raw", "mean", "n_runs"]
+_ICC_COLUMNS = [
+    "msb",
+    "msw",
+    "sigma2_between",
+    "sigma2_within",
+    "rho_raw",
+    "rho",
+    "n_inputs",
+    "mean_k",
+    "k0",
+    "sigma2_between_raw",
+    "mean",
+    "n_runs",
+]
 
 
 def _mean_difference(ga, na, Sa, Qa, nb, Sb, Qb, n_groups):
@@ -299,18 +339,26 @@ def _mean_difference(ga, na, Sa, Qa, nb, Sb, Qb, n_groups):
         s2d = np.bincount(ga, weights=(d - dbar[ga]) ** 2, minlength=n_groups) / (
             n_inputs - 1
         )
-        vbar = np.bincount(
-            ga, weights=msw_a[ga] / na + msw_b[ga] / nb, minlength=n_groups
-        ) / n_inputs
+        vbar = (
+            np.bincount(ga, weights=msw_a[ga] / na + msw_b[ga] / nb, minlength=n_groups)
+            / n_inputs
+        )
         sw = msw_a + msw_b
         # k_eff; with no run noise at all, fall back to the harmonic-type mean
-        kh = n_inputs / np.bincount(ga, weights=(1 / na + 1 / nb) / 2, minlength=n_groups)
+        kh = n_inputs / np.bincount(
+            ga, weights=(1 / na + 1 / nb) / 2, minlength=n_groups
+        )
         k_eff = np.where(vbar > 0, sw / vbar, kh)
         sb_raw = s2d - vbar
     return dict(
-        msb=k_eff * s2d, msw=sw, k0=k_eff, sb_raw=sb_raw, n_inputs=n_inputs,
+        msb=k_eff * s2d,
+        msw=sw,
+        k0=k_eff,
+        sb_raw=sb_raw,
+        n_inputs=n_inputs,
         mean_k=np.bincount(ga, weights=(na + nb) / 2, minlength=n_groups) / n_inputs,
-        n_runs=np.bincount(ga, weights=(na + nb) / 2, minlength=n_groups), mean=dbar,
+        n_runs=np.bincount(ga, weights=(na + nb) / 2, minlength=n_groups),
+        mean=dbar,
     )
 
 
@@ -318,8 +366,11 @@ def _group_frame(by_index, by_codes, by_cols):
     """Group columns for rows with by-codes ``by_codes``."""
     if not by_cols:
         return pd.DataFrame(index=range(len(by_codes)))
-    keys = by_index.to_frame(index=False) if isinstance(by_index, pd.MultiIndex) \
+    keys = (
+        by_index.to_frame(index=False)
+        if isinstance(by_index, pd.MultiIndex)
         else pd.DataFrame({by_cols[0]: by_index})
+    )
     return keys.iloc[by_codes].reset_index(drop=True)
 
 
@@ -339,13 +390,15 @@ def _warn_degenerate(frame, label_cols):
             f"{names(bad_rep)}: fewer than 2 inputs, or one run per input, so the "
             "within-input (run) variance and rho cannot be estimated (NaN). Run "
             "some inputs at least twice.",
-            DegenerateDataWarning, stacklevel=3,
+            DegenerateDataWarning,
+            stacklevel=3,
         )
     if bad_var.any():
         warnings.warn(
             f"{names(bad_var)}: every outcome is the same (no variance at all), so "
             "rho is undefined (NaN).",
-            DegenerateDataWarning, stacklevel=3,
+            DegenerateDataWarning,
+            stacklevel=3,
         )
 
 
@@ -479,10 +532,16 @@ def icc(
             "to, e.g. system='system', pairs=[('direct', 'cot')]."
         )
     n, S, Q = _outcomes(data, src)
-    b_codes, b_index = (factorize(data, src.by, "by") if src.by
-                        else (np.zeros(len(data), np.int64), None))
-    s_codes, s_index = (factorize(data, [src.system], "system") if src.system
-                        else (np.zeros(len(data), np.int64), None))
+    b_codes, b_index = (
+        factorize(data, src.by, "by")
+        if src.by
+        else (np.zeros(len(data), np.int64), None)
+    )
+    s_codes, s_index = (
+        factorize(data, [src.system], "system")
+        if src.system
+        else (np.zeros(len(data), np.int64), None)
+    )
     c_codes, c_index = factorize(data, src.cluster, "cluster")
     nb = 1 if b_index is None else len(b_index)
     ns = 1 if s_index is None else len(s_index)
@@ -493,7 +552,8 @@ def icc(
         # centre within the group first: the mean squares are invariant to a
         # shift, and sums of squares of large scores then lose no precision
         shift = np.bincount(grp, weights=S, minlength=nb * ns) / np.maximum(
-            np.bincount(grp, minlength=nb * ns), 1)
+            np.bincount(grp, minlength=nb * ns), 1
+        )
         S = S - shift[grp]
         Q = S * S
     cell = grp * nc + c_codes
@@ -535,7 +595,8 @@ def icc(
             order.append(b_present * (len(pair_list) + 1) + j + 1)
         out = pd.concat(rows, ignore_index=True)
         out = out.iloc[np.argsort(np.concatenate(order), kind="stable")].reset_index(
-            drop=True)
+            drop=True
+        )
     estimable = out["msw"].notna() & (out["n_inputs"] >= 2)
     if not estimable.any():
         raise ValueError(
@@ -554,8 +615,11 @@ def _pairs_iv(pairs, s_index, system):
             raise ValueError(
                 f"`pairs` must be 'all' or a list of (a, b) tuples; got {pairs!r}."
             )
-        return [(systems[i], systems[j]) for i in range(len(systems))
-                for j in range(i + 1, len(systems))]
+        return [
+            (systems[i], systems[j])
+            for i in range(len(systems))
+            for j in range(i + 1, len(systems))
+        ]
     try:
         out = [tuple(p) for p in pairs]
     except TypeError:
@@ -577,8 +641,9 @@ def _pairs_iv(pairs, s_index, system):
     return out
 
 
-def _pair_components(data, src, run, y, n, b_codes, s_codes, c_codes, nb, nc, sa, sb,
-                     offset):
+def _pair_components(
+    data, src, run, y, n, b_codes, s_codes, c_codes, nb, nc, sa, sb, offset
+):
     """Components of b - a per by-group: a DataFrame and the by-codes present.
 
     ``y`` is centred per (by, system) for rows (sums of counts otherwise);
@@ -624,8 +689,9 @@ def _pair_components(data, src, run, y, n, b_codes, s_codes, c_codes, nb, nc, sa
                 sums = (w, yy, yy)
             else:
                 sums = (w, yy, yy * yy)
-            stats_.append([np.bincount(pos, weights=s, minlength=len(common))
-                           for s in sums])
+            stats_.append(
+                [np.bincount(pos, weights=s, minlength=len(common)) for s in sums]
+            )
         (na, Sa, Qa), (nb_, Sb, Qb) = stats_
         parts = _mean_difference(common // nc, na, Sa, Qa, nb_, Sb, Qb, nb)
     parts["mean"] = parts["mean"] + offset
@@ -643,8 +709,9 @@ def _as_float_array(x, name, *, low, low_open, high=None, hint=""):
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a number or an array of numbers; got {x!r}.") \
-            from None
+        raise ValueError(
+            f"`{name}` must be a number or an array of numbers; got {x!r}."
+        ) from None
     bad = ~np.isfinite(arr) | (arr < low) | (low_open & (arr == low))
     if high is not None:
         bad |= arr > high
@@ -688,8 +755,9 @@ def width_factor(rho, k):
     >>> round(planning.width_factor(0.025065, 1e9), 3)   # the sqrt(rho) floor
     0.158
     """
-    r = _as_float_array(rho, "rho", low=0, low_open=False, high=1,
-                        hint=" (an intraclass correlation)")
+    r = _as_float_array(
+        rho, "rho", low=0, low_open=False, high=1, hint=" (an intraclass correlation)"
+    )
     kk = _as_float_array(k, "k", low=1, low_open=False, hint=" (runs per input)")
     return _scalar_or_array(np.sqrt(r + (1 - r) / kk))
 
@@ -859,10 +927,19 @@ def width_table(
     src = _source_iv(data, value, cluster, by, None, successes, trials)
     check_n_resamples(n_resamples)
     _z_two_sided(confidence_level)
-    comp = icc(data, src.value, src.cluster, by=src.by or None,
-               successes=src.successes, trials=src.trials)
-    b_codes, b_index = (factorize(data, src.by, "by") if src.by
-                        else (np.zeros(len(data), np.int64), None))
+    comp = icc(
+        data,
+        src.value,
+        src.cluster,
+        by=src.by or None,
+        successes=src.successes,
+        trials=src.trials,
+    )
+    b_codes, b_index = (
+        factorize(data, src.by, "by")
+        if src.by
+        else (np.zeros(len(data), np.int64), None)
+    )
     c_codes, _ = factorize(data, src.cluster, "cluster")
     n, _, _ = _outcomes(data, src)
     nb = 1 if b_index is None else len(b_index)
@@ -878,8 +955,12 @@ def width_table(
     else:
         try:
             ks = np.asarray(ks)
-            ok = ks.ndim == 1 and len(ks) > 0 and np.all(ks == np.round(ks)) and \
-                np.all(ks >= 1)
+            ok = (
+                ks.ndim == 1
+                and len(ks) > 0
+                and np.all(ks == np.round(ks))
+                and np.all(ks >= 1)
+            )
         except (TypeError, ValueError):
             ok = False
         if not ok:
@@ -892,14 +973,24 @@ def width_table(
     nn = comp["n_inputs"].to_numpy()
     z = _z_two_sided(confidence_level)
     G, K = len(present), len(ks)
-    table = pd.concat([group.loc[np.repeat(np.arange(G), K)].reset_index(drop=True),
-                       pd.DataFrame({"k": np.tile(ks, G)})], axis=1)
+    table = pd.concat(
+        [
+            group.loc[np.repeat(np.arange(G), K)].reset_index(drop=True),
+            pd.DataFrame({"k": np.tile(ks, G)}),
+        ],
+        axis=1,
+    )
     rr = np.repeat(rho, K)
     with np.errstate(invalid="ignore"):
         table["rho"] = rr
         table["predicted_factor"] = np.sqrt(rr + (1 - rr) / table["k"].to_numpy())
-        table["predicted_width"] = 2 * z * np.sqrt(
-            (np.repeat(sb, K) + np.repeat(sw, K) / table["k"].to_numpy()) / np.repeat(nn, K)
+        table["predicted_width"] = (
+            2
+            * z
+            * np.sqrt(
+                (np.repeat(sb, K) + np.repeat(sw, K) / table["k"].to_numpy())
+                / np.repeat(nn, K)
+            )
         )
     if not observed:
         return table
@@ -916,11 +1007,17 @@ def width_table(
             break
         keep = rank < kp
         frame = pd.DataFrame({"_g": gb[keep], "_c": gc[keep], "_y": y[keep]})
-        res = cluster_ci(frame, "_y", "_c", by="_g" if src.by else None,
-                         n_resamples=n_resamples, confidence_level=confidence_level,
-                         rng=boot_int)
+        res = cluster_ci(
+            frame,
+            "_y",
+            "_c",
+            by="_g" if src.by else None,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            rng=boot_int,
+        )
         if src.by:
-            w = (res.high - res.low)
+            w = res.high - res.low
             widths[pos[w.index.to_numpy()], j] = w.to_numpy()
         else:
             widths[0, j] = res.high - res.low
@@ -994,21 +1091,31 @@ class Plan:
     def summary(self) -> dict:
         """The recommendation as a flat dict (one row of :func:`plan_from_data`)."""
         return {
-            "n_inputs": self.n_inputs, "k": self.k, "width": self.width,
-            "cost": self.cost, "feasible": self.feasible, "k_star": self.k_star,
-            "floor_width": self.floor_width, "rho": self.rho,
+            "n_inputs": self.n_inputs,
+            "k": self.k,
+            "width": self.width,
+            "cost": self.cost,
+            "feasible": self.feasible,
+            "k_star": self.k_star,
+            "floor_width": self.floor_width,
+            "rho": self.rho,
             "sigma2_between": self.sigma2_between,
-            "sigma2_within": self.sigma2_within, "note": self.note,
+            "sigma2_within": self.sigma2_within,
+            "note": self.note,
         }
 
     def __repr__(self) -> str:
         level = f"{self.confidence_level:.0%}"
-        costs = f"cost_input {self.cost_input:g}, " if self.cost_input is not None else ""
+        costs = (
+            f"cost_input {self.cost_input:g}, " if self.cost_input is not None else ""
+        )
         costs += f"cost_run {self.cost_run:g}" if self.cost_run is not None else ""
         if self.objective == "budget":
             head = f"Plan: narrowest {level} interval for a budget of {self.budget:g}"
         else:
-            head = f"Plan: cheapest design with a {level} width <= {self.target_width:g}"
+            head = (
+                f"Plan: cheapest design with a {level} width <= {self.target_width:g}"
+            )
         head += f" ({costs.rstrip(', ')})" if costs else ""
         lines = [head]
         if self.n_inputs is not None and self.k is not None:
@@ -1020,8 +1127,10 @@ class Plan:
             )
         else:
             lines.append("  no feasible design")
-        comp = (f"  sigma2_B = {self.sigma2_between:.4g}, sigma2_W = "
-                f"{self.sigma2_within:.4g}, rho = {self.rho:.4g}")
+        comp = (
+            f"  sigma2_B = {self.sigma2_between:.4g}, sigma2_W = "
+            f"{self.sigma2_within:.4g}, rho = {self.rho:.4g}"
+        )
         if self.fixed_n_inputs:
             comp += f"; floor width {self.floor_width:.4g}"
         elif not np.isnan(self.k_star):
@@ -1035,9 +1144,16 @@ class Plan:
         if len(t) > 12:
             b = int(np.flatnonzero(t["best"])[0]) if t["best"].any() else 0
             lo = max(0, min(b - 5, len(t) - 11))
-            t = t.iloc[lo:lo + 11]
-        lines.append(t.to_string(index=False, formatters={
-            "width": lambda v: f"{v:.4g}", "cost": lambda v: f"{v:.8g}"}))
+            t = t.iloc[lo : lo + 11]
+        lines.append(
+            t.to_string(
+                index=False,
+                formatters={
+                    "width": lambda v: f"{v:.4g}",
+                    "cost": lambda v: f"{v:.8g}",
+                },
+            )
+        )
         return "\n".join(lines)
 
 
@@ -1136,10 +1252,18 @@ def plan(
     ...               target_width=0.02).feasible
     False
     """
-    sb = _number(sigma2_between, "sigma2_between", low=0,
-                 hint=" (a variance; use icc(...).sigma2_between)")
-    sw = _number(sigma2_within, "sigma2_within", low=0,
-                 hint=" (a variance; use icc(...).sigma2_within)")
+    sb = _number(
+        sigma2_between,
+        "sigma2_between",
+        low=0,
+        hint=" (a variance; use icc(...).sigma2_between)",
+    )
+    sw = _number(
+        sigma2_within,
+        "sigma2_within",
+        low=0,
+        hint=" (a variance; use icc(...).sigma2_within)",
+    )
     if sb + sw == 0:
         raise ValueError(
             "`sigma2_between` and `sigma2_within` are both 0: with no variance "
@@ -1154,8 +1278,13 @@ def plan(
     if budget is not None:
         budget = _number(budget, "budget", low=0, low_open=True)
     if target_width is not None:
-        target_width = _number(target_width, "target_width", low=0, low_open=True,
-                               hint=" (high - low, e.g. 0.05)")
+        target_width = _number(
+            target_width,
+            "target_width",
+            low=0,
+            low_open=True,
+            hint=" (high - low, e.g. 0.05)",
+        )
     fixed = n_inputs is not None
     if fixed:
         n_inputs = _integer(n_inputs, "n_inputs", low=2)
@@ -1170,7 +1299,9 @@ def plan(
             "n_inputs= instead."
         )
     if fixed and budget is not None and cost_run is None:
-        raise ValueError("`cost_run` is required to know how many runs a `budget` buys.")
+        raise ValueError(
+            "`cost_run` is required to know how many runs a `budget` buys."
+        )
     if max_k is not None:
         max_k = _integer(max_k, "max_k", low=1)
     rho = sb / (sb + sw)
@@ -1185,8 +1316,11 @@ def plan(
         else:
             k_star = math.sqrt(sw * ci / (sb * cr))
         if max_k is None:
-            max_k = 100 if not np.isfinite(k_star) else int(
-                min(max(10, math.ceil(k_star) + 1), _MAX_K_CAP))
+            max_k = (
+                100
+                if not np.isfinite(k_star)
+                else int(min(max(10, math.ceil(k_star) + 1), _MAX_K_CAP))
+            )
         ks = np.arange(1, max_k + 1)
         var_k = sb + sw / ks
         per_input = ci + ks * cr
@@ -1214,7 +1348,9 @@ def plan(
             if np.isfinite(k_star):
                 nbrs = {max(1, math.floor(k_star)), max(1, math.ceil(k_star))}
                 if k_star > max_k:
-                    notes.append(f"k* = {k_star:.3g} is beyond max_k = {max_k}; k capped.")
+                    notes.append(
+                        f"k* = {k_star:.3g} is beyond max_k = {max_k}; k capped."
+                    )
                 elif kb not in nbrs:
                     nb_ = [j - 1 for j in nbrs if j <= max_k]
                     crit = width if budget is not None else cost
@@ -1276,8 +1412,9 @@ def plan(
             else:
                 best = min(k_aff, max_k) - 1
                 if k_aff > max_k:
-                    notes.append(f"the budget pays for k = {k_aff}; capped at max_k = "
-                                 f"{max_k}.")
+                    notes.append(
+                        f"the budget pays for k = {k_aff}; capped at max_k = {max_k}."
+                    )
         nn = np.full(len(ks), nn_fixed)
         cost = nn * (ci + ks * cr)
         if best is not None and best < len(ks):
@@ -1290,24 +1427,49 @@ def plan(
     best_mask = np.zeros(len(ks), bool)
     if best is not None:
         best_mask[best] = True
-    alternatives = pd.DataFrame({
-        "k": ks, "n_inputs": nn.astype(np.int64), "runs": (nn * ks).astype(np.int64),
-        "width": width, "cost": cost, "feasible": np.asarray(feasible, bool),
-        "best": best_mask,
-    })
+    alternatives = pd.DataFrame(
+        {
+            "k": ks,
+            "n_inputs": nn.astype(np.int64),
+            "runs": (nn * ks).astype(np.int64),
+            "width": width,
+            "cost": cost,
+            "feasible": np.asarray(feasible, bool),
+            "best": best_mask,
+        }
+    )
     if best is None:
-        rec = dict(n_inputs=n_inputs if fixed else None, k=None, width=np.nan,
-                   cost=np.nan, feasible=False)
+        rec = dict(
+            n_inputs=n_inputs if fixed else None,
+            k=None,
+            width=np.nan,
+            cost=np.nan,
+            feasible=False,
+        )
     else:
-        rec = dict(n_inputs=int(nn[best]), k=int(ks[best]), width=float(width[best]),
-                   cost=float(cost[best]), feasible=True)
+        rec = dict(
+            n_inputs=int(nn[best]),
+            k=int(ks[best]),
+            width=float(width[best]),
+            cost=float(cost[best]),
+            feasible=True,
+        )
     return Plan(
-        **rec, objective="budget" if budget is not None else "target_width",
-        k_star=float(k_star), floor_width=float(floor_width), sigma2_between=sb,
-        sigma2_within=sw, rho=rho, cost_input=cost_input, cost_run=cost_run,
-        budget=budget, target_width=target_width,
-        confidence_level=float(confidence_level), fixed_n_inputs=fixed,
-        note=" ".join(notes), alternatives=alternatives,
+        **rec,
+        objective="budget" if budget is not None else "target_width",
+        k_star=float(k_star),
+        floor_width=float(floor_width),
+        sigma2_between=sb,
+        sigma2_within=sw,
+        rho=rho,
+        cost_input=cost_input,
+        cost_run=cost_run,
+        budget=budget,
+        target_width=target_width,
+        confidence_level=float(confidence_level),
+        fixed_n_inputs=fixed,
+        note=" ".join(notes),
+        alternatives=alternatives,
     )
 
 
@@ -1363,17 +1525,28 @@ def plan_from_data(
     1  openai/gpt-5.4-mini-2026-03-17       198  3  0.1196       0.1107
     """
     src = _source_iv(data, value, cluster, by, None, successes, trials)
-    comp = icc(data, src.value, src.cluster, by=src.by or None,
-               successes=src.successes, trials=src.trials)
+    comp = icc(
+        data,
+        src.value,
+        src.cluster,
+        by=src.by or None,
+        successes=src.successes,
+        trials=src.trials,
+    )
     if isinstance(n_inputs, str):
         if n_inputs != "data":
             raise ValueError(
                 f"`n_inputs` must be an integer, None (free) or 'data' (the pilot's "
                 f"number of inputs); got {n_inputs!r}."
             )
-    kwargs = dict(cost_input=cost_input, cost_run=cost_run, budget=budget,
-                  target_width=target_width, max_k=max_k,
-                  confidence_level=confidence_level)
+    kwargs = dict(
+        cost_input=cost_input,
+        cost_run=cost_run,
+        budget=budget,
+        target_width=target_width,
+        max_k=max_k,
+        confidence_level=confidence_level,
+    )
 
     def one(row):
         n = int(row["n_inputs"]) if isinstance(n_inputs, str) else n_inputs
@@ -1384,7 +1557,9 @@ def plan_from_data(
     rows = []
     for _, row in comp.iterrows():  # one plan per group (not per input)
         if not np.isfinite(row["rho"]):
-            rows.append({"feasible": False, "note": "variance components not estimable"})
+            rows.append(
+                {"feasible": False, "note": "variance components not estimable"}
+            )
             continue
         rows.append(one(row).summary())
     return pd.concat([comp[src.by].reset_index(drop=True), pd.DataFrame(rows)], axis=1)
@@ -1392,8 +1567,9 @@ def plan_from_data(
 
 # ========================================================= power and sample size
 def _z_alpha(alpha, alternative):
-    alpha = _number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True,
-                    hint=", e.g. 0.05")
+    alpha = _number(
+        alpha, "alpha", low=0, high=1, low_open=True, high_open=True, hint=", e.g. 0.05"
+    )
     if alternative not in _ALTERNATIVES:
         raise ValueError(
             f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}."
@@ -1403,8 +1579,9 @@ def _z_alpha(alpha, alternative):
 
 
 def _z_power(pw):
-    pw = _number(pw, "power", low=0, high=1, low_open=True, high_open=True,
-                 hint=", e.g. 0.8")
+    pw = _number(
+        pw, "power", low=0, high=1, low_open=True, high_open=True, hint=", e.g. 0.8"
+    )
     return float(stats.norm.ppf(pw))
 
 
@@ -1438,16 +1615,23 @@ def _paired_iv(paired, discordance, sd_diff):
             "difference b - a)."
         )
     if discordance is not None:
-        discordance = _number(discordance, "discordance", low=0, high=1,
-                              low_open=True, hint=" (a share of inputs)")
+        discordance = _number(
+            discordance,
+            "discordance",
+            low=0,
+            high=1,
+            low_open=True,
+            hint=" (a share of inputs)",
+        )
     if sd_diff is not None:
         sd_diff = _number(sd_diff, "sd_diff", low=0, low_open=True)
     return discordance, sd_diff
 
 
 def _proportion(p, name):
-    return _number(p, name, low=0, high=1, low_open=True, high_open=True,
-                   hint=" (an accuracy)")
+    return _number(
+        p, name, low=0, high=1, low_open=True, high_open=True, hint=" (an accuracy)"
+    )
 
 
 def _variances(p1, p2, discordance, sd_diff, paired, deff):
@@ -1745,8 +1929,10 @@ def minimum_detectable_effect(
         psi = discordance
 
         def n_req(d):
-            return (za * math.sqrt(psi * deff)
-                    + zb * math.sqrt(max(psi - d * d, 0.0) * deff)) ** 2 / (d * d)
+            return (
+                za * math.sqrt(psi * deff)
+                + zb * math.sqrt(max(psi - d * d, 0.0) * deff)
+            ) ** 2 / (d * d)
 
         hi = psi
     else:
@@ -1769,8 +1955,9 @@ def minimum_detectable_effect(
     if n_req(hi) > n:
         return float("nan")
     lo = hi * 1e-12
-    return float(optimize.brentq(lambda d: n_req(d) - n, lo, hi, xtol=1e-14,
-                                 rtol=1e-12))
+    return float(
+        optimize.brentq(lambda d: n_req(d) - n, lo, hi, xtol=1e-14, rtol=1e-12)
+    )
 
 
 # ----------------------------------------------------------- from a pilot table
@@ -1786,8 +1973,16 @@ def _pilot(data, value, cluster, by, system, pair, successes, trials):
             a, b = pair
         except (TypeError, ValueError):
             raise ValueError(f"`pair` must be a tuple (a, b); got {pair!r}.") from None
-        comp = icc(data, value, cluster, by=by, system=system, pairs=[(a, b)],
-                   successes=successes, trials=trials)
+        comp = icc(
+            data,
+            value,
+            cluster,
+            by=by,
+            system=system,
+            pairs=[(a, b)],
+            successes=successes,
+            trials=trials,
+        )
         by_cols = as_columns(by, "by")
         base = comp[(comp["kind"] == "system") & (comp[system] == a)]
         diff = comp[comp["kind"] == "difference"].reset_index(drop=True)
@@ -1795,8 +1990,9 @@ def _pilot(data, value, cluster, by, system, pair, successes, trials):
             base = diff[by_cols].merge(base, on=by_cols, how="left")
         p1 = base["mean"].to_numpy()
         return diff, by_cols + [system], p1
-    comp = icc(data, value, cluster, by=by, system=system, successes=successes,
-               trials=trials)
+    comp = icc(
+        data, value, cluster, by=by, system=system, successes=successes, trials=trials
+    )
     cols = as_columns(by, "by") + ([system] if system else [])
     return comp, cols, comp["mean"].to_numpy()
 
@@ -1878,7 +2074,9 @@ def sample_size_from_data(
     out["rho"] = comp["rho"].to_numpy()
     out["k"] = _k_column(ks)
     if pair is not None:
-        out["sd_diff"] = np.sqrt(comp["sigma2_between"] + comp["sigma2_within"]).to_numpy()
+        out["sd_diff"] = np.sqrt(
+            comp["sigma2_between"] + comp["sigma2_within"]
+        ).to_numpy()
     n = np.full(len(out), np.nan)
     for i in range(len(out)):  # one call per group, not per input
         row = out.iloc[i]
@@ -1889,16 +2087,25 @@ def sample_size_from_data(
                 f"`effect`: p1 + effect = {row['p2']:.4g} is outside (0, 1) for group "
                 f"{i} (p1 = {row['p1']:.4g})."
             )
-        kw = dict(alpha=alpha, power=power, k=row["k"], rho=row["rho"],
-                  alternative=alternative)
+        kw = dict(
+            alpha=alpha,
+            power=power,
+            k=row["k"],
+            rho=row["rho"],
+            alternative=alternative,
+        )
         if pair is not None:
-            n[i] = sample_size(row["p1"], row["p2"], paired=True,
-                               sd_diff=row["sd_diff"], **kw)
+            n[i] = sample_size(
+                row["p1"], row["p2"], paired=True, sd_diff=row["sd_diff"], **kw
+            )
         else:
             n[i] = sample_size(row["p1"], row["p2"], **kw)
     # nullable integers: NaN where rho could not be estimated
-    out["n_inputs"] = pd.array(n, dtype="Float64").astype("Int64") if np.isnan(n).any() \
+    out["n_inputs"] = (
+        pd.array(n, dtype="Float64").astype("Int64")
+        if np.isnan(n).any()
         else n.astype(np.int64)
+    )
     return out
 
 
@@ -1968,17 +2175,25 @@ def mde_from_data(
     out["n_inputs"] = nn
     out["k"] = _k_column(ks)
     if pair is not None:
-        out["sd_diff"] = np.sqrt(comp["sigma2_between"] + comp["sigma2_within"]).to_numpy()
+        out["sd_diff"] = np.sqrt(
+            comp["sigma2_between"] + comp["sigma2_within"]
+        ).to_numpy()
     mde = np.full(len(out), np.nan)
     for i in range(len(out)):  # one call per group, not per input
         row = out.iloc[i]
         if not np.isfinite(row["rho"]):
             continue
-        kw = dict(k=row["k"], rho=row["rho"], alpha=alpha, power=power,
-                  alternative=alternative)
+        kw = dict(
+            k=row["k"],
+            rho=row["rho"],
+            alpha=alpha,
+            power=power,
+            alternative=alternative,
+        )
         if pair is not None:
-            mde[i] = minimum_detectable_effect(row["n_inputs"], paired=True,
-                                               sd_diff=row["sd_diff"], **kw)
+            mde[i] = minimum_detectable_effect(
+                row["n_inputs"], paired=True, sd_diff=row["sd_diff"], **kw
+            )
         elif 0 < row["p"] < 1:
             mde[i] = minimum_detectable_effect(row["n_inputs"], p=row["p"], **kw)
     out["mde"] = mde

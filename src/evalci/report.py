@@ -60,7 +60,9 @@ def flaky(data: pd.DataFrame, value: str, cluster, *, by=None) -> pd.DataFrame:
     135
     """
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"`data` must be a pandas DataFrame, not {type(data).__name__}.")
+        raise TypeError(
+            f"`data` must be a pandas DataFrame, not {type(data).__name__}."
+        )
     cluster = as_columns(cluster, "cluster", allow_none=False)
     by = as_columns(by, "by")
     check_columns(data, [value], "value")
@@ -68,7 +70,9 @@ def flaky(data: pd.DataFrame, value: str, cluster, *, by=None) -> pd.DataFrame:
     check_columns(data, by, "by")
     y = data[value]
     if y.isna().any():
-        raise ValueError(f"`value` column {value!r} has missing values; drop or fill them.")
+        raise ValueError(
+            f"`value` column {value!r} has missing values; drop or fill them."
+        )
     if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
         raise ValueError(f"`value` column {value!r} must be numeric (0/1 or a score).")
     keys = by + cluster
@@ -94,8 +98,9 @@ def flaky(data: pd.DataFrame, value: str, cluster, *, by=None) -> pd.DataFrame:
         total = np.full(len(out), contrib.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         out["share"] = np.where(total > 0, contrib / total, 0.0)
-    out = out.sort_values(by + ["share"], ascending=[True] * len(by) + [False],
-                          kind="stable")
+    out = out.sort_values(
+        by + ["share"], ascending=[True] * len(by) + [False], kind="stable"
+    )
     return out.reset_index(drop=True)
 
 
@@ -141,24 +146,39 @@ class Report:
         est = self.scores
         ks = self.runs
         k_text = ", ".join(
-            f"{s}: k={r['k_mean']:.3g}" + (f" ({r['k_min']}-{r['k_max']})"
-                                          if r["k_min"] != r["k_max"] else "")
+            f"{s}: k={r['k_mean']:.3g}"
+            + (f" ({r['k_min']}-{r['k_max']})" if r["k_min"] != r["k_max"] else "")
             for s, r in ks.iterrows()
         )
         scores = [
-            (str(s), _fmt(est.estimate[s], pct),
-             f"[{_fmt(est.low[s], pct)}, {_fmt(est.high[s], pct)}]")
+            (
+                str(s),
+                _fmt(est.estimate[s], pct),
+                f"[{_fmt(est.low[s], pct)}, {_fmt(est.high[s], pct)}]",
+            )
             for s in est.groups
         ]
         gaps, judgments = [], []
         for _, row in self.comparison.table.iterrows():
-            gaps.append((f"{row.b} - {row.a}", _fmt(row.gap, pct, signed=True) + unit,
-                         f"[{_fmt(row.low, pct, signed=True)}, "
-                         f"{_fmt(row.high, pct, signed=True)}]", f"{row.pvalue:.3g}",
-                         row.decision))
-            clears = "" if self.mme is None else (
-                "; it clears the minimum meaningful effect" if row.clears_mme
-                else "; it does not clear the minimum meaningful effect")
+            gaps.append(
+                (
+                    f"{row.b} - {row.a}",
+                    _fmt(row.gap, pct, signed=True) + unit,
+                    f"[{_fmt(row.low, pct, signed=True)}, "
+                    f"{_fmt(row.high, pct, signed=True)}]",
+                    f"{row.pvalue:.3g}",
+                    row.decision,
+                )
+            )
+            clears = (
+                ""
+                if self.mme is None
+                else (
+                    "; it clears the minimum meaningful effect"
+                    if row.clears_mme
+                    else "; it does not clear the minimum meaningful effect"
+                )
+            )
             judgments.append(
                 f"{row.b} vs {row.a}: the interval "
                 f"{'excludes' if row.excludes_zero else 'includes'} 0{clears} -> "
@@ -166,31 +186,48 @@ class Report:
             )
         flaky_counts = (
             self.flaky.groupby(self.flaky.columns[0]).flaky.sum()
-            if self.flaky.columns[0] != "input" else None
+            if self.flaky.columns[0] != "input"
+            else None
         )
-        flaky_text = ", ".join(f"{s}: {int(c)} of {self.n_inputs}"
-                               for s, c in flaky_counts.items())
+        flaky_text = ", ".join(
+            f"{s}: {int(c)} of {self.n_inputs}" for s, c in flaky_counts.items()
+        )
         top = self.flaky[self.flaky.flaky].sort_values("share", ascending=False)
         top = top.head(self.max_flaky)
         top_text = ", ".join(
             f"{r.iloc[1]!s} ({r.iloc[0]}, pass rate {r.pass_rate:.2f})"
             for _, r in top.iterrows()
         )
-        mme = ("not set (set it before running the comparison)" if self.mme is None
-               else _fmt(self.mme, pct, signed=False).rstrip("%") + unit)
-        method = (f"{self.scores.confidence_level:.0%} {self.scores.method} "
-                  f"{self.scores.strategy} bootstrap, {self.scores.n_resamples} resamples; "
-                  f"gaps: {self.comparison.method}"
-                  + (f", {self.comparison.adjust}-adjusted" if self.comparison.adjust else ""))
-        return dict(k_text=k_text, scores=scores, gaps=gaps, judgments=judgments,
-                    flaky_text=flaky_text, top_text=top_text, mme=mme, method=method)
+        mme = (
+            "not set (set it before running the comparison)"
+            if self.mme is None
+            else _fmt(self.mme, pct, signed=False).rstrip("%") + unit
+        )
+        method = (
+            f"{self.scores.confidence_level:.0%} {self.scores.method} "
+            f"{self.scores.strategy} bootstrap, {self.scores.n_resamples} resamples; "
+            f"gaps: {self.comparison.method}"
+            + (f", {self.comparison.adjust}-adjusted" if self.comparison.adjust else "")
+        )
+        return dict(
+            k_text=k_text,
+            scores=scores,
+            gaps=gaps,
+            judgments=judgments,
+            flaky_text=flaky_text,
+            top_text=top_text,
+            mme=mme,
+            method=method,
+        )
 
     def to_text(self) -> str:
         """Plain text, one fact a line."""
         p = self._lines()
-        out = [f"Evaluation report for {self.value!r} ({p['method']})",
-               f"1. Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
-               "2-3. Scores with intervals:"]
+        out = [
+            f"Evaluation report for {self.value!r} ({p['method']})",
+            f"1. Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
+            "2-3. Scores with intervals:",
+        ]
         out += [f"   {s}: {e} {ci}" for s, e, ci in p["scores"]]
         out.append("4. Paired gaps (b - a) with intervals:")
         out += [f"   {n}: {g} {ci}, p = {pv} ({d})" for n, g, ci, pv, d in p["gaps"]]
@@ -204,14 +241,22 @@ class Report:
     def to_markdown(self) -> str:
         """Markdown with two small tables (no extra dependency)."""
         p = self._lines()
-        out = [f"**Evaluation report** for `{self.value}` ({p['method']})", "",
-               f"- Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
-               f"- Minimum meaningful effect: {p['mme']}",
-               f"- Flaky inputs (runs disagree): {p['flaky_text']}", "",
-               "| system | score | interval |", "|---|---|---|"]
+        out = [
+            f"**Evaluation report** for `{self.value}` ({p['method']})",
+            "",
+            f"- Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
+            f"- Minimum meaningful effect: {p['mme']}",
+            f"- Flaky inputs (runs disagree): {p['flaky_text']}",
+            "",
+            "| system | score | interval |",
+            "|---|---|---|",
+        ]
         out += [f"| {s} | {e} | {ci} |" for s, e, ci in p["scores"]]
-        out += ["", "| gap (b - a) | estimate | interval | p | decision |",
-                "|---|---|---|---|---|"]
+        out += [
+            "",
+            "| gap (b - a) | estimate | interval | p | decision |",
+            "|---|---|---|---|---|",
+        ]
         out += [f"| {n} | {g} | {ci} | {pv} | {d} |" for n, g, ci, pv, d in p["gaps"]]
         out += [""] + [f"- **Decision**: {j}" for j in p["judgments"]]
         return "\n".join(out)
@@ -220,11 +265,14 @@ class Report:
         """An HTML fragment."""
         p = self._lines()
         esc = html.escape
-        rows = "".join(f"<tr><td>{esc(s)}</td><td>{e}</td><td>{ci}</td></tr>"
-                       for s, e, ci in p["scores"])
+        rows = "".join(
+            f"<tr><td>{esc(s)}</td><td>{e}</td><td>{ci}</td></tr>"
+            for s, e, ci in p["scores"]
+        )
         gaps = "".join(
             f"<tr><td>{esc(n)}</td><td>{g}</td><td>{ci}</td><td>{pv}</td><td>{esc(d)}</td></tr>"
-            for n, g, ci, pv, d in p["gaps"])
+            for n, g, ci, pv, d in p["gaps"]
+        )
         judg = "".join(f"<li>{esc(j)}</li>" for j in p["judgments"])
         return (
             f"<div><p><b>Evaluation report</b> for <code>{esc(self.value)}</code> "
@@ -244,9 +292,13 @@ class Report:
         g = self.comparison.to_frame().rename(columns={"gap": "estimate"})
         g["kind"] = "gap"
         cols = ["kind", "a", "b", "estimate", "low", "high", "standard_error"]
-        out = pd.concat([s[cols + ["n_inputs"]],
-                         g[cols + ["pvalue", "pvalue_adjusted", "decision", "n_inputs"]]],
-                        ignore_index=True)
+        out = pd.concat(
+            [
+                s[cols + ["n_inputs"]],
+                g[cols + ["pvalue", "pvalue_adjusted", "decision", "n_inputs"]],
+            ],
+            ignore_index=True,
+        )
         out["mme"] = self.mme
         return out
 
@@ -296,9 +348,22 @@ def report(
     """
     root = _rs.seed_sequence(rng)
     comparison = _compare(
-        data, value, cluster, system, baseline=baseline, pairs=pairs, metric=metric,
-        method=method, mme=mme, adjust=adjust, confidence_level=confidence_level,
-        n_resamples=n_resamples, strata=strata, weight=weight, missing=missing, rng=root,
+        data,
+        value,
+        cluster,
+        system,
+        baseline=baseline,
+        pairs=pairs,
+        metric=metric,
+        method=method,
+        mme=mme,
+        adjust=adjust,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        strata=strata,
+        weight=weight,
+        missing=missing,
+        rng=root,
     )
     used = pd.unique(pd.concat([comparison.table.a, comparison.table.b]))
     frame = data[data[system].isin(used)]
@@ -306,24 +371,41 @@ def report(
         counts = frame.groupby(cluster)[system].nunique()
         frame = frame[frame[cluster].isin(counts.index[counts == len(used)])]
     scores = core.cluster_ci(
-        frame, value, cluster, by=system, metric=metric,
+        frame,
+        value,
+        cluster,
+        by=system,
+        metric=metric,
         method="percentile" if method == "clt" else method,
-        confidence_level=confidence_level, n_resamples=n_resamples, strata=strata,
-        weight=weight, rng=root,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        strata=strata,
+        weight=weight,
+        rng=root,
     )
     k = frame.groupby([system, cluster]).size().groupby(level=0)
     runs = pd.DataFrame({"k_min": k.min(), "k_mean": k.mean(), "k_max": k.max()})
     y = frame[value]
     percent = bool(
         (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y))
-        and y.isin([0, 1]).all() and metric == "mean"
+        and y.isin([0, 1]).all()
+        and metric == "mean"
     )
-    flaky_table = (flaky(frame, value, cluster, by=system)
-                   if pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
-                   else pd.DataFrame({system: [], cluster: [], "flaky": [], "share": [],
-                                      "pass_rate": []}))
+    flaky_table = (
+        flaky(frame, value, cluster, by=system)
+        if pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
+        else pd.DataFrame(
+            {system: [], cluster: [], "flaky": [], "share": [], "pass_rate": []}
+        )
+    )
     return Report(
-        scores=scores, comparison=comparison, flaky=flaky_table,
-        n_inputs=int(frame[cluster].nunique()), runs=runs, mme=mme, value=value,
-        percent=percent, max_flaky=max_flaky,
+        scores=scores,
+        comparison=comparison,
+        flaky=flaky_table,
+        n_inputs=int(frame[cluster].nunique()),
+        runs=runs,
+        mme=mme,
+        value=value,
+        percent=percent,
+        max_flaky=max_flaky,
     )

@@ -90,7 +90,9 @@ class Unit:
         return self.T.shape[0]
 
 
-def draw_clusters(gen: np.random.Generator, n_rep: int, bounds: np.ndarray) -> np.ndarray:
+def draw_clusters(
+    gen: np.random.Generator, n_rep: int, bounds: np.ndarray
+) -> np.ndarray:
     """Cluster indices ``(n_rep, N)``, drawn with replacement within each stratum."""
     n = int(bounds[-1])
     if len(bounds) == 2:
@@ -159,7 +161,9 @@ def stream_replicate_sums(
         idx[s * STREAM_SIZE : (s + 1) * STREAM_SIZE] = block
         if strategy in ("single_draw", "hierarchical"):
             for j in range(g):
-                rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
+                rep, row = draw_runs(
+                    gen, block, unit.starts[j], unit.counts[j], strategy
+                )
                 run_draws[j].append((rep + s * STREAM_SIZE, row))
     out = np.empty((n_rep, g, m))
     if strategy in ("single_draw", "hierarchical"):
@@ -214,7 +218,9 @@ def drawn_rows(
         per_group = []
         for j in range(len(unit.starts)):
             if strategy in ("single_draw", "hierarchical"):
-                rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
+                rep, row = draw_runs(
+                    gen, block, unit.starts[j], unit.counts[j], strategy
+                )
                 cuts = np.searchsorted(rep, np.arange(1, STREAM_SIZE))
                 per_group.append(np.split(row, cuts))
             else:

@@ -12,7 +12,16 @@ from ._typing import METHODS
 
 __all__ = ["BootstrapResult"]
 
-_FIELDS = ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs", "z0", "acceleration")
+_FIELDS = (
+    "estimate",
+    "low",
+    "high",
+    "standard_error",
+    "n_inputs",
+    "n_runs",
+    "z0",
+    "acceleration",
+)
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,9 @@ class BootstrapResult:
         return np.atleast_1d(np.asarray(val, dtype=float))
 
     # -- another interval from the same replicates --------------------------
-    def interval(self, method: str | None = None, confidence_level: float | None = None):
+    def interval(
+        self, method: str | None = None, confidence_level: float | None = None
+    ):
         """The interval from the same replicates with another method or level.
 
         No resampling happens: percentile, basic and BCa all read the stored
@@ -117,9 +128,17 @@ class BootstrapResult:
             dist, self._arrays("estimate"), method, level, accel=accel
         )
         one = self.groups is None
-        conv = (lambda v: float(v[0])) if one else (lambda v: pd.Series(v, index=self.groups))
+        conv = (
+            (lambda v: float(v[0]))
+            if one
+            else (lambda v: pd.Series(v, index=self.groups))
+        )
         return replace(
-            self, low=conv(low), high=conv(high), z0=conv(z0), method=method,
+            self,
+            low=conv(low),
+            high=conv(high),
+            z0=conv(z0),
+            method=method,
             confidence_level=level,
         )
 
@@ -127,9 +146,17 @@ class BootstrapResult:
     def to_frame(self) -> pd.DataFrame:
         """Tidy DataFrame: one row per group (group columns first)."""
         cols = {
-            name: self._arrays(name) if name not in ("n_inputs", "n_runs")
+            name: self._arrays(name)
+            if name not in ("n_inputs", "n_runs")
             else np.atleast_1d(np.asarray(getattr(self, name)))
-            for name in ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs")
+            for name in (
+                "estimate",
+                "low",
+                "high",
+                "standard_error",
+                "n_inputs",
+                "n_runs",
+            )
         }
         frame = pd.DataFrame(cols)
         frame["confidence_level"] = self.confidence_level
@@ -146,8 +173,20 @@ class BootstrapResult:
 
     def _table(self) -> pd.DataFrame:
         t = self.to_frame()
-        keep = [c for c in t.columns if c not in (
-            "confidence_level", "method", "strategy", "weight", "metric", "z0", "acceleration")]
+        keep = [
+            c
+            for c in t.columns
+            if c
+            not in (
+                "confidence_level",
+                "method",
+                "strategy",
+                "weight",
+                "metric",
+                "z0",
+                "acceleration",
+            )
+        ]
         return t[keep]
 
     def _header(self) -> str:

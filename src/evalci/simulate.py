@@ -123,7 +123,9 @@ def confusion_model_arrays(
     marginal_cum = np.cumsum(c.sum(axis=1)) / c.sum()
     row_cum = np.cumsum(c, axis=1) / c.sum(axis=1, keepdims=True)
     labels = _inverse_cdf(marginal_cum, gen.random((n_trials, n_inputs)))
-    preds = _inverse_cdf(row_cum[labels][:, :, None, :], gen.random((n_trials, n_inputs, k)))
+    preds = _inverse_cdf(
+        row_cum[labels][:, :, None, :], gen.random((n_trials, n_inputs, k))
+    )
     return labels.astype(np.int64), preds.astype(np.int64)
 
 
@@ -179,7 +181,11 @@ def confusion_model(
     ks = np.asarray(k)
     if ks.ndim == 0:
         ks = np.full(n_inputs, int(ks))
-    if ks.shape != (n_inputs,) or not np.issubdtype(ks.dtype, np.integer) or (ks < 1).any():
+    if (
+        ks.shape != (n_inputs,)
+        or not np.issubdtype(ks.dtype, np.integer)
+        or (ks < 1).any()
+    ):
         raise ValueError(
             f"`k` must be a positive integer or {n_inputs} positive integers "
             f"(one per input); got {k!r}."

@@ -25,8 +25,16 @@ from .metrics import Metric, get_metric
 
 __all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap", "compare"]
 
-_RESULT_VARS = ("estimate", "low", "high", "standard_error", "n_inputs", "n_runs",
-                "z0", "acceleration")
+_RESULT_VARS = (
+    "estimate",
+    "low",
+    "high",
+    "standard_error",
+    "n_inputs",
+    "n_runs",
+    "z0",
+    "acceleration",
+)
 
 
 def to_xarray(
@@ -82,11 +90,15 @@ def to_xarray(
         run_codes, run_keys = factorize(data, [run], "run")
     else:
         # number the runs of each (input, system) cell in table order
-        cell = pd.Series(in_codes * (1 if sys_keys is None else len(sys_keys)) + sys_codes)
+        cell = pd.Series(
+            in_codes * (1 if sys_keys is None else len(sys_keys)) + sys_codes
+        )
         run_codes = cell.groupby(cell).cumcount().to_numpy()
         run_keys = pd.RangeIndex(int(run_codes.max()) + 1)
     n_sys = 1 if sys_keys is None else len(sys_keys)
-    dup = pd.Series((in_codes * len(run_keys) + run_codes) * n_sys + sys_codes).duplicated()
+    dup = pd.Series(
+        (in_codes * len(run_keys) + run_codes) * n_sys + sys_codes
+    ).duplicated()
     if dup.any():
         raise ValueError(
             f"two rows share the same ({input}, {run}"
@@ -94,9 +106,12 @@ def to_xarray(
             f"Pass run=None to number runs in table order."
         )
     values = data[value].to_numpy()
-    numeric = pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)
-    dense = np.full((len(in_keys), len(run_keys), n_sys), np.nan,
-                    dtype=float if numeric else object)
+    numeric = pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(
+        values
+    )
+    dense = np.full(
+        (len(in_keys), len(run_keys), n_sys), np.nan, dtype=float if numeric else object
+    )
     dense[in_codes, run_codes, sys_codes] = values
     coords = {dims[0]: np.asarray(in_keys), dims[1]: np.asarray(run_keys)}
     if sys_keys is None:
@@ -154,7 +169,9 @@ def _check_dims(da, input_dim, run_dim, strata, by):
             )
         c = da.coords[coord]
         if input_dim not in c.dims:
-            raise ValueError(f"`{name}` coordinate {coord!r} must lie along {input_dim!r}.")
+            raise ValueError(
+                f"`{name}` coordinate {coord!r} must lie along {input_dim!r}."
+            )
         extra = [d for d in c.dims if d != input_dim]
         if extra:
             varies = (c != c.isel({d: 0 for d in extra})).any()
@@ -179,8 +196,11 @@ def _long(da, input_dim, run_dim, strata, by, metric):
     if missing.any():
         # an input must keep at least one run in every group
         kept = frame.loc[~missing]
-        have = kept.groupby(group_dims + [input_dim]).size() if group_dims else \
-            kept.groupby(input_dim).size()
+        have = (
+            kept.groupby(group_dims + [input_dim]).size()
+            if group_dims
+            else kept.groupby(input_dim).size()
+        )
         expected = len(pd.unique(frame[input_dim])) * (
             int(np.prod([da.sizes[d] for d in group_dims])) if group_dims else 1
         )
@@ -203,8 +223,11 @@ def _to_dataset(res, group_cols, attrs) -> xr.Dataset:
     frame = res.to_frame()
     out = {}
     if group_cols:
-        index = res.groups if isinstance(res.groups, pd.MultiIndex) else \
-            pd.MultiIndex.from_arrays([res.groups], names=group_cols)
+        index = (
+            res.groups
+            if isinstance(res.groups, pd.MultiIndex)
+            else pd.MultiIndex.from_arrays([res.groups], names=group_cols)
+        )
         for var in _RESULT_VARS:
             out[var] = xr.DataArray.from_series(
                 pd.Series(frame[var].to_numpy(), index=index)
@@ -233,16 +256,23 @@ def _to_dataset(res, group_cols, attrs) -> xr.Dataset:
 
 
 def _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
-    frame, name, group_dims = _long(da, input_dim, run_dim, strata, by, kwargs["metric"])
+    frame, name, group_dims = _long(
+        da, input_dim, run_dim, strata, by, kwargs["metric"]
+    )
     group_cols = list(by) + group_dims
     res = core.bootstrap(
         frame, name, input_dim, by=group_cols or None, strata=strata, **kwargs
     )
     attrs = {
-        "method": res.method, "strategy": res.strategy,
-        "confidence_level": res.confidence_level, "n_resamples": res.n_resamples,
-        "weight": res.weight, "metric": res.metric, "input_dim": input_dim,
-        "run_dim": run_dim, "paired": int(not by),
+        "method": res.method,
+        "strategy": res.strategy,
+        "confidence_level": res.confidence_level,
+        "n_resamples": res.n_resamples,
+        "weight": res.weight,
+        "metric": res.metric,
+        "input_dim": input_dim,
+        "run_dim": run_dim,
+        "paired": int(not by),
     }
     ds = _to_dataset(res, group_cols, attrs)
     # keep the DataArray's own order of the broadcast dims and of their labels
@@ -308,8 +338,12 @@ def bootstrap(
     by = [] if by is None else ([by] if isinstance(by, str) else list(by))
     _check_dims(da, input_dim, run_dim, strata, by)
     kwargs = dict(
-        strategy=strategy, metric=get_metric(metric), method=method,
-        confidence_level=confidence_level, n_resamples=n_resamples, weight=weight,
+        strategy=strategy,
+        metric=get_metric(metric),
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        weight=weight,
         rng=_rs.seed_sequence(rng),
     )
     if da.chunks is None:
@@ -317,8 +351,9 @@ def bootstrap(
     return _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
 
 
-def cluster_ci(da: xr.DataArray, *, input_dim: str = "input", run_dim: str = "run",
-               **kwargs) -> xr.Dataset:
+def cluster_ci(
+    da: xr.DataArray, *, input_dim: str = "input", run_dim: str = "run", **kwargs
+) -> xr.Dataset:
     """Cluster-bootstrap CI of a DataArray; see :func:`evalci.xr.bootstrap`.
 
     Examples
@@ -330,8 +365,12 @@ def cluster_ci(da: xr.DataArray, *, input_dim: str = "input", run_dim: str = "ru
     ['acceleration', 'bootstrap_distribution', 'estimate', 'high']
     """
     if "strategy" in kwargs:
-        raise TypeError("cluster_ci() takes no `strategy`; use bootstrap(strategy=...).")
-    return bootstrap(da, input_dim=input_dim, run_dim=run_dim, strategy="cluster", **kwargs)
+        raise TypeError(
+            "cluster_ci() takes no `strategy`; use bootstrap(strategy=...)."
+        )
+    return bootstrap(
+        da, input_dim=input_dim, run_dim=run_dim, strategy="cluster", **kwargs
+    )
 
 
 def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
@@ -343,7 +382,9 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
     names = list(template.data_vars)
 
     def run(data):
-        ds = _numpy_bootstrap(da.copy(data=data), input_dim, run_dim, strata, by, kwargs)
+        ds = _numpy_bootstrap(
+            da.copy(data=data), input_dim, run_dim, strata, by, kwargs
+        )
         return tuple(ds[v].transpose(*template[v].dims).values for v in names)
 
     parts = dask.delayed(run, nout=len(names), pure=True)(da.data)
@@ -353,12 +394,17 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
         out[v] = (t.dims, dsa.from_delayed(part, shape=t.shape, dtype=t.dtype))
     ds = xr.Dataset(out, coords=template.coords)
     attrs = {
-        "method": kwargs["method"], "strategy": kwargs["strategy"],
+        "method": kwargs["method"],
+        "strategy": kwargs["strategy"],
         "confidence_level": kwargs["confidence_level"],
-        "n_resamples": kwargs["n_resamples"], "weight": kwargs["weight"],
-        "metric": getattr(kwargs["metric"], "name",
-                          getattr(kwargs["metric"], "__name__", "callable")),
-        "input_dim": input_dim, "run_dim": run_dim, "paired": int(not by),
+        "n_resamples": kwargs["n_resamples"],
+        "weight": kwargs["weight"],
+        "metric": getattr(
+            kwargs["metric"], "name", getattr(kwargs["metric"], "__name__", "callable")
+        ),
+        "input_dim": input_dim,
+        "run_dim": run_dim,
+        "paired": int(not by),
     }
     ds.attrs.update(attrs)
     return ds
@@ -381,8 +427,10 @@ def _template(da, input_dim, run_dim, by, n_resamples) -> xr.Dataset:
     for v in _RESULT_VARS:
         dtype = np.int64 if v in ("n_inputs", "n_runs") else float
         out[v] = (dims, np.zeros(shape, dtype=dtype))
-    out["bootstrap_distribution"] = (["resample", *dims],
-                                     np.zeros((n_resamples, *shape)))
+    out["bootstrap_distribution"] = (
+        ["resample", *dims],
+        np.zeros((n_resamples, *shape)),
+    )
     return xr.Dataset(out, coords=coords)
 
 
