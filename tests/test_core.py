@@ -626,3 +626,21 @@ def test_counts_table_errors():
         )
     with pytest.raises(ValueError, match=r"`value` is required"):
         evalci.cluster_ci(counts, cluster="input_id")
+
+
+def test_equal_k_keeps_grid_values_exact():
+    # 35 correct of 50 runs (10 inputs x 5): the estimate is the grid value 0.7
+    # exactly, and so is every replicate that should be (PAPER-NOTES: endpoints
+    # equal to 0.70 must count as covered, so rounding must not move them).
+    c = np.array([1, 1, 1, 1, 0] * 5 + [1, 1, 1, 0, 0] * 5)
+    df = pd.DataFrame({"input_id": np.repeat(np.arange(10), 5), "correct": c})
+    res = evalci.cluster_ci(df, "correct", "input_id", n_resamples=1000, rng=0)
+    assert res.estimate == 0.7
+    # a replicate is 0.7 exactly when 5 of the 10 draws are 0.8-inputs
+    w = res.bootstrap_distribution
+    assert np.all(np.isclose(w, 0.7) == (w == 0.7))
+    hier = evalci.bootstrap(
+        df, "correct", "input_id", strategy="hierarchical", n_resamples=1000, rng=0
+    )
+    h = hier.bootstrap_distribution
+    assert np.all(np.isclose(h, 0.7) == (h == 0.7))

@@ -508,16 +508,6 @@ B_CALLABLE = 3_000  # the callable is called once per replicate: slower
         ("plain", "single_draw"),
         ("plain", "hierarchical"),
         ("unequal_k_run", "hierarchical"),
-        pytest.param(
-            "unequal_k_run",
-            "single_draw",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="library bug: a callable metric with strategy='single_draw' "
-                "ignores weight='run' (one pooled row per drawn input, so the "
-                "replicates are input-weighted while the estimate is run-weighted)",
-            ),
-        ),
     ],
 )
 def test_callable_metric_agrees_with_reference(scenario, strategy):
@@ -537,6 +527,23 @@ def test_callable_metric_agrees_with_reference(scenario, strategy):
     )
     assert res.estimate == pytest.approx(ref.estimate[0], abs=1e-12)
     assert_same_distribution(res.bootstrap_distribution, ref.replicates[0], scenario)
+
+
+def test_callable_single_draw_with_pooled_runs_is_refused():
+    # One drawn run per input cannot be weighted by k_i through a callable
+    # (the fast path multiplies the drawn row by k_i): refuse, do not mislead.
+    df, kw = SCENARIOS["unequal_k_run"]
+    with pytest.raises(ValueError, match=r"single_draw.*weight='run'"):
+        library(
+            df,
+            "correct",
+            strategy="single_draw",
+            weight="run",
+            metric=lambda d: d["correct"].mean(),
+            n_resamples=10,
+            rng=0,
+            **{k: v for k, v in kw.items() if k != "weight"},
+        )
 
 
 # -- BCa pieces against the textbook ------------------------------------------------------

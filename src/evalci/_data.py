@@ -153,13 +153,20 @@ class Cube:
         return out.reshape(n, g, m)
 
     def units(
-        self, strategy: str, weight: str
+        self, strategy: str, weight: str, scale_invariant: bool = False
     ) -> list[tuple[Unit, np.ndarray, np.ndarray]]:
         """Split into draw units: groups with the same set of inputs share draws.
 
         Returns ``(unit, groups, clusters)`` triples: the unit, the positions of
         its groups and the (global) codes of its clusters in unit order, which
         is (stratum, key).
+
+        With ``weight="input"`` each input's statistics are divided by its
+        number of runs. For a scale-invariant metric (``finalize(c * s) ==
+        finalize(s)``) and a group whose inputs all have the same k, the
+        division changes nothing but rounding, so it is skipped: sums of 0/1
+        stay integers and an accuracy of 35/50 is exactly 0.7 (which matters
+        when an endpoint is compared with a grid value).
         """
         k = self.cell_counts()
         present = k > 0
@@ -193,10 +200,17 @@ class Cube:
                 cell_start = np.concatenate([[0], np.cumsum(k[:, g])])[:-1]
                 starts.append(cell_start[clusters])
                 counts.append(kk[:, j])
+                constant_k = (
+                    scale_invariant
+                    and self.runs is None
+                    and (kk[:, j] == kk[0, j]).all()
+                )
                 if with_stats and strategy in ("single_draw", "hierarchical"):
                     x = self.stats[lo:hi]
                     kr = np.repeat(k[:, g], k[:, g]).astype(float)  # k of each row
-                    if strategy == "hierarchical" and weight == "input":
+                    if constant_k:
+                        pass  # scale-invariant metric, equal k: no reweighting
+                    elif strategy == "hierarchical" and weight == "input":
                         x = x / kr[:, None]
                     elif strategy == "single_draw" and weight == "run":
                         x = x * kr[:, None]
@@ -208,7 +222,11 @@ class Cube:
                         kk
                         if self.runs is None
                         else self.cell_runs()[np.ix_(clusters, groups)]
-                    )
+                    ).astype(float)
+                    if scale_invariant:
+                        # equal k within a group: divide by nothing (see above)
+                        same = (runs == runs[:1]).all(axis=0)
+                        runs[:, same] = 1.0
                     t = t / runs[:, :, None]
             else:
                 t = np.zeros((len(clusters), len(groups), 0))

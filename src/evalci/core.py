@@ -61,7 +61,11 @@ def _counts_metric(trials: str) -> Metric:
         return np.column_stack([data[value], data[trials]]).astype(float)
 
     return Metric(
-        "mean", statistics=statistics, finalize=metrics_mod._ratio, columns=(trials,)
+        "mean",
+        statistics=statistics,
+        finalize=metrics_mod._ratio,
+        columns=(trials,),
+        scale_invariant=True,
     )
 
 
@@ -436,14 +440,21 @@ def _replicates(data, args: _Args, root) -> _Replicates:
     """Resample every draw unit of the validated table: the shared engine pass."""
     cube, n_runs = _prepare(data, args, root)
     fast = isinstance(args.metric, Metric)
-    if not fast and args.weight == "input":
+    if not fast:
         k = cube.cell_counts()
         ks = np.unique(k[k > 0])
-        if len(ks) > 1:
+        if len(ks) > 1 and args.weight == "input":
             raise ValueError(
                 "a callable `metric` sees pooled rows, so it cannot weight each input "
                 f"equally when inputs have different numbers of runs ({ks.min()} to "
                 f"{ks.max()}); pass weight='run' to pool runs, or use a Metric."
+            )
+        if len(ks) > 1 and args.strategy == "single_draw":
+            raise ValueError(
+                "a callable `metric` with strategy='single_draw' and weight='run' "
+                "cannot weight the one drawn run of each input by its number of runs "
+                f"({ks.min()} to {ks.max()}); use a Metric, or weight='input' with "
+                "equal runs per input."
             )
     strategy = (
         "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
@@ -453,7 +464,7 @@ def _replicates(data, args: _Args, root) -> _Replicates:
     accel = np.full(n_groups, np.nan)
     reps = np.full((n_groups, args.n_resamples), np.nan)
     n_inputs = np.zeros(n_groups, dtype=np.int64)
-    units = cube.units(strategy, args.weight)
+    units = cube.units(strategy, args.weight, fast and args.metric.scale_invariant)
     jackknife = []
     cluster_name = args.cluster or ["row"]
     for unit, groups, clusters in units:

@@ -64,6 +64,10 @@ class Metric:
         Whether the value column must hold only 0/1 (or booleans).
     numeric : bool
         Whether the value column must be numeric.
+    scale_invariant : bool
+        Whether ``finalize(c * sums) == finalize(sums)`` for any c > 0 (true of
+        ratios such as accuracy and kappa). Lets the engine keep exact integer
+        sums when every input has the same number of runs.
 
     Examples
     --------
@@ -85,6 +89,7 @@ class Metric:
     columns: tuple[str, ...] = ()
     binary: bool = False
     numeric: bool = True
+    scale_invariant: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -105,7 +110,9 @@ def _mean_statistics(data: Mapping[str, np.ndarray], value: str) -> np.ndarray:
 
 
 #: Mean of the value column: accuracy of a 0/1 column, mean of a score column.
-mean = Metric("mean", statistics=_mean_statistics, finalize=_ratio)
+mean = Metric(
+    "mean", statistics=_mean_statistics, finalize=_ratio, scale_invariant=True
+)
 
 
 def accuracy(truth: str = "label") -> Metric:
@@ -135,6 +142,7 @@ def accuracy(truth: str = "label") -> Metric:
         finalize=_ratio,
         columns=(truth,),
         numeric=False,
+        scale_invariant=True,
     )
 
 
@@ -194,6 +202,7 @@ def kappa(truth: str = "label", labels=None) -> Metric:
         finalize=_kappa_finalize,
         columns=(truth,),
         numeric=False,
+        scale_invariant=True,
     )
 
 
