@@ -117,33 +117,67 @@ def kappa_statistic(pred, label, axis=-1):
 
 
 # -- timing helpers --------------------------------------------------------------
-def timed(fn, repeat: int) -> tuple[float, float, float]:
-    """(median, min, max) seconds of ``repeat`` calls after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), min(times), max(times)
-
-
 class Report:
+    """Times cases, prints rows and ratios, and collects the targets.
+
+    The cases of one group are timed round-robin (A B C A B C ...) after one
+    warm-up call each, so that a change in machine load affects all of them
+    alike rather than whichever case happened to run at the time.
+    """
+
     def __init__(self):
         self.times: dict[str, float] = {}
         self.targets: list[tuple[str, str, float, float, str]] = []
+        self.loads: list[float] = []
+
+    def load(self) -> float:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        self.loads.append(load)
+        return load
 
     def section(self, title: str):
         print()
         print(title)
         print("-" * len(title))
-        print(f"  {'case':<62} {'median':>9} {'min':>9} {'max':>9}")
+        print(f"  (1-min load average before this section: {self.load():.2f} on "
+              f"{os.cpu_count()} cpus)")
+        print(f"  {'case':<62} {'median':>9} {'min':>9} {'max':>9} {'cpu/wall':>9} "
+              f"{'faults':>8}")
 
-    def time(self, key: str, label: str, fn, repeat: int) -> float:
-        med, lo, hi = timed(fn, repeat)
-        self.times[key] = med
-        print(f"  {label:<62} {fmt_s(med):>9} {fmt_s(lo):>9} {fmt_s(hi):>9}", flush=True)
-        return med
+    def time_group(self, cases, repeat: int, warmup: bool = True):
+        """Time ``cases`` = [(key, label, fn, repeat or None), ...] round-robin."""
+        if warmup:
+            for _, _, fn, _ in cases:
+                fn()
+        wall = {key: [] for key, *_ in cases}
+        cpu = {key: [] for key, *_ in cases}
+        faults = {key: [] for key, *_ in cases}
+        for r in range(max(rep or repeat for *_, rep in cases)):
+            for key, _, fn, rep in cases:
+                if r >= (rep or repeat):
+                    continue
+                f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                c0, t0 = time.process_time(), time.perf_counter()
+                fn()
+                t1, c1 = time.perf_counter(), time.process_time()
+                f1 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                wall[key].append(t1 - t0)
+                cpu[key].append(c1 - c0)
+                faults[key].append(f1 - f0)
+        for key, label, _, _ in cases:
+            w = wall[key]
+            med = float(np.median(w))
+            self.times[key] = med
+            # CPU time of all threads of this process / wall time. Below 1: the
+            # process waited for a CPU (another process had it). Above 1: BLAS
+            # worker threads ran (a matrix product, or OpenBLAS's spin-wait
+            # after one).
+            use = sum(cpu[key]) / sum(w)
+            # Minor page faults per call (median): fresh memory the call touched,
+            # in 4 kB pages.
+            flt = fmt_count(float(np.median(faults[key])))
+            print(f"  {label:<62} {fmt_s(med):>9} {fmt_s(min(w)):>9} "
+                  f"{fmt_s(max(w)):>9} {use:>9.2f} {flt:>8}", flush=True)
 
     def note(self, text: str):
         print(f"  {text}")
@@ -169,6 +203,14 @@ def fmt_s(seconds: float) -> str:
     if seconds < 1.0:
         return f"{seconds * 1e3:.1f} ms"
     return f"{seconds:.2f} s"
+
+
+def fmt_count(n: float) -> str:
+    if n >= 1e6:
+        return f"{n / 1e6:.1f}M"
+    if n >= 1e4:
+        return f"{n / 1e3:.0f}k"
+    return f"{n:.0f}"
 
 
 def fmt_bytes(n: float) -> str:
@@ -219,6 +261,30 @@ def print_environment():
 
 
 # -- memory child ----------------------------------------------------------------
+# The meter is a small interpreter that starts the measured child and reports
+# RUSAGE_CHILDREN. It is needed because on Linux a child's ru_maxrss starts at
+# the RSS of the process that forked it (exec keeps the old hiwater mark): a
+# child forked straight from this (large) benchmark process would report this
+# process's RSS, not its own peak.
+METER = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], check=True)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+def vm_hwm() -> int | None:
+    """Peak RSS of this process from /proc (Linux), in bytes; None elsewhere."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
 def memory_child(kind: str, n: int, k: int, b: int):
     """Entry point of the memory subprocess: build data, optionally run BCa."""
     df = make_accuracy(n, k)
@@ -226,17 +292,18 @@ def memory_child(kind: str, n: int, k: int, b: int):
         res = evalci.cluster_ci(df, "correct", cluster="input_id", method="bca",
                                 n_resamples=b, rng=0)
         assert np.isfinite(res.low)
-    peak = maxrss_bytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    print(json.dumps({"kind": kind, "self_peak": peak}))
+    print(json.dumps({"kind": kind, "vm_hwm": vm_hwm()}))
 
 
-def run_child(kind: str, n: int, k: int, b: int) -> tuple[int, int]:
-    """(RUSAGE_CHILDREN peak after the child, the child's own reported peak)."""
-    cmd = [sys.executable, os.path.abspath(__file__), "--_memory-child", kind,
-           "--_n", str(n), "--_k", str(k), "--_b", str(b)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    children = maxrss_bytes(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    return children, json.loads(out.stdout.strip().splitlines()[-1])["self_peak"]
+def run_child(kind: str, n: int, k: int, b: int) -> tuple[int, int | None]:
+    """(peak RSS of the child from the meter's RUSAGE_CHILDREN, the child's VmHWM)."""
+    child = [sys.executable, os.path.abspath(__file__), "--_memory-child", kind,
+             "--_n", str(n), "--_k", str(k), "--_b", str(b)]
+    out = subprocess.run([sys.executable, "-c", METER, *child], check=True,
+                         capture_output=True, text=True)
+    lines = out.stdout.strip().splitlines()
+    hwm = json.loads(lines[-2])["vm_hwm"]
+    return maxrss_bytes(int(lines[-1])), hwm
 
 
 # -- sections --------------------------------------------------------------------
@@ -253,15 +320,8 @@ def section_accuracy(rep: Report, n: int, k: int, b: int, repeat: int):
         return lambda: stats.bootstrap((means,), np.mean, vectorized=True,
                                        n_resamples=b, method=method, rng=0)
 
-    rep.time("draw", f"numpy: draw B x N indices alone (integers(0, N, ({b}, {n})))",
-             lambda: np.random.default_rng(0).integers(0, n, size=(b, n)), repeat)
-    rep.time("acc_pct", "evalci cluster_ci, percentile", ev("percentile"), repeat)
-    rep.time("acc_bca", "evalci cluster_ci, BCa", ev("bca"), repeat)
-    rep.time("sp_pct", "scipy.stats.bootstrap on per-input means, percentile",
-             sp("percentile"), repeat)
-    rep.time("sp_bca", "scipy.stats.bootstrap on per-input means, BCa", sp("BCa"), repeat)
-
-    # Context only (no target): where the time of the draw-based kernel goes.
+    # Context only (no target): the draw scheme evalci uses (seeded streams of
+    # 64 replicates) and the bincount that turns indices into count weights.
     n_streams = -(-b // 64)
 
     def streamed_draws():
@@ -271,12 +331,23 @@ def section_accuracy(rep: Report, n: int, k: int, b: int, repeat: int):
             np.random.Generator(np.random.PCG64(seq)).integers(0, n, size=(64, n))
 
     idx = np.random.default_rng(0).integers(0, n, size=(b, n))
-    rep.time("ctx_streams", f"context: same draws as {n_streams} seeded streams of 64",
-             streamed_draws, repeat)
-    rep.time("ctx_bincount", "context: bincount B x N indices into B x N counts",
-             lambda: np.bincount((idx + (np.arange(b) * n)[:, None]).ravel(),
-                                 minlength=b * n), repeat)
-    del idx
+
+    def bincount():
+        np.bincount((idx + (np.arange(b) * n)[:, None]).ravel(), minlength=b * n)
+
+    rep.time_group([
+        ("draw", f"numpy: draw B x N indices alone (integers(0, N, ({b}, {n})))",
+         lambda: np.random.default_rng(0).integers(0, n, size=(b, n)), None),
+        ("acc_pct", "evalci cluster_ci, percentile", ev("percentile"), None),
+        ("acc_bca", "evalci cluster_ci, BCa", ev("bca"), None),
+        ("sp_pct", "scipy.stats.bootstrap on per-input means, percentile",
+         sp("percentile"), None),
+        ("sp_bca", "scipy.stats.bootstrap on per-input means, BCa", sp("BCa"), None),
+        ("ctx_streams", f"context: same draws as {n_streams} seeded streams of 64",
+         streamed_draws, None),
+        ("ctx_bincount", "context: bincount B x N indices into B x N counts",
+         bincount, None),
+    ], repeat)
 
     rep.ratio("evalci percentile / draw indices", "acc_pct", "draw", 2.0)
     rep.ratio("evalci BCa / draw indices", "acc_bca", "draw", 2.0)
@@ -315,22 +386,26 @@ def section_bca_ratio(rep: Report, n_small: int, n_large: int | None, k: int,
         b_large = 2_000
         rep.note(f"one call at N={n_large:,}, B={b:,} took {first:.1f} s: "
                  f"using B={b_large:,} at N={n_large:,}")
-    rep.time("big_pct", f"evalci cluster_ci, percentile, N={n_large:,}, B={b_large:,}",
-             ev("percentile", b_large), large_repeat)
-    rep.time("big_bca", f"evalci cluster_ci, BCa, N={n_large:,}, B={b_large:,}",
-             ev("bca", b_large), large_repeat)
+    if b_large == b:
+        ev("bca", b)()  # warm-up; the probe above warmed up percentile
+    rep.time_group([
+        ("big_pct", f"evalci cluster_ci, percentile, N={n_large:,}, B={b_large:,}",
+         ev("percentile", b_large), None),
+        ("big_bca", f"evalci cluster_ci, BCa, N={n_large:,}, B={b_large:,}",
+         ev("bca", b_large), None),
+    ], large_repeat, warmup=b_large != b)
     rep.ratio(f"evalci BCa / percentile, N={n_large:,}, B={b_large:,}",
               "big_bca", "big_pct", 1.2)
-    del df
 
-    base_children, base_self = run_child("baseline", n_large, k, b_large)
-    bca_children, bca_self = run_child("bca", n_large, k, b_large)
-    extra = bca_children - base_children
-    rep.note(f"memory (subprocess, ru_maxrss of RUSAGE_CHILDREN): baseline "
-             f"(import evalci + build N={n_large:,} data) {fmt_bytes(base_children)}; "
-             f"after BCa child {fmt_bytes(bca_children)}")
-    rep.note(f"  children's own RUSAGE_SELF peaks: baseline {fmt_bytes(base_self)}, "
-             f"BCa {fmt_bytes(bca_self)}")
+    base_peak, base_hwm = run_child("baseline", n_large, k, b_large)
+    bca_peak, bca_hwm = run_child("bca", n_large, k, b_large)
+    extra = bca_peak - base_peak
+    rep.note("memory, fresh subprocesses (ru_maxrss via RUSAGE_CHILDREN of a small meter):")
+    rep.note(f"  baseline (import evalci + build N={n_large:,} data) "
+             f"{fmt_bytes(base_peak)}; with BCa {fmt_bytes(bca_peak)}")
+    if base_hwm is not None and bca_hwm is not None:
+        rep.note(f"  cross-check, children's own VmHWM: baseline {fmt_bytes(base_hwm)}, "
+                 f"BCa {fmt_bytes(bca_hwm)} (difference {fmt_bytes(bca_hwm - base_hwm)})")
     verdict = "PASS" if extra < 0.5e9 else "MISS"
     label = f"evalci BCa peak memory above baseline, N={n_large:,}, B={b_large:,}"
     print(f"  {label:<62} {fmt_bytes(extra):>9}   target < 0.5 GB  {verdict}")
@@ -358,9 +433,7 @@ def section_kappa(rep: Report, n: int, k: int, b: int, repeat: int):
         return lambda: evalci.cluster_ci(frame, "pred", cluster="input_id", metric=kappa,
                                          method=method, n_resamples=b, rng=0)
 
-    rep.time("kappa_bca", f"evalci kappa, k={k}, BCa", ev(df), repeat)
-    rep.ratio(f"evalci kappa / evalci accuracy, BCa, k={k}", "kappa_bca", "acc_bca", 2.0)
-
+    acc = make_accuracy(n, k)
     df1 = make_kappa(n, 1)
     codes = {lab: i for i, lab in enumerate(LABELS)}
     pred = df1["pred"].map(codes).to_numpy(np.int64)  # scipy needs numbers: coded
@@ -371,12 +444,18 @@ def section_kappa(rep: Report, n: int, k: int, b: int, repeat: int):
                                        vectorized=True, n_resamples=b, method=method,
                                        rng=0)
 
-    rep.time("kappa1_bca", "evalci kappa, k=1, BCa", ev(df1), repeat)
-    rep.time("sp_kappa1_bca", "scipy.stats.bootstrap kappa, k=1, paired, BCa",
-             sp("BCa"), repeat)
-    rep.time("kappa1_pct", "evalci kappa, k=1, percentile", ev(df1, "percentile"), repeat)
-    rep.time("sp_kappa1_pct", "scipy.stats.bootstrap kappa, k=1, paired, percentile",
-             sp("percentile"), repeat)
+    rep.time_group([
+        ("acc_bca3", f"evalci accuracy, k={k}, BCa (re-timed beside kappa)",
+         lambda: evalci.cluster_ci(acc, "correct", cluster="input_id", method="bca",
+                                   n_resamples=b, rng=0), None),
+        ("kappa_bca", f"evalci kappa, k={k}, BCa", ev(df), None),
+        ("kappa1_bca", "evalci kappa, k=1, BCa", ev(df1), None),
+        ("sp_kappa1_bca", "scipy.stats.bootstrap kappa, k=1, paired, BCa", sp("BCa"), None),
+        ("kappa1_pct", "evalci kappa, k=1, percentile", ev(df1, "percentile"), None),
+        ("sp_kappa1_pct", "scipy.stats.bootstrap kappa, k=1, paired, percentile",
+         sp("percentile"), None),
+    ], repeat)
+    rep.ratio(f"evalci kappa / evalci accuracy, BCa, k={k}", "kappa_bca", "acc_bca3", 2.0)
     rep.ratio("scipy / evalci, kappa k=1, BCa (evalci faster)", "sp_kappa1_bca",
               "kappa1_bca", 1.0, better="higher", show_target="> 1x")
     rep.ratio("scipy / evalci, kappa k=1, percentile", "sp_kappa1_pct", "kappa1_pct")
@@ -392,18 +471,19 @@ def section_systems(rep: Report, n: int, k: int, b: int, repeat: int):
         return lambda: evalci.cluster_ci(frame, "correct", cluster="input_id", by=by,
                                          n_resamples=b, rng=0)
 
-    rep.time("sys1", "evalci, 1 system (no by)", ev(frames[1], None), repeat)
-    rep.time("sys2", "evalci, 2 systems, by='system'", ev(frames[2], "system"), repeat)
-    rep.time("sys10", "evalci, 10 systems, by='system'", ev(frames[10], "system"), repeat)
-
     ten = frames[10]
 
     def loop():
         for _, sub in ten.groupby("system", sort=True):
             evalci.cluster_ci(sub, "correct", cluster="input_id", n_resamples=b, rng=0)
 
-    rep.time("loop10", "evalci, loop of 10 single-system calls (incl. groupby)",
-             loop, max(1, repeat // 2 + 1))
+    rep.time_group([
+        ("sys1", "evalci, 1 system (no by)", ev(frames[1], None), None),
+        ("sys2", "evalci, 2 systems, by='system'", ev(frames[2], "system"), None),
+        ("sys10", "evalci, 10 systems, by='system'", ev(frames[10], "system"), None),
+        ("loop10", "evalci, loop of 10 single-system calls (incl. groupby)", loop,
+         max(1, repeat // 2 + 1)),
+    ], repeat)
     rep.ratio("2 systems / 1 system", "sys2", "sys1")
     rep.ratio("10 systems / 1 system", "sys10", "sys1", 2.0)
     rep.ratio("loop of 10 calls / 10 systems at once", "loop10", "sys10")
@@ -437,7 +517,7 @@ def main(argv=None):
     mode = "quick (smoke test)" if args.quick else "full"
     large = f" ({large_repeat} at N={n_large:,})" if n_large else ""
     print(f"  mode: {mode}; times are the median of {repeat} repeats{large} after "
-          "one warm-up call")
+          "one warm-up call;\n  the cases of a section run round-robin")
 
     rep = Report()
     section_accuracy(rep, n, k, b, repeat)
@@ -451,6 +531,10 @@ def main(argv=None):
     for label, shown, value, _target, verdict in rep.targets:
         unit = " GB" if shown.endswith("GB") else "x"
         print(f"  {verdict:<5} {label:<62} {value:>7.2f}{unit}  target {shown}")
+    rep.load()
+    print(f"  max 1-min load average seen: {max(rep.loads):.2f} on {os.cpu_count()} cpus "
+          "(this benchmark alone accounts for about 1-2); a higher load means\n"
+          "  other processes competed for the CPUs and the times are inflated and noisy.")
     n_pass = sum(t[4] == "PASS" for t in rep.targets)
     print(f"  {n_pass}/{len(rep.targets)} targets met; total wall time "
           f"{time.perf_counter() - start:.1f} s")
