@@ -30,6 +30,8 @@ __all__ = ["STREAM_SIZE", "seed_sequence", "stream"]
 STREAM_SIZE = 64
 #: Aim for blocks of about this many weights (memory ~ 8 bytes each, twice).
 BLOCK_WEIGHTS = 2**21
+#: Up to this many statistic columns, replicate sums gather instead of count.
+GATHER_COLUMNS = 4
 
 # Spawn-key schemes: one namespace per use of randomness.
 _BOOT, _MODE = 0, 1
@@ -153,29 +155,45 @@ def stream_replicate_sums(
     """
     n, g, m = unit.T.shape
     n_rep = n_streams * STREAM_SIZE
-    idx = np.empty((n_rep, n), dtype=np.int64)
+    out = np.empty((n_rep, g, m))
+    if strategy not in ("single_draw", "hierarchical"):
+        # One stream at a time: its (64 x N) counts stay in cache, and the
+        # bincount, the cast and the product each touch them once.
+        # With few statistic columns, gathering them by index and summing is
+        # cheaper than counting (measured ~3x at N=1,000 for 2 columns); the
+        # choice depends on the data's shape only, never on scheduling.
+        t = unit.T.reshape(n, g * m)
+        cols = [np.ascontiguousarray(t[:, j]) for j in range(g * m)]
+        gather = g * m <= GATHER_COLUMNS
+        offsets = (np.arange(STREAM_SIZE) * n)[:, None]
+        w = np.empty((STREAM_SIZE, n))
+        flat = out.reshape(n_rep, g * m)
+        for s in range(n_streams):
+            gen = stream(root, _BOOT, unit.index, first + s)
+            block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+            rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
+            if gather:
+                for j, col in enumerate(cols):
+                    flat[rows, j] = np.take(col, block).sum(axis=1)
+            else:
+                block += offsets
+                w[...] = _counts(block.ravel(), STREAM_SIZE, n)
+                np.matmul(w, t, out=flat[rows])
+        return out
     run_draws: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(g)]
     for s in range(n_streams):
         gen = stream(root, _BOOT, unit.index, first + s)
         block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
-        idx[s * STREAM_SIZE : (s + 1) * STREAM_SIZE] = block
-        if strategy in ("single_draw", "hierarchical"):
-            for j in range(g):
-                rep, row = draw_runs(
-                    gen, block, unit.starts[j], unit.counts[j], strategy
-                )
-                run_draws[j].append((rep + s * STREAM_SIZE, row))
-    out = np.empty((n_rep, g, m))
-    if strategy in ("single_draw", "hierarchical"):
         for j in range(g):
-            rep = np.concatenate([r for r, _ in run_draws[j]])
-            row = np.concatenate([w for _, w in run_draws[j]])
-            n_rows = unit.rows[j].shape[0]
-            v = _counts(rep * n_rows + row, n_rep, n_rows).astype(float)
-            out[:, j, :] = v @ unit.rows[j]
-        return out
-    w = _counts((idx + (np.arange(n_rep) * n)[:, None]).ravel(), n_rep, n)
-    return (w.astype(float) @ unit.T.reshape(n, g * m)).reshape(n_rep, g, m)
+            rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
+            run_draws[j].append((rep + s * STREAM_SIZE, row))
+    for j in range(g):
+        rep = np.concatenate([r for r, _ in run_draws[j]])
+        row = np.concatenate([w for _, w in run_draws[j]])
+        n_rows = unit.rows[j].shape[0]
+        v = _counts(rep * n_rows + row, n_rep, n_rows).astype(float)
+        out[:, j, :] = v @ unit.rows[j]
+    return out
 
 
 def n_streams_for(n_resamples: int) -> int:
