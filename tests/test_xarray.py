@@ -272,3 +272,31 @@ def test_gpqa_as_input_run_system(gpqa):
     # paired gap from the shared draws: the replicate difference
     gap = ds.bootstrap_distribution.diff("system")
     assert float(gap.std()) < float(ds.standard_error.sum())
+
+
+def test_dask_on_a_process_cluster_pickles(gpqa):
+    # processes=True catches pickling problems (kappa's closures, the task)
+    distributed = pytest.importorskip("distributed")
+    rng = np.random.default_rng(4)
+    label = rng.integers(0, 4, 60)
+    pred = np.where(
+        rng.random((60, 3)) < 0.6, label[:, None], rng.integers(0, 4, (60, 3))
+    )
+    da = xr.DataArray(
+        pred.astype(float),
+        dims=("input", "run"),
+        coords={"input": np.arange(60), "label": ("input", label)},
+    )
+    metric = evalci.metrics.kappa(truth="label")
+    eager = da.evalci.cluster_ci(metric=metric, method="bca", n_resamples=200, rng=1)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        lazy = da.chunk({"input": 20}).evalci.cluster_ci(
+            metric=metric, method="bca", n_resamples=200, rng=1
+        )
+        computed = lazy.compute()
+    xr.testing.assert_identical(computed, eager)

@@ -381,11 +381,16 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
     template = _template(da, input_dim, run_dim, by, kwargs["n_resamples"])
     names = list(template.data_vars)
 
+    # The task gets the array's data and its (in-memory) labels, not the Dask
+    # collection itself, so nothing is embedded twice in the graph.
+    coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
+    dims, name = da.dims, da.name
+    dims_out = {v: template[v].dims for v in names}
+
     def run(data):
-        ds = _numpy_bootstrap(
-            da.copy(data=data), input_dim, run_dim, strata, by, kwargs
-        )
-        return tuple(ds[v].transpose(*template[v].dims).values for v in names)
+        arr = xr.DataArray(data, dims=dims, coords=coords, name=name)
+        ds = _numpy_bootstrap(arr, input_dim, run_dim, strata, by, kwargs)
+        return tuple(ds[v].transpose(*dims_out[v]).values for v in names)
 
     parts = dask.delayed(run, nout=len(names), pure=True)(da.data)
     out = {}
