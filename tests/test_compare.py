@@ -299,3 +299,16 @@ def _clip_loss():
     x = np.linspace(0.95, 1, 20001)
     dens = stats.beta.pdf(x, 2, 2)
     return np.trapezoid((x + 0.05 - 1) * dens, x)
+
+
+def test_compare_with_a_callable_metric(gpqa):
+    fast = gpqa.evalci.compare("correct", cluster="input_id", n_resamples=300, rng=0)
+    slow = gpqa.evalci.compare(
+        "correct",
+        cluster="input_id",
+        metric=lambda d: d.correct.mean(),
+        n_resamples=300,
+        rng=0,
+    )
+    np.testing.assert_allclose(slow.gap_distribution, fast.gap_distribution)
+    assert slow.table.low[0] == pytest.approx(fast.table.low[0])

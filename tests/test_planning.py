@@ -1046,3 +1046,21 @@ def test_accessor_forwards(gpqa, method, args, kwargs):
     pd.testing.assert_frame_equal(
         getattr(acc, method)(*args, **kwargs), func(gpqa, *args, **kwargs)
     )
+
+
+def test_dataarray_accessor_matches_dataframe(gpqa):
+    da = gpqa.evalci.to_xarray("correct")
+    from_da = da.evalci.icc(system="system")
+    from_df = gpqa.evalci.icc("correct", "input_id", system="system")
+    np.testing.assert_allclose(
+        from_da[["msb", "msw", "rho_raw"]].to_numpy(),
+        from_df[["msb", "msw", "rho_raw"]].to_numpy(),
+    )
+
+
+def test_top_level_power_functions():
+    # seed 004: 80% vs 83% needs about 2,600 inputs per system
+    n = evalci.sample_size(0.80, 0.83)
+    assert 2500 <= n <= 2700
+    mde = evalci.minimum_detectable_effect(n, p=0.80)
+    assert mde == pytest.approx(0.03, abs=0.002)
