@@ -300,3 +300,36 @@ def test_dask_on_a_process_cluster_pickles(gpqa):
         )
         computed = lazy.compute()
     xr.testing.assert_identical(computed, eager)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(by="subject", method="bca"),
+        dict(strategy="hierarchical", strata="subject"),
+        dict(strategy="iid"),
+        dict(
+            metric=evalci.metrics.Metric(
+                "mean_again",
+                statistics=lambda d, v: np.column_stack([d[v], np.ones(len(d[v]))]),
+                finalize=lambda s: s[..., 0] / s[..., 1],
+            )
+        ),
+    ],
+)
+def test_dask_graph_splits_the_bootstrap_and_matches_numpy(unequal, kw):
+    da = unequal.evalci.to_xarray("correct", strata="subject")
+    ctx = (
+        pytest.warns(evalci.ClusteringIgnoredWarning)
+        if kw.get("strategy") == "iid"
+        else __import__("contextlib").nullcontext()
+    )
+    with ctx:
+        eager = da.evalci.bootstrap(n_resamples=3000, rng=5, **kw)
+    lazy = da.chunk({"input": 10}).evalci.bootstrap(n_resamples=3000, rng=5, **kw)
+    graph = dict(lazy.low.data.__dask_graph__())
+    blocks = [k for k in graph if "_unit_sums" in str(k)]
+    assert len(blocks) >= 3  # 3,000 replicates: 47 streams in blocks of 16
+    with ctx:
+        computed = lazy.compute(scheduler="threads")
+    xr.testing.assert_identical(computed, eager)

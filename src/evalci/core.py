@@ -406,14 +406,13 @@ def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_
     return estimate, reps, jack
 
 
-def _run_unit_fast(unit, metric, strategy, args, root):
+def _fast_unit(unit, metric, sums):
+    """Estimate, replicates and jackknife of a unit from its replicate sums."""
     total = unit.T.sum(axis=0)  # (G, m)
     estimate = metric.finalize(total)
     # leave-one-input-out jackknife from sufficient statistics: O(N)
     jack = metric.finalize(total[None] - unit.T)  # (N, G)
-    sums = _rs.replicate_sums(unit, root, strategy, args.n_resamples)
-    reps = metric.finalize(sums)  # (B, G)
-    return estimate, reps, jack
+    return estimate, metric.finalize(sums), jack
 
 
 @dataclass
@@ -424,9 +423,7 @@ class _Replicates:
     estimate: np.ndarray  # (G,)
     reps: np.ndarray  # (G, B)
     accel: np.ndarray  # (G,)
-    jackknife: (
-        list  # per unit: (group positions, (N_u, G_u) leave-one-out values, bounds)
-    )
+    jackknife: list  # per unit: (group positions, (N_u, G_u) leave-one-out, bounds)
     n_inputs: np.ndarray
     n_runs: np.ndarray
     fast: bool
@@ -436,8 +433,29 @@ class _Replicates:
         return len(self.jackknife) == 1
 
 
-def _replicates(data, args: _Args, root) -> _Replicates:
-    """Resample every draw unit of the validated table: the shared engine pass."""
+@dataclass
+class _Pass:
+    """A validated table split into draw units, ready to resample.
+
+    The three steps of a pass -- :func:`_start_pass`, :func:`_unit_sums` for
+    every block of streams of every unit, :func:`_finish_pass` -- are separate
+    so that a scheduler (Dask) can run the middle one as many tasks.
+    """
+
+    args: _Args
+    root: np.random.SeedSequence
+    cube: Cube
+    n_runs: np.ndarray
+    strategy: str  # the resampling the units use (iid, mode_aggregate -> cluster)
+    units: list  # (Unit, group positions, cluster codes)
+
+    @property
+    def fast(self) -> bool:
+        return isinstance(self.args.metric, Metric)
+
+
+def _start_pass(data, args: _Args, root) -> _Pass:
+    """Validate, build the cube and its draw units (no resampling yet)."""
     cube, n_runs = _prepare(data, args, root)
     fast = isinstance(args.metric, Metric)
     if not fast:
@@ -459,15 +477,9 @@ def _replicates(data, args: _Args, root) -> _Replicates:
     strategy = (
         "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
     )
-    n_groups = cube.n_groups
-    estimate = np.full(n_groups, np.nan)
-    accel = np.full(n_groups, np.nan)
-    reps = np.full((n_groups, args.n_resamples), np.nan)
-    n_inputs = np.zeros(n_groups, dtype=np.int64)
     units = cube.units(strategy, args.weight, fast and args.metric.scale_invariant)
-    jackknife = []
     cluster_name = args.cluster or ["row"]
-    for unit, groups, clusters in units:
+    for unit, groups, _ in units:
         if unit.n_clusters < 2:
             where = (
                 "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
@@ -482,21 +494,55 @@ def _replicates(data, args: _Args, root) -> _Replicates:
                 f"{int((sizes < 2).sum())} stratum(s) hold a single input, which is "
                 "always drawn: it adds no variance to the interval.",
                 FewClustersWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        if fast:
-            est_u, reps_u, jack_u = _run_unit_fast(
-                unit, args.metric, strategy, args, root
-            )
+    return _Pass(args, root, cube, n_runs, strategy, units)
+
+
+def _unit_sums(p: _Pass, u: int, first: int, n_streams: int):
+    """Replicate sums of streams ``first .. first + n_streams`` of unit ``u``.
+
+    None for the callable path (it resamples rows in :func:`_finish_pass`) or
+    for a unit that does not exist.
+    """
+    if not p.fast or u >= len(p.units):
+        return None
+    return _rs.stream_replicate_sums(
+        p.units[u][0], p.root, p.strategy, first, n_streams
+    )
+
+
+def _finish_pass(p: _Pass, sums=None) -> _Replicates:
+    """Replicates, estimates and jackknife of every unit.
+
+    ``sums[u]`` are the unit's replicate sums in stream order (at least
+    ``n_resamples`` rows); computed here, block by block, when not given.
+    """
+    args, cube = p.args, p.cube
+    n_groups = cube.n_groups
+    estimate = np.full(n_groups, np.nan)
+    accel = np.full(n_groups, np.nan)
+    reps = np.full((n_groups, args.n_resamples), np.nan)
+    n_inputs = np.zeros(n_groups, dtype=np.int64)
+    jackknife = []
+    for u, (unit, groups, clusters) in enumerate(p.units):
+        if p.fast:
+            if sums is None:
+                unit_sums = _rs.replicate_sums(
+                    unit, p.root, p.strategy, args.n_resamples
+                )
+            else:
+                unit_sums = sums[u][: args.n_resamples]
+            est_u, reps_u, jack_u = _fast_unit(unit, args.metric, unit_sums)
         else:
             est_u, reps_u, jack_u = _run_unit_callable(
                 cube,
                 unit,
                 groups,
                 clusters,
-                strategy,
+                p.strategy,
                 args,
-                root,
+                p.root,
                 need_jack=args.method == "bca",
             )
         estimate[groups] = est_u
@@ -504,7 +550,65 @@ def _replicates(data, args: _Args, root) -> _Replicates:
         accel[groups] = _intervals.acceleration(jack_u.T, unit.strata_bounds)
         n_inputs[groups] = unit.n_clusters
         jackknife.append((groups, jack_u, unit.strata_bounds))
-    return _Replicates(cube, estimate, reps, accel, jackknife, n_inputs, n_runs, fast)
+    return _Replicates(
+        cube, estimate, reps, accel, jackknife, n_inputs, p.n_runs, p.fast
+    )
+
+
+def _replicates(data, args: _Args, root) -> _Replicates:
+    """Resample every draw unit of the validated table: the shared engine pass."""
+    return _finish_pass(_start_pass(data, args, root))
+
+
+def _result(rep: _Replicates, args: _Args) -> BootstrapResult:
+    """Intervals from a pass, as a :class:`BootstrapResult`."""
+    cube, estimate, reps, accel = rep.cube, rep.estimate, rep.reps, rep.accel
+    n_groups, fast = cube.n_groups, rep.fast
+    if not fast and args.method != "bca":
+        accel[:] = np.nan
+    degenerate = np.all(reps == reps[:, :1], axis=1)
+    if degenerate.any():
+        warnings.warn(
+            "the bootstrap distribution has no spread (every resample gives the "
+            "same score, e.g. every outcome is 1 or 0): the interval has zero width "
+            "and says nothing about uncertainty. For 0/N or N/N outcomes use "
+            "evalci.analytic_ci(..., method='wilson'), which gives the rule-of-three bound.",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+    low, high, z0 = _intervals.interval(
+        reps,
+        estimate,
+        args.method,
+        args.confidence_level,
+        accel=np.nan_to_num(accel) if args.method == "bca" else None,
+    )
+    with np.errstate(invalid="ignore"):
+        se = (
+            reps.std(axis=1, ddof=1)
+            if args.n_resamples > 1
+            else np.full(n_groups, np.nan)
+        )
+    name = args.metric.name if fast else getattr(args.metric, "__name__", "callable")
+    return BootstrapResult._from_arrays(
+        groups=cube.groups,
+        estimate=estimate,
+        low=low,
+        high=high,
+        standard_error=se,
+        bootstrap_distribution=reps,
+        n_inputs=rep.n_inputs,
+        n_runs=rep.n_runs,
+        z0=z0,
+        acceleration=accel,
+        method=args.method,
+        strategy=args.strategy,
+        confidence_level=args.confidence_level,
+        n_resamples=args.n_resamples,
+        weight=args.weight,
+        metric=name,
+        paired=rep.paired,
+    )
 
 
 def bootstrap(
@@ -613,54 +717,7 @@ def bootstrap(
         successes,
         trials,
     )
-    rep = _replicates(data, args, _rs.seed_sequence(rng))
-    cube, estimate, reps, accel = rep.cube, rep.estimate, rep.reps, rep.accel
-    n_groups, fast = cube.n_groups, rep.fast
-    if not fast and args.method != "bca":
-        accel[:] = np.nan
-    degenerate = np.all(reps == reps[:, :1], axis=1)
-    if degenerate.any():
-        warnings.warn(
-            "the bootstrap distribution has no spread (every resample gives the "
-            "same score, e.g. every outcome is 1 or 0): the interval has zero width "
-            "and says nothing about uncertainty. For 0/N or N/N outcomes use "
-            "evalci.analytic_ci(..., method='wilson'), which gives the rule-of-three bound.",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-    low, high, z0 = _intervals.interval(
-        reps,
-        estimate,
-        args.method,
-        args.confidence_level,
-        accel=np.nan_to_num(accel) if args.method == "bca" else None,
-    )
-    with np.errstate(invalid="ignore"):
-        se = (
-            reps.std(axis=1, ddof=1)
-            if args.n_resamples > 1
-            else np.full(n_groups, np.nan)
-        )
-    name = args.metric.name if fast else getattr(args.metric, "__name__", "callable")
-    return BootstrapResult._from_arrays(
-        groups=cube.groups,
-        estimate=estimate,
-        low=low,
-        high=high,
-        standard_error=se,
-        bootstrap_distribution=reps,
-        n_inputs=rep.n_inputs,
-        n_runs=rep.n_runs,
-        z0=z0,
-        acceleration=accel,
-        method=args.method,
-        strategy=args.strategy,
-        confidence_level=args.confidence_level,
-        n_resamples=args.n_resamples,
-        weight=args.weight,
-        metric=name,
-        paired=rep.paired,
-    )
+    return _result(_replicates(data, args, _rs.seed_sequence(rng)), args)
 
 
 def cluster_ci(

@@ -255,14 +255,32 @@ def _to_dataset(res, group_cols, attrs) -> xr.Dataset:
     return ds
 
 
-def _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
+def _start(da, input_dim, run_dim, strata, by, kwargs):
+    """The engine's first step on a (numpy-backed) DataArray."""
     frame, name, group_dims = _long(
         da, input_dim, run_dim, strata, by, kwargs["metric"]
     )
     group_cols = list(by) + group_dims
-    res = core.bootstrap(
-        frame, name, input_dim, by=group_cols or None, strata=strata, **kwargs
+    args = core._bootstrap_iv(
+        frame,
+        name,
+        input_dim,
+        kwargs["strategy"],
+        kwargs["metric"],
+        group_cols or None,
+        strata,
+        kwargs["method"],
+        kwargs["confidence_level"],
+        kwargs["n_resamples"],
+        kwargs["weight"],
+        False,
     )
+    return core._start_pass(frame, args, kwargs["rng"])
+
+
+def _dataset(rep, args, by, group_dims, labels, input_dim, run_dim) -> xr.Dataset:
+    """The engine's result as a Dataset in the DataArray's own order of labels."""
+    res = core._result(rep, args)
     attrs = {
         "method": res.method,
         "strategy": res.strategy,
@@ -274,12 +292,19 @@ def _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
         "run_dim": run_dim,
         "paired": int(not by),
     }
-    ds = _to_dataset(res, group_cols, attrs)
-    # keep the DataArray's own order of the broadcast dims and of their labels
+    ds = _to_dataset(res, list(by) + group_dims, attrs)
     order = [d for d in ["resample", *by, *group_dims] if d in ds.dims]
     ds = ds.transpose(*order)
-    labelled = {d: da[d].values for d in group_dims if d in da.coords}
-    return ds.reindex(labelled) if labelled else ds
+    return ds.reindex(labels) if labels else ds
+
+
+def _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
+    p = _start(da, input_dim, run_dim, strata, by, kwargs)
+    group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
+    labels = {d: da[d].values for d in group_dims if d in da.coords}
+    return _dataset(
+        core._finish_pass(p), p.args, by, group_dims, labels, input_dim, run_dim
+    )
 
 
 def bootstrap(
@@ -373,26 +398,74 @@ def cluster_ci(
     )
 
 
+#: Streams (of 64 replicates) per Dask task: 1,024 replicates. Memory and
+#: scheduling only; results never depend on it.
+TASK_STREAMS = 16
+
+
 def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
-    """Dask-backed input: one delayed task runs the numpy path at compute time."""
+    """Dask-backed input: a graph of the engine's three steps.
+
+    One task builds the cube from the data, one task per block of
+    ``TASK_STREAMS`` streams per draw unit computes replicate sums, and one
+    task reads the intervals. The streams are keyed by index, so any Dask
+    scheduler gives the numbers of the numpy path.
+    """
     import dask
     import dask.array as dsa
 
     template = _template(da, input_dim, run_dim, by, kwargs["n_resamples"])
     names = list(template.data_vars)
-
-    # The task gets the array's data and its (in-memory) labels, not the Dask
+    # Tasks get the array's data and its (in-memory) labels, not the Dask
     # collection itself, so nothing is embedded twice in the graph.
     coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
     dims, name = da.dims, da.name
+    group_dims = [d for d in dims if d not in (input_dim, run_dim)]
+    labels = {d: coords[d][1] for d in group_dims if d in coords}
     dims_out = {v: template[v].dims for v in names}
 
-    def run(data):
+    def start(data):
         arr = xr.DataArray(data, dims=dims, coords=coords, name=name)
-        ds = _numpy_bootstrap(arr, input_dim, run_dim, strata, by, kwargs)
+        return _start(arr, input_dim, run_dim, strata, by, kwargs)
+
+    def finish(p, blocks):
+        sums = [None if not b or b[0] is None else np.concatenate(b) for b in blocks]
+        sums = sums[: len(p.units)]
+        if len(sums) < len(p.units) or any(x is None for x in sums):
+            sums = None  # callable metric, or more units than foreseen: do it here
+        ds = _dataset(
+            core._finish_pass(p, sums),
+            p.args,
+            by,
+            group_dims,
+            labels,
+            input_dim,
+            run_dim,
+        )
         return tuple(ds[v].transpose(*dims_out[v]).values for v in names)
 
-    parts = dask.delayed(run, nout=len(names), pure=True)(da.data)
+    p = dask.delayed(start, pure=True)(da.data)
+    # Groups that share inputs share a unit: one unit without `by` (all-NaN
+    # inputs are refused), one per `by` group; iid with k > 1 makes every
+    # group its own unit. Tasks for units that turn out not to exist are no-ops.
+    n_groups = int(np.prod([template.sizes[d] for d in template.estimate.dims]))
+    if kwargs["strategy"] == "iid":
+        n_units = n_groups
+    else:
+        n_units = template.sizes[by[0]] if by else 1
+        for b in by[1:]:
+            n_units *= template.sizes[b]
+    total = _rs.n_streams_for(kwargs["n_resamples"])
+    blocks = [
+        [
+            dask.delayed(core._unit_sums, pure=True)(
+                p, u, first, min(TASK_STREAMS, total - first)
+            )
+            for first in range(0, total, TASK_STREAMS)
+        ]
+        for u in range(n_units)
+    ]
+    parts = dask.delayed(finish, nout=len(names), pure=True)(p, blocks)
     out = {}
     for v, part in zip(names, parts, strict=True):
         t = template[v]
