@@ -23,6 +23,7 @@ from scipy import stats
 from ._data import as_columns, check_columns, check_level, factorize, value_codes
 from ._typing import WEIGHTS
 from ._warnings import DegenerateDataWarning
+from .results import _GroupedResult
 
 __all__ = ["AnalyticResult", "McNemarResult", "analytic_ci", "mcnemar"]
 
@@ -51,8 +52,8 @@ MCNEMAR_EXACT_BELOW = 25
 
 
 # --------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class AnalyticResult:
+@dataclass(frozen=True, repr=False)
+class AnalyticResult(_GroupedResult):
     """A closed-form confidence interval (one per group when ``by`` was given).
 
     Attributes
@@ -90,19 +91,8 @@ class AnalyticResult:
     rule_of_three: object = False
     groups: pd.Index | None = field(default=None, repr=False)
 
-    @classmethod
-    def _from_arrays(cls, *, groups, **arrays):
-        """Arrays of shape (G,) -> scalars (groups is None) or Series by group."""
-        out = {}
-        for key, val in arrays.items():
-            if key in _FIELDS:
-                val = np.asarray(val)
-                if groups is None:
-                    val = val.reshape(-1)[0].item()
-                else:
-                    val = pd.Series(val, index=groups, name=key)
-            out[key] = val
-        return cls(groups=groups, **out)
+    _PER_GROUP = _FIELDS
+    _SETTINGS = ("confidence_level", "method", "weight")
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy DataFrame: one row per group (group columns first).
@@ -123,34 +113,20 @@ class AnalyticResult:
         frame["confidence_level"] = self.confidence_level
         frame["method"] = self.method
         frame["weight"] = self.weight
-        if self.groups is not None:
-            keys = self.groups.to_frame(index=False)
-            frame = pd.concat([keys.reset_index(drop=True), frame], axis=1)
-        return frame
+        return self._with_groups(frame)
 
     def _header(self) -> str:
         weight = f", weight={self.weight}" if self.method == "clt" else ""
         return f"{self.confidence_level:.0%} {self.method} interval{weight}"
 
-    def _table(self) -> pd.DataFrame:
-        t = self.to_frame()
-        return t.drop(columns=["confidence_level", "method", "weight"])
-
-    def __repr__(self) -> str:
-        if self.groups is None:
-            return (
-                f"AnalyticResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
-                f"high={self.high:.4g}, standard_error={self.standard_error:.3g}, "
-                f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
-                f"method={self.method!r}, confidence_level={self.confidence_level}, "
-                f"rule_of_three={self.rule_of_three})"
-            )
-        body = self._table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"AnalyticResult: {self._header()}\n{body}"
-
-    def _repr_html_(self) -> str:
-        table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>AnalyticResult</b>: {self._header()}</p>{table}"
+    def _scalar_repr(self) -> str:
+        return (
+            f"AnalyticResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
+            f"high={self.high:.4g}, standard_error={self.standard_error:.3g}, "
+            f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
+            f"method={self.method!r}, confidence_level={self.confidence_level}, "
+            f"rule_of_three={self.rule_of_three})"
+        )
 
 
 @dataclass(frozen=True)

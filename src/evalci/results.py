@@ -24,8 +24,55 @@ _FIELDS = (
 )
 
 
-@dataclass(frozen=True)
-class BootstrapResult:
+class _GroupedResult:
+    """What interval results share: scalars without groups, Series with them.
+
+    Subclasses list their per-group fields in ``_PER_GROUP``, the settings the
+    compact table leaves out in ``_SETTINGS``, and give ``_header()`` and
+    ``_scalar_repr()``.
+    """
+
+    _PER_GROUP: tuple[str, ...] = ()
+    _SETTINGS: tuple[str, ...] = ()
+
+    @classmethod
+    def _from_arrays(cls, *, groups, **arrays):
+        """Arrays of shape (G,) -> scalars (groups is None) or Series by group."""
+        out = {}
+        for key, val in arrays.items():
+            if key in cls._PER_GROUP:
+                val = np.asarray(val)
+                if groups is None:
+                    val = val.reshape(-1)[0].item()
+                else:
+                    val = pd.Series(val, index=groups, name=key)
+            out[key] = val
+        return cls(groups=groups, **out)
+
+    def _with_groups(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Group columns first, then ``frame``'s."""
+        if self.groups is None:
+            return frame
+        keys = self.groups.to_frame(index=False)
+        return pd.concat([keys.reset_index(drop=True), frame], axis=1)
+
+    def _table(self) -> pd.DataFrame:
+        t = self.to_frame()
+        return t[[c for c in t.columns if c not in self._SETTINGS]]
+
+    def __repr__(self) -> str:
+        if self.groups is None:
+            return self._scalar_repr()
+        body = self._table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"{type(self).__name__}: {self._header()}\n{body}"
+
+    def _repr_html_(self) -> str:
+        table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"<p><b>{type(self).__name__}</b>: {self._header()}</p>{table}"
+
+
+@dataclass(frozen=True, repr=False)
+class BootstrapResult(_GroupedResult):
     """A bootstrap confidence interval (one per group when ``by`` was given).
 
     Attributes
@@ -71,22 +118,23 @@ class BootstrapResult:
     groups: pd.Index | None = field(default=None, repr=False)
     paired: bool = True
 
-    # -- construction -------------------------------------------------------
+    _PER_GROUP = _FIELDS
+    _SETTINGS = (
+        "confidence_level",
+        "method",
+        "strategy",
+        "weight",
+        "metric",
+        "z0",
+        "acceleration",
+    )
+
     @classmethod
     def _from_arrays(cls, *, groups, **arrays):
-        """Arrays of shape (G,) -> floats (groups is None) or Series by group."""
-        out = {}
-        for key, val in arrays.items():
-            if key in _FIELDS:
-                val = np.asarray(val)
-                if groups is None:
-                    val = val.reshape(-1)[0].item()
-                else:
-                    val = pd.Series(val, index=groups, name=key)
-            out[key] = val
-        dist = np.asarray(out["bootstrap_distribution"])
-        out["bootstrap_distribution"] = dist[0] if groups is None else dist
-        return cls(groups=groups, **out)
+        """As the base class; the distribution is 1-D without groups."""
+        dist = np.asarray(arrays.pop("bootstrap_distribution"))
+        arrays["bootstrap_distribution"] = dist[0] if groups is None else dist
+        return super()._from_arrays(groups=groups, **arrays)
 
     def _arrays(self, name):
         val = getattr(self, name)
@@ -166,28 +214,7 @@ class BootstrapResult:
         frame["metric"] = self.metric
         frame["z0"] = self._arrays("z0")
         frame["acceleration"] = self._arrays("acceleration")
-        if self.groups is not None:
-            keys = self.groups.to_frame(index=False)
-            frame = pd.concat([keys.reset_index(drop=True), frame], axis=1)
-        return frame
-
-    def _table(self) -> pd.DataFrame:
-        t = self.to_frame()
-        keep = [
-            c
-            for c in t.columns
-            if c
-            not in (
-                "confidence_level",
-                "method",
-                "strategy",
-                "weight",
-                "metric",
-                "z0",
-                "acceleration",
-            )
-        ]
-        return t[keep]
+        return self._with_groups(frame)
 
     def _header(self) -> str:
         return (
@@ -196,18 +223,11 @@ class BootstrapResult:
             f"weight={self.weight}"
         )
 
-    def __repr__(self) -> str:
-        if self.groups is None:
-            return (
-                f"BootstrapResult(estimate={self.estimate:.4g}, "
-                f"low={self.low:.4g}, high={self.high:.4g}, "
-                f"standard_error={self.standard_error:.3g}, n_inputs={self.n_inputs}, "
-                f"n_runs={self.n_runs}, method={self.method!r}, "
-                f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
-            )
-        body = self._table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"BootstrapResult: {self._header()}\n{body}"
-
-    def _repr_html_(self) -> str:
-        table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>BootstrapResult</b>: {self._header()}</p>{table}"
+    def _scalar_repr(self) -> str:
+        return (
+            f"BootstrapResult(estimate={self.estimate:.4g}, "
+            f"low={self.low:.4g}, high={self.high:.4g}, "
+            f"standard_error={self.standard_error:.3g}, n_inputs={self.n_inputs}, "
+            f"n_runs={self.n_runs}, method={self.method!r}, "
+            f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
+        )
