@@ -111,33 +111,31 @@ def draw_runs(
     starts: np.ndarray,
     counts: np.ndarray,
     strategy: str,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray | None, np.ndarray]:
     """Run-level draws inside the drawn clusters.
 
-    Returns ``(replicate, row)`` for every drawn run, replicates ascending:
     ``single_draw`` takes one run per drawn cluster; ``hierarchical`` takes
     ``k_i`` runs with replacement per drawn cluster (Multinomial(W_i k_i, 1/k_i)
     in total for a cluster drawn W_i times).
+
+    Returns ``(None, rows)`` with ``rows`` of shape ``(n_rep, L)`` when every
+    replicate draws the same number of runs (single_draw, or equal k), else
+    ``(rep, rows)``: flat arrays, replicate ids ascending.
     """
     n_rep, n = idx.shape
-    k_const = counts[0] if (counts == counts[0]).all() else None
+    k_const = int(counts[0]) if (counts == counts[0]).all() else None
     if strategy == "single_draw":
         high = k_const if k_const is not None else counts[idx]
-        offset = gen.integers(0, high, size=idx.shape)
-        row = starts[idx] + offset
-        rep = np.repeat(np.arange(n_rep), n)
-        return rep, row.ravel()
-    # hierarchical
-    flat = idx.ravel()
+        return None, starts[idx] + gen.integers(0, high, size=idx.shape)
     if k_const is not None:
-        drawn = np.repeat(flat, k_const)
-        offset = gen.integers(0, k_const, size=drawn.size)
-        rep = np.repeat(np.arange(n_rep), n * int(k_const))
-    else:
-        per = counts[flat]
-        drawn = np.repeat(flat, per)
-        offset = gen.integers(0, counts[drawn])
-        rep = np.repeat(np.arange(n_rep), per.reshape(n_rep, n).sum(axis=1))
+        # the same numbers, in the same order, as one flat draw per (b, i, r)
+        offset = gen.integers(0, k_const, size=(n_rep, n, k_const))
+        return None, (starts[idx][:, :, None] + offset).reshape(n_rep, n * k_const)
+    flat = idx.ravel()
+    per = counts[flat]
+    drawn = np.repeat(flat, per)
+    offset = gen.integers(0, counts[drawn])
+    rep = np.repeat(np.arange(n_rep), per.reshape(n_rep, n).sum(axis=1))
     return rep, starts[drawn] + offset
 
 
@@ -180,20 +178,36 @@ def stream_replicate_sums(
                 w[...] = _counts(block.ravel(), STREAM_SIZE, n)
                 np.matmul(w, t, out=flat[rows])
         return out
-    run_draws: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(g)]
+    # Run-level strategies, also one stream at a time: per group, the drawn
+    # rows of each replicate; their statistics are gathered and summed (few
+    # columns) or counted and multiplied (many).
     for s in range(n_streams):
         gen = stream(root, _BOOT, unit.index, first + s)
         block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+        rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
         for j in range(g):
             rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
-            run_draws[j].append((rep + s * STREAM_SIZE, row))
-    for j in range(g):
-        rep = np.concatenate([r for r, _ in run_draws[j]])
-        row = np.concatenate([w for _, w in run_draws[j]])
-        n_rows = unit.rows[j].shape[0]
-        v = _counts(rep * n_rows + row, n_rep, n_rows).astype(float)
-        out[:, j, :] = v @ unit.rows[j]
+            out[rows, j, :] = _sum_rows(unit.rows[j], rep, row)
     return out
+
+
+def _sum_rows(x: np.ndarray, rep: np.ndarray | None, row: np.ndarray) -> np.ndarray:
+    """Per-replicate sums ``(STREAM_SIZE, m)`` of drawn rows (see :func:`draw_runs`)."""
+    n_rows, m = x.shape
+    if m > GATHER_COLUMNS:
+        if rep is None:
+            ids = (row + (np.arange(STREAM_SIZE) * n_rows)[:, None]).ravel()
+        else:
+            ids = rep * n_rows + row
+        return _counts(ids, STREAM_SIZE, n_rows).astype(float) @ x
+    res = np.empty((STREAM_SIZE, m))
+    for c in range(m):
+        vals = np.take(x[:, c], row)
+        if rep is None:
+            res[:, c] = vals.sum(axis=1)
+        else:
+            res[:, c] = np.bincount(rep, weights=vals, minlength=STREAM_SIZE)
+    return res
 
 
 def n_streams_for(n_resamples: int) -> int:
@@ -239,8 +253,11 @@ def drawn_rows(
                 rep, row = draw_runs(
                     gen, block, unit.starts[j], unit.counts[j], strategy
                 )
-                cuts = np.searchsorted(rep, np.arange(1, STREAM_SIZE))
-                per_group.append(np.split(row, cuts))
+                if rep is None:
+                    per_group.append(list(row))
+                else:
+                    cuts = np.searchsorted(rep, np.arange(1, STREAM_SIZE))
+                    per_group.append(np.split(row, cuts))
             else:
                 starts, counts = unit.starts[j], unit.counts[j]
                 lists = []
