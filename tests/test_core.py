@@ -568,16 +568,33 @@ def test_user_dataframe_is_never_modified(gpqa):
     pd.testing.assert_frame_equal(gpqa, before)
 
 
-def test_memory_is_bounded_by_blocks():
-    # The weights of one block never exceed BLOCK_WEIGHTS (or one stream):
-    # B=50,000 at N=2,000 would be 800 MB as one float matrix.
-    unit = resampling.Unit(
-        index=0, T=np.ones((2000, 1, 2)), strata_bounds=np.array([0, 2000])
-    )
-    per = resampling.streams_per_block(unit, "cluster")
-    assert per * resampling.STREAM_SIZE * 2000 <= max(
-        resampling.BLOCK_WEIGHTS, resampling.STREAM_SIZE * 2000
-    )
+@pytest.mark.parametrize("strategy", ["cluster", "hierarchical"])
+def test_memory_does_not_grow_with_n_resamples(strategy):
+    # Peak traced allocation (numpy reports to tracemalloc) for B=20,000 vs
+    # B=2,000 at N=2,000, k=3: only the (B,) outputs may grow -- a few arrays
+    # of 8 bytes per replicate, ~1.5 MB. One (B x N) float weight matrix would
+    # add 288 MB; one (B x N x k) index array for hierarchical, 864 MB.
+    import tracemalloc
+
+    df = clustered(n=2000, k=3, p_sys=(0.6,), seed=9)
+
+    def peak(b):
+        tracemalloc.start()
+        evalci.bootstrap(
+            df,
+            "correct",
+            cluster="input_id",
+            strategy=strategy,
+            method="bca",
+            n_resamples=b,
+            rng=0,
+        )
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return top
+
+    growth = peak(20_000) - peak(2_000)
+    assert growth < 20 * 18_000 * 8  # 2.9 MB: twenty (B,) float arrays
 
 
 # ---------------------------------------------------------- counts tables
