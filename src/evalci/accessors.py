@@ -140,3 +140,37 @@ class EvalciDataArrayAccessor:
     def to_frame(self, **kwargs):
         """Back to a tidy table; see :func:`evalci.xr.to_frame`."""
         return _xr.to_frame(self._obj, **kwargs)
+
+
+try:  # Dask is an optional dependency
+    import dask.dataframe as _dd
+except ImportError:  # pragma: no cover - exercised only without Dask
+    _dd = None
+
+if _dd is not None:
+
+    @_dd.extensions.register_dataframe_accessor("evalci")
+    class EvalciDaskDataFrameAccessor:
+        """``ddf.evalci`` on a Dask DataFrame.
+
+        One Dask reduction compresses the table exactly to its distinct
+        (input, groups, strata, value) rows with their multiplicities; the
+        bootstrap then runs on that small table and gives the numbers the
+        pandas path gives on the full table for the same seed. Computes on call
+        (the result is small); ``strategy="cluster"`` and Metric metrics only.
+        """
+
+        def __init__(self, obj):
+            self._obj = obj
+
+        def cluster_ci(self, value=None, cluster=None, **kwargs):
+            """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`."""
+            return core.cluster_ci(self._obj, value, cluster, **kwargs)
+
+        def bootstrap(self, value=None, cluster=None, **kwargs):
+            """Bootstrap CI (cluster strategy); see :func:`evalci.bootstrap`."""
+            return core.bootstrap(self._obj, value, cluster, **kwargs)
+
+        def compare(self, value=None, cluster=None, system="system", **kwargs):
+            """Paired gaps between systems; see :func:`evalci.compare`."""
+            return _compare.compare(self._obj, value, cluster, system, **kwargs)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from . import core
+from . import _dask, core
 from . import intervals as _intervals
 from . import resampling as _rs
 from ._data import as_columns, check_columns, factorize
@@ -436,6 +436,19 @@ def compare(
         raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
     if mme is not None and not (np.isfinite(mme) and mme > 0):
         raise ValueError(f"`mme` must be a positive number (e.g. 0.02), not {mme!r}.")
+    row_runs = None
+    if _dask.is_dask_frame(data):
+        data, row_runs = core._from_dask(
+            data,
+            value,
+            [*as_columns(cluster, "cluster"), system],
+            strategy,
+            metric,
+            None,
+            strata,
+            successes,
+            trials,
+        )
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"`data` must be a pandas DataFrame, not {type(data).__name__}."
@@ -480,6 +493,7 @@ def compare(
         dropna,
         successes,
         trials,
+        row_runs,
     )
     root = _rs.seed_sequence(rng)
     if method == "clt":

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import _dask
 from . import intervals as _intervals
 from . import metrics as metrics_mod
 from . import resampling as _rs
@@ -52,6 +53,7 @@ class _Args:
     weight: str
     dropna: bool
     trials: str | None = None  # counts table: `value` holds successes
+    row_runs: str | None = None  # each row stands for this many identical runs
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -84,6 +86,7 @@ def _bootstrap_iv(
     dropna,
     successes=None,
     trials=None,
+    row_runs=None,
 ) -> _Args:
     """Validate and normalise the arguments of :func:`bootstrap`."""
     if not isinstance(data, pd.DataFrame):
@@ -115,6 +118,10 @@ def _bootstrap_iv(
             )
         check_columns(data, [successes, trials], "successes/trials")
         value, metric = successes, _counts_metric(trials)
+    if row_runs is not None and strategy != "cluster":
+        raise ValueError(
+            "compressed rows (Dask input) support strategy='cluster' only."
+        )
     if value is None:
         raise ValueError(
             "`value` is required: the column with the outcome (or pass successes= "
@@ -161,6 +168,7 @@ def _bootstrap_iv(
         weight=weight,
         dropna=bool(dropna),
         trials=trials,
+        row_runs=row_runs,
     )
 
 
@@ -282,6 +290,7 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
         dict.fromkeys(
             [args.value, *args.cluster, *args.by, *args.strata]
             + (list(args.metric.columns) if isinstance(args.metric, Metric) else [])
+            + ([args.row_runs] if args.row_runs else [])
         )
     )
     frame = data if not isinstance(args.metric, Metric) else data[cols]
@@ -310,9 +319,10 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
         strata_codes = codes
 
     n_runs = np.bincount(group_codes, minlength=n_groups)
-    if args.trials is not None:
+    runs_col = args.trials or args.row_runs
+    if runs_col is not None:
         n_runs = np.bincount(
-            group_codes, weights=frame[args.trials].to_numpy(), minlength=n_groups
+            group_codes, weights=frame[runs_col].to_numpy(), minlength=n_groups
         ).astype(np.int64)
     k_max = 1
     if cluster_codes is not None:
@@ -375,6 +385,10 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
         cube.stats = stats
         if args.trials is not None:
             cube.runs = frame[args.trials].to_numpy().astype(float)
+        elif args.row_runs is not None:
+            # a compressed row stands for `runs` identical runs
+            cube.runs = frame[args.row_runs].to_numpy().astype(float)
+            cube.stats = stats * cube.runs[:, None]
     else:
         cube.frame = frame.reset_index(drop=True)
     return cube, n_runs
@@ -701,6 +715,11 @@ def bootstrap(
     0    openai/gpt-5-nano-2025-08-07       198     990
     1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
+    row_runs = None
+    if _dask.is_dask_frame(data):
+        data, row_runs = _from_dask(
+            data, value, cluster, strategy, metric, by, strata, successes, trials
+        )
     args = _bootstrap_iv(
         data,
         value,
@@ -716,8 +735,35 @@ def bootstrap(
         dropna,
         successes,
         trials,
+        row_runs,
     )
     return _result(_replicates(data, args, _rs.seed_sequence(rng)), args)
+
+
+def _from_dask(ddf, value, cluster, strategy, metric, by, strata, successes, trials):
+    """A Dask DataFrame reduced (exactly) to a small pandas table; see ``_dask``."""
+    metric = get_metric(metric)
+    if not isinstance(metric, Metric):
+        raise ValueError(
+            "a callable `metric` needs the rows themselves; compute the Dask "
+            "DataFrame first (ddf.compute()) or use a Metric."
+        )
+    if strategy != "cluster":
+        raise ValueError(
+            "a Dask DataFrame is reduced to per-input statistics, which supports "
+            "strategy='cluster'; compute it first for other strategies."
+        )
+    keys = [
+        *as_columns(cluster, "cluster"),
+        *as_columns(by, "by"),
+        *as_columns(strata, "strata"),
+    ]
+    if successes is not None and trials is not None:
+        return _dask.compress(ddf, keys, (successes, trials)), None
+    if value is None:
+        raise ValueError("`value` is required: the column with the outcome.")
+    keys += [value, *metric.columns]
+    return _dask.compress(ddf, keys), _dask.RUNS
 
 
 def cluster_ci(
