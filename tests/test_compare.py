@@ -312,3 +312,17 @@ def test_compare_with_a_callable_metric(gpqa):
     )
     np.testing.assert_allclose(slow.gap_distribution, fast.gap_distribution)
     assert slow.table.low[0] == pytest.approx(fast.table.low[0])
+
+
+def test_normal_method_pvalue_inverts_its_interval():
+    df = win_loss_tie(120, 90, 190)
+    res = df.evalci.compare(
+        "correct", cluster="input_id", method="normal", n_resamples=20_000, rng=3
+    )
+    row = res.table.iloc[0]
+    # at level 1 - p the normal interval's lower end is 0
+    z = stats.norm.isf(row.pvalue / 2)
+    assert row.gap - z * row.standard_error == pytest.approx(0, abs=1e-12)
+    # and it is close to the CLT interval of the same paired differences
+    clt = df.evalci.compare("correct", cluster="input_id", method="clt")
+    assert row.low == pytest.approx(clt.table.low[0], abs=0.004)

@@ -661,3 +661,21 @@ def test_equal_k_keeps_grid_values_exact():
     )
     h = hier.bootstrap_distribution
     assert np.all(np.isclose(h, 0.7) == (h == 0.7))
+
+
+def test_normal_interval_is_estimate_plus_minus_z_se(gpqa):
+    # Efron & Tibshirani (1993) eq. 13.5, with the bootstrap SE (ddof=1)
+    res = evalci.cluster_ci(
+        gpqa,
+        "correct",
+        "input_id",
+        by="system",
+        method="normal",
+        n_resamples=2000,
+        rng=0,
+    )
+    z = stats.norm.ppf(0.975)
+    np.testing.assert_allclose(res.low, res.estimate - z * res.standard_error)
+    np.testing.assert_allclose(res.high, res.estimate + z * res.standard_error)
+    again = res.interval(method="percentile").interval(method="normal")
+    np.testing.assert_allclose(again.low, res.low)

@@ -14,7 +14,7 @@ def main(argv=None) -> int:
         "Diamond example (198 inputs x 5 runs x 2 systems).",
     )
     parser.add_argument(
-        "--method", default="bca", choices=["percentile", "basic", "bca"]
+        "--method", default="bca", choices=["percentile", "basic", "bca", "normal"]
     )
     parser.add_argument("--n-resamples", type=int, default=10_000)
     parser.add_argument("--confidence-level", type=float, default=0.95)

@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 
 Strategy = Literal["iid", "cluster", "single_draw", "hierarchical", "mode_aggregate"]
-Method = Literal["percentile", "basic", "bca"]
+Method = Literal["percentile", "basic", "bca", "normal"]
 Weight = Literal["input", "run"]
 RNGLike = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -18,5 +18,5 @@ STRATEGIES: tuple[str, ...] = (
     "hierarchical",
     "mode_aggregate",
 )
-METHODS: tuple[str, ...] = ("percentile", "basic", "bca")
+METHODS: tuple[str, ...] = ("percentile", "basic", "bca", "normal")
 WEIGHTS: tuple[str, ...] = ("input", "run")

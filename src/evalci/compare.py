@@ -25,7 +25,7 @@ from .metrics import Metric
 
 __all__ = ["compare", "ComparisonResult", "decide", "MissingInputsWarning"]
 
-_METHODS = ("percentile", "basic", "bca", "clt")
+_METHODS = ("percentile", "basic", "bca", "normal", "clt")
 _ALTERNATIVES = ("two-sided", "less", "greater")
 
 
@@ -193,6 +193,17 @@ def _pvalues(gaps, estimate, method, accel, z0, alternative) -> np.ndarray:
     the resolution of the bootstrap.
     """
     b = gaps.shape[-1]
+    if method == "normal":
+        # the normal interval excludes 0 once |gap| > z * SE
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zstat = estimate / gaps.std(axis=-1, ddof=1)
+        if alternative == "two-sided":
+            p = 2 * stats.norm.sf(np.abs(zstat))
+        elif alternative == "greater":
+            p = stats.norm.sf(zstat)
+        else:
+            p = stats.norm.cdf(zstat)
+        return np.clip(np.nan_to_num(p, nan=1.0), 1.0 / b, 1.0)
     point = 2 * estimate if method == "basic" else np.zeros_like(estimate)
     below = (gaps < point[:, None]).sum(axis=1) + 0.5 * (gaps == point[:, None]).sum(
         axis=1
@@ -383,7 +394,7 @@ def compare(
         The pairs to compare (gap = b - a). Default: all pairs, in sorted order.
     metric, strategy, strata, weight, dropna, rng, successes, trials
         As in :func:`evalci.bootstrap` (any metric of the core; k=1 or k>1).
-    method : {'percentile', 'basic', 'bca', 'clt'}
+    method : {'percentile', 'basic', 'bca', 'normal', 'clt'}
         Bootstrap interval of the gap, or ``"clt"``: the paired normal
         approximation (seed 002's formula; mean and accuracy metrics only).
     mme : float, optional

@@ -672,9 +672,10 @@ def bootstrap(
         ``by="system"``) share the same draws, so gaps between them are paired.
     strata : str, optional
         Column constant within each input; inputs are drawn within strata.
-    method : {'percentile', 'basic', 'bca'}
+    method : {'percentile', 'basic', 'bca', 'normal'}
         Interval type. BCa uses the leave-one-input-out jackknife (O(N) from
-        sufficient statistics; within strata when stratified).
+        sufficient statistics; within strata when stratified). ``"normal"``:
+        estimate +- z * bootstrap standard error.
     confidence_level : float
         In (0, 1).
     n_resamples : int

@@ -1,4 +1,4 @@
-"""Confidence intervals from bootstrap replicates: percentile, basic, BCa.
+"""Confidence intervals from bootstrap replicates: percentile, basic, BCa, normal.
 
 All functions work on the last axis (the resample axis), like
 ``scipy.stats.bootstrap``, and read endpoints with numpy's default (linear)
@@ -74,7 +74,9 @@ def interval(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(low, high, z0)`` for replicates ``(..., B)`` and estimates ``(...)``.
 
-    ``z0`` is NaN unless ``method="bca"``.
+    ``z0`` is NaN unless ``method="bca"``. ``"normal"`` is the estimate plus or
+    minus the normal quantile times the bootstrap standard error (``ddof=1``;
+    Efron & Tibshirani 1993, eq. 13.5).
     """
     reps = np.asarray(replicates, dtype=float)
     est = np.asarray(estimate, dtype=float)
@@ -83,6 +85,15 @@ def interval(
         alpha *= 2.0
     probs = np.array([alpha, 1.0 - alpha])
     z0 = np.full(est.shape, np.nan)
+    if method == "normal":
+        z = _ndtri(1.0 - alpha)
+        half = z * reps.std(axis=-1, ddof=1)
+        low, high = est - half, est + half
+        if alternative == "less":
+            low = np.full_like(low, -np.inf)
+        elif alternative == "greater":
+            high = np.full_like(high, np.inf)
+        return low, high, z0
     if method == "bca":
         z0 = bias_correction(reps, est)
         a = np.zeros(est.shape) if accel is None else np.asarray(accel, dtype=float)
