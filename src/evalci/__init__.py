@@ -7,7 +7,7 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
 """
 
-from . import metrics, planning, simulate, xr
+from . import metrics, planning, simulate, testing, xr
 from ._example import load_example
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -59,5 +59,6 @@ __all__ = [
     "load_example",
     "metrics",
     "simulate",
+    "testing",
     "xr",
 ]
