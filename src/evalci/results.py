@@ -223,6 +223,31 @@ class BootstrapResult(_GroupedResult):
             f"weight={self.weight}"
         )
 
+    def plot(self, ax=None):
+        """Forest plot: each group's estimate and interval (needs matplotlib).
+
+        Returns the matplotlib Axes.
+        """
+        from .plotting import forest
+
+        frame = self.to_frame()
+        if self.groups is None:
+            labels = [self.metric]
+        else:
+            labels = [
+                " / ".join(map(str, k)) if isinstance(k, tuple) else k
+                for k in self.groups
+            ]
+        return forest(
+            labels,
+            frame.estimate,
+            frame.low,
+            frame.high,
+            ax=ax,
+            xlabel=self.metric,
+            title=f"{self.confidence_level:.0%} {self.method} {self.strategy} bootstrap",
+        )
+
     def _scalar_repr(self) -> str:
         return (
             f"BootstrapResult(estimate={self.estimate:.4g}, "
