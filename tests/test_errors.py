@@ -221,3 +221,12 @@ def test_interval_recompute_errors(df):
         res.interval(method="bca")
     with pytest.raises(ValueError, match=r"`confidence_level` must be in"):
         res.interval(confidence_level=2)
+
+
+def test_index_level_is_named_as_such(df):
+    with pytest.raises(
+        ValueError,
+        match=r"'input_id' is an index level, not a column; "
+        r"use df.reset_index\('input_id'\)",
+    ):
+        ci(df.set_index("input_id"), "correct", cluster="input_id")

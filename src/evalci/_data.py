@@ -58,6 +58,11 @@ def check_n_resamples(n_resamples) -> int:
 def check_columns(frame: pd.DataFrame, cols: list, name: str) -> None:
     missing = [c for c in cols if c not in frame.columns]
     if missing:
+        if missing[0] in frame.index.names:
+            raise ValueError(
+                f"`{name}`: {missing[0]!r} is an index level, not a column; use "
+                f"df.reset_index({missing[0]!r}) first."
+            )
         shown = ", ".join(map(repr, list(frame.columns)[:20]))
         raise ValueError(
             f"`{name}`: column {missing[0]!r} is not in the DataFrame; "
