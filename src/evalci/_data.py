@@ -14,7 +14,7 @@ import pandas as pd
 
 from .resampling import Unit
 
-__all__ = ["Cube", "as_columns", "factorize"]
+__all__ = ["Cube", "as_columns", "check_finite", "factorize"]
 
 
 def as_columns(arg, name: str, *, allow_none=True) -> list[str]:
@@ -68,6 +68,29 @@ def check_columns(frame: pd.DataFrame, cols: list, name: str) -> None:
             f"`{name}`: column {missing[0]!r} is not in the DataFrame; "
             f"available columns: {shown}."
         )
+
+
+def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
+    """Refuse ``inf`` / ``-inf`` in numeric columns ``cols`` (NaN is handled apart).
+
+    ``dropna`` drops missing values, never infinite ones: an infinite score has
+    no mean, so it is an error on every entry point, with the fix in the message.
+    """
+    for col in cols:
+        series = frame[col]
+        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(
+            series
+        ):
+            continue
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isinf(values)
+        if bad.any():
+            raise ValueError(
+                f"`{name}` column {col!r} has {int(bad.sum())} infinite values "
+                f"(first: {values[bad][0]!r}); scores must be finite. Replace them "
+                f"(e.g. df[{col!r}].replace([np.inf, -np.inf], np.nan) and "
+                "dropna=True) or clip them to a finite range."
+            )
 
 
 def factorize(frame: pd.DataFrame, cols: list[str], name: str):
