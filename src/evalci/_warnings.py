@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 
 class EvalciWarning(UserWarning):
     """Base class of every warning evalci emits."""
@@ -25,3 +29,26 @@ class ClusteringIgnoredWarning(EvalciWarning):
 
 class FewClustersWarning(EvalciWarning):
     """A stratum or group has too few inputs for its resampling to be informative."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+#: Fewer inputs than this (resampled one by one) draw a FewClustersWarning.
+FEW_INPUTS = 10
+#: Fewer clusters than this, when clusters sit above the input (e.g. repos).
+FEW_CLUSTERS = 30
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """Warn at the caller's line: the first frame outside evalci.
+
+    Every public path (functions, both accessors, Dask) reaches the user's
+    code at a different depth, so a fixed ``stacklevel`` is wrong on some of
+    them; walking the stack is right on all.
+    """
+    frame = sys._getframe(1)
+    level = 2  # stacklevel=2 is the caller of this function
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level - 1 if frame is None else level)
