@@ -22,7 +22,7 @@ def df():
 
 
 def ci(df, *args, **kwargs):
-    kwargs.setdefault("n_resamples", 20)
+    kwargs.setdefault("n_resamples", 50)
     return evalci.bootstrap(df, *args, **kwargs)
 
 

@@ -37,6 +37,7 @@ def test_row_order_never_changes_a_result(pair, strategy, weight):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", evalci.DegenerateDataWarning)
+        warnings.simplefilter("ignore", evalci.FewClustersWarning)
         a = evalci.bootstrap(df, "correct", **kw)
         b = evalci.bootstrap(shuffled, "correct", **kw)
     np.testing.assert_allclose(
@@ -52,6 +53,7 @@ def test_replicates_stay_within_the_range_of_input_scores(pair):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", evalci.DegenerateDataWarning)
+        warnings.simplefilter("ignore", evalci.FewClustersWarning)
         res = evalci.cluster_ci(
             df, "correct", cluster="input_id", n_resamples=64, rng=0
         )

@@ -15,6 +15,8 @@ from ._warnings import (
     EstimandWarning,
     EvalciWarning,
     FewClustersWarning,
+    FewResamplesWarning,
+    PooledGroupsWarning,
 )
 from .accessors import EvalciDataArrayAccessor, EvalciDataFrameAccessor
 from .analytic import AnalyticResult, McNemarResult, analytic_ci, mcnemar
@@ -53,6 +55,8 @@ __all__ = [
     "EvalciDataFrameAccessor",
     "EvalciWarning",
     "FewClustersWarning",
+    "FewResamplesWarning",
+    "PooledGroupsWarning",
     "Metric",
     "bootstrap",
     "cluster_ci",

@@ -146,6 +146,8 @@ class Cube:
     stats: np.ndarray | None = None
     frame: pd.DataFrame | None = None
     runs: np.ndarray | None = None  # runs behind each row (counts tables); else 1
+    row_input: np.ndarray | None = None  # input codes when inputs nest in clusters
+    input_weighted: bool = False  # stats already weight each nested input equally
 
     @property
     def n_groups(self) -> int:

@@ -28,7 +28,15 @@ class ClusteringIgnoredWarning(EvalciWarning):
 
 
 class FewClustersWarning(EvalciWarning):
-    """A stratum or group has too few inputs for its resampling to be informative."""
+    """Too few inputs (or clusters) for their resampling to be informative."""
+
+
+class FewResamplesWarning(EvalciWarning):
+    """Too few resamples for the requested level: the endpoints sit in the extremes."""
+
+
+class PooledGroupsWarning(EvalciWarning):
+    """Rows of one input differ in a system-like column: systems are being pooled."""
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep

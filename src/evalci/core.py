@@ -7,7 +7,8 @@ is resampled by draw units (groups that share their inputs share draws).
 
 from __future__ import annotations
 
-import warnings
+import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from ._data import (
     Cube,
     as_columns,
     check_columns,
+    check_finite,
     check_level,
     check_n_resamples,
     factorize,
@@ -28,15 +30,22 @@ from ._data import (
 )
 from ._typing import METHODS, STRATEGIES, WEIGHTS
 from ._warnings import (
+    FEW_CLUSTERS,
+    FEW_INPUTS,
     ClusteringIgnoredWarning,
     DegenerateDataWarning,
     EstimandWarning,
     FewClustersWarning,
+    PooledGroupsWarning,
 )
+from ._warnings import warn as _warn
 from .metrics import Metric, get_metric
 from .results import BootstrapResult
 
 __all__ = ["bootstrap", "cluster_ci"]
+
+#: The fewest resamples an interval can be read from.
+MIN_RESAMPLES = 2
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,7 @@ class _Args:
     dropna: bool
     trials: str | None = None  # counts table: `value` holds successes
     row_runs: str | None = None  # each row stands for this many identical runs
+    input: tuple = ()  # the estimand's unit when it differs from `cluster`
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -87,6 +97,7 @@ def _bootstrap_iv(
     successes=None,
     trials=None,
     row_runs=None,
+    input=None,
 ) -> _Args:
     """Validate and normalise the arguments of :func:`bootstrap`."""
     if not isinstance(data, pd.DataFrame):
@@ -105,6 +116,11 @@ def _bootstrap_iv(
         )
     confidence_level = check_level(confidence_level)
     n_resamples = check_n_resamples(n_resamples)
+    if n_resamples < MIN_RESAMPLES:
+        raise ValueError(
+            f"`n_resamples` must be at least {MIN_RESAMPLES} for an interval (one "
+            f"resample has no spread); got {n_resamples}. Use 10_000 (the default)."
+        )
     if successes is not None or trials is not None:
         if successes is None or trials is None or value is not None:
             raise ValueError(
@@ -149,6 +165,7 @@ def _bootstrap_iv(
     check_columns(data, strata, "strata")
     if isinstance(metric, Metric):
         check_columns(data, list(metric.columns), "metric")
+    input_cols = _check_input(data, input, cluster, by, strategy)
     overlap = set(cluster) & set(by)
     if overlap:
         raise ValueError(
@@ -169,7 +186,28 @@ def _bootstrap_iv(
         dropna=bool(dropna),
         trials=trials,
         row_runs=row_runs,
+        input=tuple(input_cols),
     )
+
+
+def _check_input(data, input, cluster, by, strategy) -> list[str]:
+    """``input=``: the estimand's unit, nested in the resampled ``cluster``.
+
+    Empty when it is the cluster itself (the default).
+    """
+    input_cols = as_columns(input, "input")
+    if not input_cols or input_cols == cluster:
+        return []
+    check_columns(data, input_cols, "input")
+    if strategy != "cluster":
+        raise ValueError(
+            f"`input` {input_cols} differs from `cluster` {cluster}: inputs nested in "
+            "clusters are resampled with whole clusters, which is strategy='cluster'; "
+            "leave `input` out for other strategies."
+        )
+    if set(input_cols) & set(by):
+        raise ValueError("`input` and `by` must name different columns.")
+    return input_cols
 
 
 def _clean_values(frame: pd.DataFrame, args: _Args) -> pd.DataFrame:
@@ -189,19 +227,13 @@ def _clean_values(frame: pd.DataFrame, args: _Args) -> pd.DataFrame:
             )
         frame = frame.loc[~na.to_numpy()]
     if args.trials is not None:
-        c, n = frame[args.value].to_numpy(), frame[args.trials].to_numpy()
-        ok = (
-            pd.api.types.is_numeric_dtype(c)
-            and pd.api.types.is_numeric_dtype(n)
-            and bool(np.all(c == np.round(c)))
-            and bool(np.all(n == np.round(n)))
-        )
-        if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
-            raise ValueError(
-                f"counts table: `successes` ({args.value!r}) and `trials` "
-                f"({args.trials!r}) must be integers with 0 <= successes <= trials "
-                "and trials >= 1 in every row."
-            )
+        check_finite(frame, [args.value], "successes")
+        check_finite(frame, [args.trials], "trials")
+    check_finite(frame, [args.value], "value")
+    if isinstance(metric, Metric):
+        check_finite(frame, list(metric.columns), "metric")
+    if args.trials is not None:
+        _check_counts(frame[args.value].to_numpy(), frame[args.trials].to_numpy(), args)
         return frame
     if isinstance(metric, Metric):
         y = frame[args.value]
@@ -229,6 +261,36 @@ def _clean_values(frame: pd.DataFrame, args: _Args) -> pd.DataFrame:
                     f"{_plain(y[bad].iloc[0])!r} in {int(bad.sum())} rows."
                 )
     return frame
+
+
+#: Counts stay exact in float64 up to 2**53 (statistics are summed as floats).
+_MAX_COUNT = 2**53
+
+
+def _check_counts(c, n, args: _Args) -> None:
+    """Successes and trials: integers, 0 <= c <= n, n >= 1, totals exact."""
+    ok = (
+        pd.api.types.is_numeric_dtype(c)
+        and pd.api.types.is_numeric_dtype(n)
+        and bool(np.all(c == np.round(c)))
+        and bool(np.all(n == np.round(n)))
+    )
+    if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
+        raise ValueError(
+            f"counts table: `successes` ({args.value!r}) and `trials` "
+            f"({args.trials!r}) must be integers with 0 <= successes <= trials "
+            "and trials >= 1 in every row."
+        )
+    if len(n) == 0 or float(np.max(n)) * len(n) < _MAX_COUNT:
+        return
+    # Python integers: an int64 sum of trials near 2**62 would wrap silently
+    total = sum(int(x) for x in np.asarray(n, dtype=object))
+    if total >= _MAX_COUNT:
+        raise ValueError(
+            f"counts table: `trials` ({args.trials!r}) add up to {total}, beyond "
+            f"2**53 = {_MAX_COUNT}, where floating-point counts stop being exact; "
+            "check the column (a run count that large is usually a unit error)."
+        )
 
 
 def _plain(x):
@@ -285,15 +347,16 @@ def _mode_aggregate(frame, args, group_codes, cluster_codes, n_groups, root):
 
 
 def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
-    """Validated, canonically ordered cube and the number of rows per group."""
+    """Validated, canonically ordered cube and the number of runs per group."""
     cols = list(
         dict.fromkeys(
-            [args.value, *args.cluster, *args.by, *args.strata]
+            [args.value, *args.cluster, *args.input, *args.by, *args.strata]
             + (list(args.metric.columns) if isinstance(args.metric, Metric) else [])
             + ([args.row_runs] if args.row_runs else [])
         )
     )
-    frame = data if not isinstance(args.metric, Metric) else data[cols]
+    suspects = _identifier_columns(data.columns, cols) if args.cluster else {}
+    frame = data if not isinstance(args.metric, Metric) else data[cols + [*suspects]]
     frame = _clean_values(frame, args)
     if len(frame) == 0:
         raise ValueError("no rows left to resample (after dropping missing values).")
@@ -305,8 +368,10 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
 
     if args.cluster:
         cluster_codes, cluster_keys = factorize(frame, args.cluster, "cluster")
+        _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args)
     else:
         cluster_codes = cluster_keys = None
+    input_codes = _nested_inputs(frame, args, cluster_codes)
 
     strata_codes = None
     if args.strata:
@@ -324,47 +389,23 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
         n_runs = np.bincount(
             group_codes, weights=frame[runs_col].to_numpy(), minlength=n_groups
         ).astype(np.int64)
-    k_max = 1
-    if cluster_codes is not None:
-        cell = cluster_codes * n_groups + group_codes
-        k_max = int(np.bincount(cell).max())
 
     if args.strategy == "mode_aggregate":
-        warnings.warn(
-            "mode_aggregate estimates the accuracy of the majority vote of k runs, "
-            "not the expected accuracy of one call; its interval does not cover "
-            "single-run accuracy when k > 2 (seed 000: 0% coverage at k=5).",
-            EstimandWarning,
-            stacklevel=4,
-        )
+        _warn(_MODE_WARNING, EstimandWarning)
         frame, group_codes, cluster_codes = _mode_aggregate(
             frame, args, group_codes, cluster_codes, n_groups, root
         )
-    elif args.strategy == "iid" and (cluster_codes is None or k_max > 1):
-        if cluster_codes is not None:
-            warnings.warn(
-                f"strategy='iid' treats the {len(frame)} rows as independent, but "
-                f"inputs (`cluster` {args.cluster}) have up to {k_max} runs each: the "
-                "clustering is ignored and the interval is too narrow. Use "
-                "strategy='cluster'.",
-                ClusteringIgnoredWarning,
-                stacklevel=4,
-            )
-            if strata_codes is not None:
-                strata_codes = strata_codes[cluster_codes]
-        # every row is its own input, and groups never share rows: independent
-        order = np.lexsort((value_codes(frame[args.value]), group_codes))
-        frame = frame.iloc[order]
-        group_codes = group_codes[order]
-        if strata_codes is not None:
-            strata_codes = strata_codes[order]
-        cluster_codes = np.arange(len(frame), dtype=np.int64)
-        cluster_keys = pd.RangeIndex(len(frame), name="row")
+    elif args.strategy == "iid":
+        iid = _as_iid(frame, args, group_codes, cluster_codes, strata_codes)
+        if iid is not None:
+            frame, group_codes, cluster_codes, cluster_keys, strata_codes = iid
 
-    # canonical order: (group, input, value); ties keep no memory of row order
+    # canonical order: (group, cluster, input, value); no memory of row order
     keys = [value_codes(frame[args.value])]
     if isinstance(args.metric, Metric):
         keys = [value_codes(frame[c]) for c in reversed(args.metric.columns)] + keys
+    if input_codes is not None:
+        keys.append(input_codes)
     order = np.lexsort((*keys, cluster_codes, group_codes))
     frame = frame.iloc[order]
     cube = Cube(
@@ -374,24 +415,156 @@ def _prepare(data: pd.DataFrame, args: _Args, root) -> tuple[Cube, np.ndarray]:
         groups=groups,
         strata=strata_codes,
     )
+    if input_codes is not None:
+        cube.row_input = input_codes[order]
     if isinstance(args.metric, Metric):
-        data_map = {c: frame[c].to_numpy() for c in frame.columns}
-        stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
-        if stats.ndim != 2 or stats.shape[0] != len(frame):
-            raise ValueError(
-                f"metric {args.metric.name!r}: `statistics` must return an array of "
-                f"shape (n_rows, m); got {stats.shape}."
-            )
-        cube.stats = stats
-        if args.trials is not None:
-            cube.runs = frame[args.trials].to_numpy().astype(float)
-        elif args.row_runs is not None:
-            # a compressed row stands for `runs` identical runs
-            cube.runs = frame[args.row_runs].to_numpy().astype(float)
-            cube.stats = stats * cube.runs[:, None]
+        _add_statistics(cube, frame, args)
     else:
         cube.frame = frame.reset_index(drop=True)
     return cube, n_runs
+
+
+_MODE_WARNING = (
+    "mode_aggregate does not estimate the expected accuracy of one call: for "
+    "predicted labels it scores the mode of each input's labels against the truth "
+    "(majority-vote accuracy); for a 0/1 column it estimates the share of inputs "
+    "where most runs are correct (ties broken at random). Its interval does not "
+    "cover single-run accuracy when k > 2 (seed 000: 0% coverage at k=5)."
+)
+
+
+def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
+    """Every row its own input (strategy='iid'); None when that is already so."""
+    if cluster_codes is not None:
+        cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
+        k_max = int(np.bincount(cell).max())
+        if k_max == 1:
+            return None
+        _warn(
+            f"strategy='iid' treats the {len(frame)} rows as independent, but "
+            f"inputs (`cluster` {args.cluster}) have up to {k_max} runs each: the "
+            "clustering is ignored and the interval is too narrow. Use "
+            "strategy='cluster'.",
+            ClusteringIgnoredWarning,
+        )
+        if strata_codes is not None:
+            strata_codes = strata_codes[cluster_codes]
+    # every row is its own input, and groups never share rows: independent
+    order = np.lexsort((value_codes(frame[args.value]), group_codes))
+    if strata_codes is not None:
+        strata_codes = strata_codes[order]
+    cluster_keys = pd.RangeIndex(len(frame), name="row")
+    cluster_codes = np.arange(len(frame), dtype=np.int64)
+    return frame.iloc[order], group_codes[order], cluster_codes, cluster_keys, strata_codes
+
+
+def _add_statistics(cube: Cube, frame: pd.DataFrame, args: _Args) -> None:
+    """Per-row statistics of a Metric, times multiplicities, input-weighted."""
+    data_map = {c: frame[c].to_numpy() for c in frame.columns}
+    stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
+    if stats.ndim != 2 or stats.shape[0] != len(frame):
+        raise ValueError(
+            f"metric {args.metric.name!r}: `statistics` must return an array of "
+            f"shape (n_rows, m); got {stats.shape}."
+        )
+    cube.stats = stats
+    if args.trials is not None:
+        cube.runs = frame[args.trials].to_numpy().astype(float)
+    elif args.row_runs is not None:
+        # a compressed row stands for `runs` identical runs
+        cube.runs = frame[args.row_runs].to_numpy().astype(float)
+        cube.stats = stats * cube.runs[:, None]
+    if cube.row_input is not None and args.weight == "input":
+        # inputs nested in clusters count equally: divide each row by its
+        # input's runs, then pool within the cluster (DESIGN.md, the estimand)
+        cell = cube.row_input * cube.n_groups + cube.row_group
+        runs = np.ones(len(cell)) if cube.runs is None else cube.runs
+        k = np.bincount(cell, weights=runs)[cell]
+        same = np.array(
+            [np.ptp(k[cube.row_group == g]) == 0 for g in range(cube.n_groups)]
+        )
+        if not (args.metric.scale_invariant and same.all()):
+            cube.stats = cube.stats / k[:, None]
+        cube.input_weighted = True
+
+
+# Column names that look like a system, or an input, by their first or last word
+_SYSTEM_WORDS = {"system", "model", "llm", "agent", "policy", "checkpoint", "variant"}
+_INPUT_WORDS = {"input", "item", "question", "problem", "task", "instance", "doc"}
+_INPUT_WORDS |= {"example", "sample", "query", "id"}
+_NOT_AN_ID = {"answer", "output", "response", "pred", "prediction", "score", "text"}
+_NOT_AN_ID |= {"completion", "run", "trial", "epoch", "seed", "repeat", "attempt"}
+
+
+def _identifier_columns(columns, used) -> dict:
+    """Unused columns whose names look like a system or an input identifier."""
+    out = {}
+    for col in columns:
+        if col in used or not isinstance(col, str):
+            continue
+        tokens = [t for t in re.split(r"[^0-9a-z]+", col.lower()) if t]
+        if not tokens or set(tokens) & _NOT_AN_ID:
+            continue
+        ends = {tokens[0], tokens[-1]}
+        if ends & _SYSTEM_WORDS:
+            out[col] = "system"
+        elif ends & _INPUT_WORDS:
+            out[col] = "input"
+    return out
+
+
+def _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args) -> None:
+    """Warn when an input's rows differ in a system-like (or input-like) column.
+
+    Rows that share a ``cluster`` key are taken as runs of one input. If they
+    differ in a column named like a system (``system``, ``model_name``...),
+    several systems are being pooled as if they were runs; if they differ in
+    one named like an input (``input_id``, ``task``...) while ``input`` is not
+    given, every cluster counts as one input. Both are silent estimand changes.
+    """
+    if not suspects:
+        return
+    cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
+    n_cells = len(np.unique(cell))
+    for col, kind in suspects.items():
+        if kind == "input" and (args.input or args.strategy != "cluster"):
+            continue
+        codes = pd.factorize(frame[col])[0].astype(np.int64) + 1
+        if len(np.unique(cell * (int(codes.max()) + 1) + codes)) == n_cells:
+            continue  # constant within every input
+        if kind == "system":
+            _warn(
+                f"rows of one input (`cluster` {args.cluster}) differ in {col!r}, "
+                "which looks like a system identifier: they are pooled as extra "
+                f"runs of the same input. Pass by={col!r} for one interval per "
+                "system, or select one system first.",
+                PooledGroupsWarning,
+            )
+        else:
+            _warn(
+                f"rows of one cluster (`cluster` {args.cluster}) differ in {col!r}, "
+                "which looks like an input identifier: with `input` left out, each "
+                "cluster counts as one input (the score is a mean of cluster "
+                f"means). If a cluster holds several inputs, pass input={col!r}: "
+                "whole clusters are then resampled and inputs count equally.",
+                EstimandWarning,
+            )
+
+
+def _nested_inputs(frame, args: _Args, cluster_codes):
+    """Codes of ``input=`` when inputs sit inside larger clusters, else None."""
+    if not args.input:
+        return None
+    codes, keys = factorize(frame, list(args.input), "input")
+    pairs = np.unique(codes * (int(cluster_codes.max()) + 1) + cluster_codes)
+    if len(pairs) > len(keys):
+        per = np.bincount(pairs // (int(cluster_codes.max()) + 1), minlength=len(keys))
+        bad = keys[np.flatnonzero(per > 1)[:3]].tolist()
+        raise ValueError(
+            f"`input` {list(args.input)}: inputs {bad} appear in more than one "
+            f"`cluster` ({args.cluster}); each input must sit inside one cluster."
+        )
+    return codes
 
 
 def _callable_value(fn, rows: pd.DataFrame) -> float:
@@ -409,8 +582,21 @@ def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_
     g_frames = [cube.frame.iloc[np.flatnonzero(cube.row_group == g)] for g in groups]
     estimate = np.array([_callable_value(fn, f) for f in g_frames])
     reps = np.empty((args.n_resamples, len(groups)))
-    for b, j, rows in _rs.drawn_rows(unit, root, strategy, args.n_resamples):
-        reps[b, j] = _callable_value(fn, g_frames[j].iloc[rows])
+    # Each drawn copy of an input is a distinct input of the resample: its
+    # `cluster` (and `input`) key becomes (original key, copy number), so a
+    # callable that aggregates per input sees it twice, as the bootstrap means.
+    relabel = [] if args.strategy == "iid" else [*args.cluster[:1], *args.input[:1]]
+    keys = [{c: f[c].to_numpy() for c in relabel} for f in g_frames]
+    for b, j, rows, copies in _rs.drawn_rows(unit, root, strategy, args.n_resamples):
+        sample = g_frames[j].iloc[rows]
+        if relabel:
+            sample = sample.assign(
+                **{
+                    c: list(zip(keys[j][c][rows], copies.tolist(), strict=True))
+                    for c in relabel
+                }
+            )
+        reps[b, j] = _callable_value(fn, sample)
     jack = np.full((len(clusters), len(groups)), np.nan)
     if need_jack:
         for j, f in enumerate(g_frames):
@@ -441,6 +627,7 @@ class _Replicates:
     n_inputs: np.ndarray
     n_runs: np.ndarray
     fast: bool
+    n_clusters: np.ndarray  # resampled units per group (= n_inputs unless nested)
 
     @property
     def paired(self) -> bool:
@@ -473,44 +660,90 @@ def _start_pass(data, args: _Args, root) -> _Pass:
     cube, n_runs = _prepare(data, args, root)
     fast = isinstance(args.metric, Metric)
     if not fast:
-        k = cube.cell_counts()
-        ks = np.unique(k[k > 0])
-        if len(ks) > 1 and args.weight == "input":
-            raise ValueError(
-                "a callable `metric` sees pooled rows, so it cannot weight each input "
-                f"equally when inputs have different numbers of runs ({ks.min()} to "
-                f"{ks.max()}); pass weight='run' to pool runs, or use a Metric."
-            )
-        if len(ks) > 1 and args.strategy == "single_draw":
-            raise ValueError(
-                "a callable `metric` with strategy='single_draw' and weight='run' "
-                "cannot weight the one drawn run of each input by its number of runs "
-                f"({ks.min()} to {ks.max()}); use a Metric, or weight='input' with "
-                "equal runs per input."
-            )
+        _check_callable(cube, args)
     strategy = (
         "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
     )
-    units = cube.units(strategy, args.weight, fast and args.metric.scale_invariant)
+    weight = "run" if cube.input_weighted else args.weight
+    units = cube.units(strategy, weight, fast and args.metric.scale_invariant)
+    _check_units(units, cube, args)
+    _check_memory(units, args)
+    return _Pass(args, root, cube, n_runs, strategy, units)
+
+
+def _check_callable(cube: Cube, args: _Args) -> None:
+    """A callable sees pooled rows: it can weight inputs equally only at equal k."""
+    if cube.row_input is None:
+        k = cube.cell_counts()
+    else:
+        k = np.bincount(cube.row_input * cube.n_groups + cube.row_group)
+    ks = np.unique(k[k > 0])
+    if len(ks) > 1 and args.weight == "input":
+        raise ValueError(
+            "a callable `metric` sees pooled rows, so it cannot weight each input "
+            f"equally when inputs have different numbers of runs ({ks.min()} to "
+            f"{ks.max()}); pass weight='run' to pool runs, or use a Metric."
+        )
+    if len(ks) > 1 and args.strategy == "single_draw":
+        raise ValueError(
+            "a callable `metric` with strategy='single_draw' and weight='run' "
+            "cannot weight the one drawn run of each input by its number of runs "
+            f"({ks.min()} to {ks.max()}); use a Metric, or weight='input' with "
+            "equal runs per input."
+        )
+
+
+def _check_units(units, cube: Cube, args: _Args) -> None:
+    """At least 2 inputs per unit; warn on few inputs or one-input strata."""
     cluster_name = args.cluster or ["row"]
+    nested = bool(args.input)
+    few = FEW_CLUSTERS if nested else FEW_INPUTS
     for unit, groups, _ in units:
+        where = "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
         if unit.n_clusters < 2:
-            where = (
-                "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
-            )
             raise ValueError(
                 f"`cluster` {cluster_name}: need at least 2 inputs to resample{where}; "
                 f"found {unit.n_clusters}."
             )
+        if unit.n_clusters < few:
+            what = "clusters" if nested else "inputs"
+            _warn(
+                f"only {unit.n_clusters} {what} (`cluster` {cluster_name}){where}: "
+                f"with fewer than {few} the bootstrap distribution is coarse and "
+                "its intervals tend to undercover. Read the interval as rough, and "
+                "add inputs if you can.",
+                FewClustersWarning,
+            )
         sizes = np.diff(unit.strata_bounds)
         if (sizes < 2).any():
-            warnings.warn(
+            _warn(
                 f"{int((sizes < 2).sum())} stratum(s) hold a single input, which is "
                 "always drawn: it adds no variance to the interval.",
                 FewClustersWarning,
-                stacklevel=3,
             )
-    return _Pass(args, root, cube, n_runs, strategy, units)
+
+
+def _physical_memory() -> float:
+    """Bytes of RAM on this machine (Linux/macOS), or 8 GiB when unknown."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        return 8.0 * 2**30
+
+
+def _check_memory(units, args: _Args) -> None:
+    """Refuse up front a number of resamples whose replicates cannot fit."""
+    per_rep = sum(u.T.shape[1] * (u.T.shape[2] + 2) for u, _, _ in units)
+    need = 8.0 * args.n_resamples * max(per_rep, 1)
+    have = _physical_memory() / 2
+    if need > have:
+        fits = int(have // (8.0 * max(per_rep, 1)))
+        raise ValueError(
+            f"`n_resamples`={args.n_resamples} needs about {need / 2**30:.1f} GiB for "
+            f"the replicates alone, more than half of this machine's memory "
+            f"({2 * have / 2**30:.1f} GiB); use at most {fits:,} (10_000, the "
+            "default, is plenty for a 95% interval)."
+        )
 
 
 def _unit_sums(p: _Pass, u: int, first: int, n_streams: int):
@@ -564,8 +797,20 @@ def _finish_pass(p: _Pass, sums=None) -> _Replicates:
         accel[groups] = _intervals.acceleration(jack_u.T, unit.strata_bounds)
         n_inputs[groups] = unit.n_clusters
         jackknife.append((groups, jack_u, unit.strata_bounds))
+    n_clusters = n_inputs.copy()
+    if cube.row_input is not None:  # inputs nested in clusters: count inputs
+        cells = np.unique(cube.row_input * n_groups + cube.row_group)
+        n_inputs = np.bincount(cells % n_groups, minlength=n_groups)
     return _Replicates(
-        cube, estimate, reps, accel, jackknife, n_inputs, p.n_runs, p.fast
+        cube,
+        estimate,
+        reps,
+        accel,
+        jackknife,
+        n_inputs,
+        p.n_runs,
+        p.fast,
+        n_clusters,
     )
 
 
@@ -574,22 +819,38 @@ def _replicates(data, args: _Args, root) -> _Replicates:
     return _finish_pass(_start_pass(data, args, root))
 
 
+def _warn_degenerate(reps: np.ndarray, estimate: np.ndarray) -> None:
+    """Say so when the replicates cannot support an interval (no spread, NaN)."""
+    with np.errstate(invalid="ignore"):
+        flat = np.all(reps == reps[:, :1], axis=1)
+    if flat.any():
+        _warn(
+            "the bootstrap distribution has no spread (every resample gives the "
+            "same score, e.g. every outcome is 1 or 0): the interval has zero width "
+            "and says nothing about uncertainty. For 0/N or N/N outcomes use "
+            "evalci.analytic_ci(..., method='clopper-pearson'), which gives an "
+            "exact bound.",
+            DegenerateDataWarning,
+        )
+    undefined = np.isnan(reps).any(axis=1) & ~np.isnan(estimate)
+    if undefined.any():
+        share = np.isnan(reps[undefined]).mean(axis=1).max()
+        _warn(
+            f"up to {share:.1%} of resamples give an undefined score (e.g. kappa "
+            "when a resample holds a single label, or a ratio with a zero "
+            "denominator), so the interval is NaN. Use more inputs, or a metric "
+            "defined on every resample.",
+            DegenerateDataWarning,
+        )
+
+
 def _result(rep: _Replicates, args: _Args) -> BootstrapResult:
     """Intervals from a pass, as a :class:`BootstrapResult`."""
     cube, estimate, reps, accel = rep.cube, rep.estimate, rep.reps, rep.accel
     n_groups, fast = cube.n_groups, rep.fast
     if not fast and args.method != "bca":
         accel[:] = np.nan
-    degenerate = np.all(reps == reps[:, :1], axis=1)
-    if degenerate.any():
-        warnings.warn(
-            "the bootstrap distribution has no spread (every resample gives the "
-            "same score, e.g. every outcome is 1 or 0): the interval has zero width "
-            "and says nothing about uncertainty. For 0/N or N/N outcomes use "
-            "evalci.analytic_ci(..., method='wilson'), which gives the rule-of-three bound.",
-            DegenerateDataWarning,
-            stacklevel=3,
-        )
+    _warn_degenerate(reps, estimate)
     low, high, z0 = _intervals.interval(
         reps,
         estimate,
@@ -613,6 +874,9 @@ def _result(rep: _Replicates, args: _Args) -> BootstrapResult:
         bootstrap_distribution=reps,
         n_inputs=rep.n_inputs,
         n_runs=rep.n_runs,
+        n_clusters=rep.n_clusters,
+        cluster=tuple(args.cluster),
+        input=tuple(args.input or args.cluster),
         z0=z0,
         acceleration=accel,
         method=args.method,
@@ -642,6 +906,7 @@ def bootstrap(
     rng=None,
     successes: str | None = None,
     trials: str | None = None,
+    input=None,
 ) -> BootstrapResult:
     """Bootstrap confidence interval of an evaluation score over inputs x runs.
 
@@ -653,20 +918,32 @@ def bootstrap(
         Column with the outcome: 0/1 correctness, a score, or a predicted label
         (with ``metric=accuracy(truth=...)`` or ``kappa(truth=...)``).
     cluster : str or list of str, optional
-        Column(s) identifying the input; rows sharing a key (and group) are
-        that input's runs. Required unless ``strategy="iid"``.
+        Column(s) identifying the resampling unit: rows sharing a key (and
+        group) are drawn together. Usually the input, whose rows are its runs;
+        it may be a larger unit that inputs nest in (a repository, a source
+        document), with ``input=`` naming the input. Required unless
+        ``strategy="iid"``.
     strategy : {'cluster', 'iid', 'single_draw', 'hierarchical', 'mode_aggregate'}
         Seed 000's five strategies. ``cluster`` (the default) resamples inputs
         with all their runs; ``single_draw`` takes one run per drawn input;
         ``hierarchical`` resamples runs within each drawn input;
         ``mode_aggregate`` collapses each input's runs to their mode (random
-        tie-breaks) and warns that it estimates majority-vote accuracy;
-        ``iid`` treats rows as independent (one run per input).
+        tie-breaks) and warns that it changes the estimand: for predicted
+        labels (``metric=accuracy(truth=...)``) it is the accuracy of the
+        majority-vote label; for a 0/1 column it is the share of inputs where
+        most runs are correct (a tie at even k broken at random), which is not
+        the majority-vote accuracy; ``iid`` treats rows as independent (one
+        run per input).
     metric : str, Metric or callable
         ``"mean"`` (accuracy of a 0/1 column), a :class:`~evalci.metrics.Metric`
         such as ``evalci.metrics.kappa(truth="label")``, a registered name, or a
         callable ``f(DataFrame) -> float`` (slower general path: it is called
-        on the gathered rows of every resample).
+        on the gathered rows of every resample). The callable receives the
+        rows of one group: the original rows for the estimate and the
+        jackknife; for a resample, the rows of every drawn input, with an
+        input drawn twice appearing as two distinct inputs -- its ``cluster``
+        column (and ``input`` column) holds ``(original key, copy number)``
+        tuples, so per-input aggregation (``groupby(cluster)``) sees each copy.
     by : str or list of str, optional
         One interval per group. Groups with the same set of inputs (e.g.
         ``by="system"``) share the same draws, so gaps between them are paired.
@@ -695,6 +972,12 @@ def bootstrap(
         ``"n_runs"``). They are the sufficient statistics of accuracy, so the
         cluster bootstrap runs on them directly, with no expansion to rows;
         ``value`` is then left out. Only ``strategy="cluster"``.
+    input : str or list of str, optional
+        The estimand's unit when it is not the resampled ``cluster``: inputs
+        nested in larger clusters (problems in repositories). Whole clusters
+        are resampled, while each input counts equally (``weight="input"``).
+        Defaults to ``cluster``. With few clusters (under 30) a
+        ``FewClustersWarning`` says the interval is rough.
 
     Returns
     -------
@@ -737,6 +1020,7 @@ def bootstrap(
         successes,
         trials,
         row_runs,
+        input,
     )
     return _result(_replicates(data, args, _rs.seed_sequence(rng)), args)
 
@@ -783,6 +1067,7 @@ def cluster_ci(
     rng=None,
     successes: str | None = None,
     trials: str | None = None,
+    input=None,
 ) -> BootstrapResult:
     """Cluster-bootstrap confidence interval: resample inputs with all their runs.
 
@@ -815,4 +1100,5 @@ def cluster_ci(
         rng=rng,
         successes=successes,
         trials=trials,
+        input=input,
     )

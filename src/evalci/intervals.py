@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ._warnings import FewResamplesWarning, warn
+
 __all__ = ["bias_correction", "acceleration", "interval"]
 
 
@@ -63,6 +65,26 @@ def acceleration(
     return np.where(den > 0, a, 0.0)
 
 
+def check_tails(n_resamples: int, tail: float) -> None:
+    """Warn when fewer than one replicate is expected beyond an endpoint.
+
+    An endpoint at tail probability ``tail`` is read between the
+    ``tail * B``-th smallest replicates: below one replicate it is the sample
+    extreme (or an interpolation towards it), not an estimate of the quantile.
+    The fewest resamples that avoid it are ``ceil(1 / tail)``; a few thousand
+    are needed for the endpoint to be stable (Efron & Tibshirani 1993, 19.3).
+    """
+    if n_resamples * tail < 1:
+        need = int(np.ceil(1.0 / tail - 1e-9))
+        warn(
+            f"{n_resamples} resamples leave fewer than one replicate beyond each "
+            f"endpoint of this interval (tail probability {tail:g}), so its endpoints "
+            f"are the extremes of the resamples; use at least {need}, and a few "
+            "thousand (the default is 10_000) for stable endpoints.",
+            FewResamplesWarning,
+        )
+
+
 def interval(
     replicates: np.ndarray,
     estimate: np.ndarray,
@@ -83,6 +105,8 @@ def interval(
     alpha = (1.0 - confidence_level) / 2.0
     if alternative != "two-sided":
         alpha *= 2.0
+    if method != "normal":
+        check_tails(reps.shape[-1], alpha)
     probs = np.array([alpha, 1.0 - alpha])
     z0 = np.full(est.shape, np.nan)
     if method == "normal":

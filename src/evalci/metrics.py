@@ -99,6 +99,39 @@ class Metric:
         object.__setattr__(self, "columns", tuple(self.columns))
 
 
+_NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
+_TEXT_KINDS = {"string", "bytes"}
+
+
+def _value_kind(values) -> str:
+    """'number', 'text' or 'mixed': the kind of value a label column holds."""
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind == "categorical":
+        kind = pd.api.types.infer_dtype(np.asarray(values), skipna=True)
+    if kind in _NUMBER_KINDS:
+        return "number"
+    if kind in _TEXT_KINDS:
+        return "text"
+    return "mixed"
+
+
+def check_comparable(pred, true, value: str, truth: str) -> None:
+    """Refuse predictions and labels of different kinds (numbers vs text).
+
+    ``1 == "1"`` is False, so int predictions against string labels would
+    score 0 on every row: a silent wrong answer rather than a result.
+    """
+    kp, kt = _value_kind(pred), _value_kind(true)
+    if {kp, kt} == {"number", "text"}:
+        dp, dt = np.asarray(pred).dtype, np.asarray(true).dtype
+        raise ValueError(
+            f"predictions (`value` column {value!r}, dtype {dp}, {kp}) and labels "
+            f"(`truth` column {truth!r}, dtype {dt}, {kt}) share no value type, so "
+            "no prediction can equal a label. Convert one to the other's type, "
+            f"e.g. df[{value!r}].astype(str) or df[{truth!r}].astype(int)."
+        )
+
+
 def _ratio(sums: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums[..., 0] / sums[..., 1]
@@ -133,6 +166,7 @@ def accuracy(truth: str = "label") -> Metric:
     """
 
     def statistics(data, value):
+        check_comparable(data[value], data[truth], value, truth)
         hit = np.asarray(data[value] == data[truth], dtype=float)
         return np.column_stack([hit, np.ones_like(hit)])
 
@@ -178,11 +212,16 @@ def kappa(truth: str = "label", labels=None) -> Metric:
     fixed = None if labels is None else list(labels)
 
     def statistics(data, value):
+        check_comparable(data[value], data[truth], value, truth)
         pred = pd.Series(np.asarray(data[value]))
         true = pd.Series(np.asarray(data[truth]))
         cats = fixed
         if cats is None:
-            cats = sorted(pd.unique(pd.concat([pred, true], ignore_index=True)))
+            seen = pd.unique(pd.concat([pred, true], ignore_index=True))
+            try:
+                cats = sorted(seen)
+            except TypeError:  # labels of several types: order them by text
+                cats = sorted(seen, key=lambda v: (type(v).__name__, str(v)))
         n_labels = len(cats)
         p = pd.Categorical(pred, categories=cats).codes
         t = pd.Categorical(true, categories=cats).codes

@@ -235,40 +235,66 @@ def replicate_sums(
     return np.concatenate(parts)[:n_resamples]
 
 
+def occurrence(idx: np.ndarray) -> np.ndarray:
+    """For each drawn index, how many earlier draws of the same row picked it.
+
+    ``occurrence([[3, 1, 3, 3]]) == [[0, 0, 1, 2]]``: the copy number of each
+    draw, so that an input drawn twice becomes two distinct inputs.
+    """
+    order = np.argsort(idx, axis=-1, kind="stable")
+    ranked = np.take_along_axis(idx, order, axis=-1)
+    pos = np.broadcast_to(np.arange(idx.shape[-1]), idx.shape)
+    new = np.ones(idx.shape, dtype=bool)
+    new[..., 1:] = ranked[..., 1:] != ranked[..., :-1]
+    first = np.maximum.accumulate(np.where(new, pos, 0), axis=-1)
+    out = np.empty_like(idx)
+    np.put_along_axis(out, order, pos - first, axis=-1)
+    return out
+
+
 def drawn_rows(
     unit: Unit, root: np.random.SeedSequence, strategy: str, n_resamples: int
 ):
-    """Yield ``(b, j, rows)``: the unit-local rows of group ``j`` in replicate ``b``.
+    """Yield ``(b, j, rows, copies)``: the rows of group ``j`` in replicate ``b``.
 
     The slow general path: the same streams and draws as :func:`replicate_sums`,
-    expressed as gathered rows (with repetition) for an arbitrary callable.
+    expressed as gathered unit-local rows (with repetition) for an arbitrary
+    callable. ``copies`` gives, for each row, the copy number of the drawn
+    input it belongs to (0 for the first draw of that input, 1 for the
+    second, ...), so the caller can give every drawn copy its own identity.
     """
     for s in range(n_streams_for(n_resamples)):
         gen = stream(root, _BOOT, unit.index, s)
         block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+        occ = occurrence(block)
         n_in = min(STREAM_SIZE, n_resamples - s * STREAM_SIZE)
         per_group = []
         for j in range(len(unit.starts)):
+            starts, counts = unit.starts[j], unit.counts[j]
             if strategy in ("single_draw", "hierarchical"):
-                rep, row = draw_runs(
-                    gen, block, unit.starts[j], unit.counts[j], strategy
-                )
+                rep, row = draw_runs(gen, block, starts, counts, strategy)
                 if rep is None:
-                    per_group.append(list(row))
+                    per = row.shape[1] // block.shape[1]
+                    copies = np.repeat(occ, per, axis=1)
+                    per_group.append(list(zip(row, copies, strict=True)))
                 else:
+                    copies = np.repeat(occ.ravel(), counts[block.ravel()])
                     cuts = np.searchsorted(rep, np.arange(1, STREAM_SIZE))
-                    per_group.append(np.split(row, cuts))
+                    per_group.append(
+                        list(
+                            zip(np.split(row, cuts), np.split(copies, cuts), strict=True)
+                        )
+                    )
             else:
-                starts, counts = unit.starts[j], unit.counts[j]
                 lists = []
                 for b in range(STREAM_SIZE):
                     c = counts[block[b]]
                     first = np.repeat(starts[block[b]] - np.cumsum(c) + c, c)
-                    lists.append(first + np.arange(c.sum()))
+                    lists.append((first + np.arange(c.sum()), np.repeat(occ[b], c)))
                 per_group.append(lists)
         for b in range(n_in):
             for j, lists in enumerate(per_group):
-                yield s * STREAM_SIZE + b, j, lists[b]
+                yield (s * STREAM_SIZE + b, j, *lists[b])
 
 
 def mode_stream(root: np.random.SeedSequence) -> np.random.Generator:

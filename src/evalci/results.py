@@ -19,6 +19,7 @@ _FIELDS = (
     "standard_error",
     "n_inputs",
     "n_runs",
+    "n_clusters",
     "z0",
     "acceleration",
 )
@@ -117,6 +118,9 @@ class BootstrapResult(_GroupedResult):
     acceleration: object = np.nan
     groups: pd.Index | None = field(default=None, repr=False)
     paired: bool = True
+    n_clusters: object = None
+    cluster: tuple = ()
+    input: tuple = ()
 
     _PER_GROUP = _FIELDS
     _SETTINGS = (
@@ -207,6 +211,8 @@ class BootstrapResult(_GroupedResult):
             )
         }
         frame = pd.DataFrame(cols)
+        if self._nested:
+            frame.insert(4, "n_clusters", np.atleast_1d(np.asarray(self.n_clusters)))
         frame["confidence_level"] = self.confidence_level
         frame["method"] = self.method
         frame["strategy"] = self.strategy
@@ -216,11 +222,24 @@ class BootstrapResult(_GroupedResult):
         frame["acceleration"] = self._arrays("acceleration")
         return self._with_groups(frame)
 
+    @property
+    def _nested(self) -> bool:
+        """Whether the resampled clusters sit above the inputs (``input=``)."""
+        return bool(self.input) and tuple(self.input) != tuple(self.cluster)
+
+    def _resampling(self) -> str:
+        if not self._nested:
+            return ""
+        return (
+            f", resampling clusters {list(self.cluster)} with inputs "
+            f"{list(self.input)} counted {'equally' if self.weight == 'input' else 'by runs'}"
+        )
+
     def _header(self) -> str:
         return (
             f"{self.confidence_level:.0%} {self.method} interval, {self.strategy} "
             f"bootstrap ({self.n_resamples} resamples), metric={self.metric}, "
-            f"weight={self.weight}"
+            f"weight={self.weight}{self._resampling()}"
         )
 
     def plot(self, ax=None):
@@ -253,6 +272,8 @@ class BootstrapResult(_GroupedResult):
             f"BootstrapResult(estimate={self.estimate:.4g}, "
             f"low={self.low:.4g}, high={self.high:.4g}, "
             f"standard_error={self.standard_error:.3g}, n_inputs={self.n_inputs}, "
-            f"n_runs={self.n_runs}, method={self.method!r}, "
+            f"n_runs={self.n_runs}, "
+            + (f"n_clusters={self.n_clusters}, " if self._nested else "")
+            + f"method={self.method!r}, "
             f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
         )
