@@ -923,6 +923,9 @@ def mcnemar(
     See Also
     --------
     evalci.cluster_ci : with ``by=system``, paired bootstrap intervals for any k.
+    evalci.planning.sample_size : with ``paired=True, discordance=...``, the
+        number of inputs at which this test (its default rule) has the wanted
+        power, computed exactly.
 
     References
     ----------
