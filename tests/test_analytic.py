@@ -124,12 +124,22 @@ def test_exact_and_fce_aliases():
     )
 
 
-def test_clopper_pearson_is_scipy_exact():
-    ci = stats.binomtest(7, 25).proportion_ci(0.9, method="exact")
+@pytest.mark.parametrize("x, n", [(7, 25), (0, 25), (25, 25), (1, 3)])
+def test_clopper_pearson_is_scipy_exact(x, n):
+    # scipy finds the endpoints by root-finding on the binomial cdf; we use
+    # Beta quantiles: the same numbers to rounding.
+    ci = stats.binomtest(x, n).proportion_ci(0.9, method="exact")
     r = analytic_ci(
-        binary_frame(7, 25), "correct", method="clopper-pearson", confidence_level=0.9
+        binary_frame(x, n), "correct", method="clopper-pearson", confidence_level=0.9
     )
-    assert (r.low, r.high) == (ci.low, ci.high)
+    assert (r.low, r.high) == pytest.approx((ci.low, ci.high), rel=1e-9, abs=1e-14)
+
+
+@pytest.mark.parametrize("x, n", [(2, 9), (0, 40), (40, 40), (3, 3)])
+def test_wilson_is_scipy_wilson(x, n):
+    ci = stats.binomtest(x, n).proportion_ci(0.95, method="wilson")
+    r = analytic_ci(binary_frame(x, n), "correct", method="wilson")
+    assert (r.low, r.high) == pytest.approx((ci.low, ci.high), rel=1e-12, abs=1e-15)
 
 
 def test_jeffreys_endpoint_conventions():
@@ -257,48 +267,186 @@ def test_level_changes_width_only():
     np.testing.assert_allclose(ratio, stats.norm.ppf(0.9) / stats.norm.ppf(0.975))
 
 
-# --------------------------------------------------------- rule of three
-@pytest.mark.parametrize(
-    "method", ["clt", "wilson", "clopper-pearson", "jeffreys", "wald"]
-)
+# ------------------------------------------- 0/N and N/N: two-sided vs one-sided
+def _all_x_intervals(n, method, level=0.95):
+    """analytic_ci for every x = 0..n at once: group x has x ones out of n."""
+    x = np.repeat(np.arange(n + 1), n)
+    y = (np.tile(np.arange(n), n + 1) < x).astype(int)
+    r = analytic_ci(
+        pd.DataFrame({"x": x, "correct": y}),
+        "correct",
+        method=method,
+        by="x",
+        confidence_level=level,
+    )
+    return r.low.to_numpy(), r.high.to_numpy()
+
+
+def exact_coverage(n, low, high, p):
+    """P(low(X) <= p <= high(X)) for X ~ Binomial(n, p): sum of the pmf over covering x.
+
+    Endpoints increase with x, so the x covering p form a run [x_lo, x_hi].
+    """
+    assert np.all(np.diff(low) >= 0) and np.all(np.diff(high) >= 0)
+    x_lo = np.searchsorted(high, p, side="left")  # first x with high(x) >= p
+    x_hi = np.searchsorted(low, p, side="right") - 1  # last x with low(x) <= p
+    return stats.binom.cdf(x_hi, n, p) - stats.binom.cdf(x_lo - 1, n, p)
+
+
+def p_grid(low, high):
+    """20,001 equispaced p plus each side of every endpoint (where coverage jumps)."""
+    ends = np.r_[low, high]
+    p = np.r_[np.linspace(0, 1, 20_001), ends - 1e-10, ends + 1e-10]
+    return np.unique(np.clip(p, 1e-12, 1 - 1e-12))
+
+
+def test_exact_coverage_helper_against_brute_force():
+    # the searchsorted shortcut equals the literal sum over x of pmf * [covers]
+    n = 15
+    low, high = _all_x_intervals(n, "clopper-pearson")
+    p = np.linspace(0.001, 0.999, 301)
+    covers = (low[:, None] <= p) & (p <= high[:, None])
+    brute = (stats.binom.pmf(np.arange(n + 1)[:, None], n, p) * covers).sum(axis=0)
+    np.testing.assert_allclose(exact_coverage(n, low, high, p), brute, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [20, 100, 1000])
+def test_clopper_pearson_exact_coverage_never_below_nominal(n):
+    # Clopper & Pearson (1934): each tail has probability <= alpha/2 for every
+    # p, so the exact coverage is >= 95% everywhere, including next to the
+    # 0/n and n/n endpoints. Evalci used to return the one-sided rule of three
+    # there, which gave 93.9-94.2% near p = 3/n (checked below).
+    low, high = _all_x_intervals(n, "clopper-pearson")
+    p = p_grid(low, high)
+    cov = exact_coverage(n, low, high, p)
+    assert cov.min() >= 0.95 - 1e-12
+    # the old construction (rule of three at x = 0 and x = n) fails this test
+    old_high, old_low = high.copy(), low.copy()
+    old_high[0] = -np.log(0.05) / n
+    old_low[-1] = 1 + np.log(0.05) / n
+    old = exact_coverage(n, old_low, old_high, p_grid(old_low, old_high))
+    assert 0.935 < old.min() < 0.945
+
+
+@pytest.mark.parametrize("n", [1, 5, 20, 150])
+@pytest.mark.parametrize("level", [0.95, 0.9])
+def test_clopper_pearson_two_sided_at_the_boundary(n, level):
+    # x = 0: the exact two-sided upper end solves (1 - p)^n = alpha/2, i.e.
+    # Beta(1, n).ppf(1 - alpha/2) = 1 - (alpha/2)^(1/n) (3.689/n at 95%).
+    alpha = 1 - level
+    r0 = analytic_ci(
+        binary_frame(0, n), "correct", method="exact", confidence_level=level
+    )
+    r1 = analytic_ci(
+        binary_frame(n, n), "correct", method="exact", confidence_level=level
+    )
+    upper = stats.beta.ppf(1 - alpha / 2, 1, n)
+    assert upper == pytest.approx(1 - (alpha / 2) ** (1 / n), rel=1e-12)
+    assert (r0.low, r0.high) == pytest.approx((0.0, upper), rel=1e-10)
+    assert (r1.low, r1.high) == pytest.approx((1 - upper, 1.0), rel=1e-10)
+    for x, r in ((0, r0), (n, r1)):
+        ref = proportion_confint(x, n, alpha=alpha, method="beta")
+        assert (r.low, r.high) == pytest.approx(ref, rel=1e-10, abs=1e-15)
+        assert r.rule_of_three is False and r.one_sided is False
+
+
+@pytest.mark.parametrize("method", ["wilson", "jeffreys"])
+@pytest.mark.parametrize("n", [1, 7, 40, 1000])
+def test_score_and_jeffreys_use_their_own_formula_at_the_boundary(method, n):
+    # Wilson at x = 0 is [0, z^2 / (n + z^2)] (3.84/n at 95%), statsmodels'
+    # values. Jeffreys: the Beta(1/2, n + 1/2) quantile as in statsmodels,
+    # with Brown, Cai & DasGupta's (2001, p. 108) low = 0 at x = 0 and high = 1
+    # at x = n (statsmodels 0.15 keeps the Beta quantile at the fixed end).
+    for x in (0, n):
+        r = analytic_ci(binary_frame(x, n), "correct", method=method)
+        ref = list(proportion_confint(x, n, alpha=0.05, method=SM_METHOD[method]))
+        if method == "jeffreys":
+            ref[0 if x == 0 else 1] = float(x == n)
+        assert (r.low, r.high) == pytest.approx(ref, rel=1e-10, abs=1e-15)
+        assert r.rule_of_three is False
+    if method == "wilson":
+        z2 = stats.norm.ppf(0.975) ** 2
+        high = analytic_ci(binary_frame(0, n), "correct", method=method).high
+        assert high == pytest.approx(z2 / (n + z2))
+
+
+@pytest.mark.parametrize("method", ["clt", "wald"])
 @pytest.mark.parametrize("outcome", [0, 1])
-def test_rule_of_three(method, outcome):
-    # Hanley & Lippman-Hand (1983): 0 events in N -> 95% upper bound ~ 3/N;
-    # -ln(0.05)/N = 2.996/N exactly.
+def test_collapsing_intervals_use_exact_two_sided_at_the_boundary(method, outcome):
+    # clt and Wald have zero width when every outcome is equal; the exact
+    # two-sided Clopper-Pearson interval for N inputs replaces them.
     n = 150
-    df = binary_frame(n * outcome, n)
     with pytest.warns(
-        evalci.DegenerateDataWarning, match=f"every outcome is {outcome}"
+        evalci.DegenerateDataWarning,
+        match=f"every outcome is {outcome}.*exact two-sided 95% Clopper-Pearson",
     ):
-        r = analytic_ci(df, "correct", method=method)
-    bound = -np.log(0.05) / n
-    assert bound == pytest.approx(3 / n, rel=2e-3)
-    expected = (0.0, bound) if outcome == 0 else (1 - bound, 1.0)
-    assert (r.low, r.high) == pytest.approx(expected)
-    assert r.rule_of_three is True
+        r = analytic_ci(binary_frame(n * outcome, n), "correct", method=method)
+    ref = proportion_confint(n * outcome, n, alpha=0.05, method="beta")
+    assert (r.low, r.high) == pytest.approx(ref, rel=1e-10, abs=1e-15)
     assert r.estimate == outcome and r.standard_error == 0.0
+    assert r.rule_of_three is False
 
 
-def test_rule_of_three_other_level_and_cap():
-    # 90%: -ln(0.10)/N; N=2: 3/N > 1 is capped at 1.
-    with pytest.warns(evalci.DegenerateDataWarning, match="rule-of-three"):
-        r = analytic_ci(
-            binary_frame(0, 40), "correct", method="wilson", confidence_level=0.9
-        )
-    assert r.high == pytest.approx(np.log(10) / 40)
-    with pytest.warns(evalci.DegenerateDataWarning):
-        r = analytic_ci(binary_frame(2, 2), "correct", method="wald")
-    assert (r.low, r.high) == (0.0, 1.0)
-
-
-def test_rule_of_three_clt_k_gt_1_counts_inputs_and_flags_groups():
+def test_clt_boundary_k_gt_1_counts_inputs_and_flags_groups():
+    # 40 inputs x 3 runs, all correct in sys1: N = 40 inputs (not 120 runs)
     df = clustered(n=40, k=3, seed=10)
     df.loc[df.system == "sys1", "correct"] = 1
     with pytest.warns(evalci.DegenerateDataWarning, match=r"1 group\(s\), e.g. 'sys1'"):
         r = analytic_ci(df, "correct", cluster="input_id", by="system")
-    assert r.rule_of_three.tolist() == [False, True]
-    assert r.low["sys1"] == pytest.approx(1 + np.log(0.05) / 40)  # N inputs, not runs
-    assert r.to_frame().rule_of_three.tolist() == [False, True]
+    assert r.low["sys1"] == pytest.approx(0.025 ** (1 / 40))
+    assert r.high["sys1"] == 1.0
+    assert r.rule_of_three.tolist() == [False, False]
+
+
+@pytest.mark.parametrize("outcome", [0, 1])
+@pytest.mark.parametrize("n", [2, 40, 150])
+@pytest.mark.parametrize("level", [0.95, 0.9])
+def test_rule_of_three_is_a_one_sided_bound(outcome, n, level):
+    # Hanley & Lippman-Hand (1983): 0 events in N -> one-sided 95% upper bound
+    # -ln(0.05)/N = 2.996/N ("3/N"); capped at 1 (N = 2).
+    alpha = 1 - level
+    r = analytic_ci(
+        binary_frame(n * outcome, n),
+        "correct",
+        method="rule-of-three",
+        confidence_level=level,
+    )
+    b = min(-np.log(alpha) / n, 1.0)
+    expected = (0.0, b) if outcome == 0 else (1 - b, 1.0)
+    assert (r.low, r.high) == pytest.approx(expected)
+    assert r.one_sided is True and r.rule_of_three is True
+    assert r.method == "rule-of-three" and r.estimate == outcome
+    # one-sided validity: at p = b (the bound), 0 events in N has
+    # probability (1 - b)^N <= alpha; the exact one-sided bound 1 - alpha^(1/N)
+    # is never larger (the rule is conservative)
+    assert (1 - b) ** n <= alpha + 1e-15
+    assert 1 - alpha ** (1 / n) <= b + 1e-15
+    assert "one_sided=True" in repr(r)
+
+
+def test_rule_of_three_label_k_gt_1_and_errors():
+    df = clustered(n=40, k=3, seed=10)
+    df["correct"] = 1
+    r = analytic_ci(
+        df, "correct", cluster="input_id", by="system", method="rule-of-three"
+    )
+    assert repr(r).splitlines()[0] == (
+        "AnalyticResult: 95% one-sided rule-of-three bound"
+    )
+    np.testing.assert_allclose(r.low, 1 + np.log(0.05) / 40)  # N inputs, not runs
+    assert r.to_frame().rule_of_three.tolist() == [True, True]
+    with pytest.raises(
+        ValueError,
+        match=r"method='rule-of-three' is a one-sided bound .* outcomes vary in "
+        r"group 'sys0'; .*method='clopper-pearson'",
+    ):
+        analytic_ci(
+            clustered(n=40, k=1, seed=3), "correct", by="system", method="rule-of-three"
+        )
+    with pytest.raises(
+        ValueError, match=r"must hold only 0/1 for method='rule-of-three'"
+    ):
+        analytic_ci(pd.DataFrame({"s": [0.5] * 10}), "s", method="rule-of-three")
 
 
 def test_constant_non_binary_scores_do_not_use_rule_of_three():
@@ -745,3 +893,91 @@ def test_accessors_equal_functions(gpqa):
     m1 = mm.evalci.mcnemar("correct", "input_id", "system", systems[0], systems[1])
     m2 = evalci.mcnemar(mm, "correct", "input_id", "system", systems[0], systems[1])
     assert (m1.statistic, m1.pvalue) == (m2.statistic, m2.pvalue)
+
+
+# ------------------------------------------------------- few inputs, inf
+def test_few_inputs_warn_for_normal_intervals_and_keep_their_values():
+    # CLT on 5 inputs: the textbook mean +/- z s / sqrt(N), with a warning
+    y = np.array([0.2, 0.9, 0.4, 0.7, 0.5])
+    with pytest.warns(
+        evalci.FewClustersWarning,
+        match=r"only 5 inputs: the clt interval is a large-sample .* fewer than 10",
+    ):
+        r = analytic_ci(pd.DataFrame({"score": y}), "score")
+    half = stats.norm.ppf(0.975) * y.std(ddof=1) / np.sqrt(5)
+    assert (r.low, r.high) == pytest.approx((y.mean() - half, y.mean() + half))
+    # kappa on 4 inputs: statsmodels' kappa and FCE SE, with a warning
+    kf = pd.DataFrame({"label": [0, 1, 1, 0], "pred": [0, 1, 0, 0]})
+    with pytest.warns(
+        evalci.FewClustersWarning, match=r"only 4 inputs: the fleiss-cohen-everitt"
+    ):
+        r = analytic_ci(kf, "pred", method="fce", truth="label")
+    assert (r.estimate, r.standard_error) == pytest.approx(sm_kappa(kf.label, kf.pred))
+    # Wald on 6 inputs, per group: the group is named
+    df = binary_frame(3, 6, g="small")
+    df = pd.concat([df, binary_frame(20, 40, g="big")], ignore_index=True)
+    with pytest.warns(
+        evalci.FewClustersWarning, match=r"only 6 inputs in group 'small'"
+    ):
+        r = analytic_ci(df, "correct", method="wald", by="g")
+    assert r.low["small"] == pytest.approx(
+        0.5 - stats.norm.ppf(0.975) * np.sqrt(0.25 / 6)
+    )
+
+
+@pytest.mark.parametrize("method", ["clopper-pearson", "wilson", "jeffreys"])
+def test_few_inputs_exact_and_score_intervals_do_not_warn(method):
+    # built for small N: no warning (pytest turns any EvalciWarning into an error)
+    r = analytic_ci(binary_frame(2, 5), "correct", method=method)
+    ref = proportion_confint(2, 5, method=SM_METHOD[method])
+    assert (r.low, r.high) == pytest.approx(ref)
+    # ten inputs is enough for the normal intervals
+    analytic_ci(binary_frame(4, 10), "correct", method="clt")
+
+
+def test_kappa_nan_on_few_inputs_is_never_silent():
+    # one label on both sides: kappa = 0/0. NaN, with both warnings saying why
+    single = pd.DataFrame({"label": ["a"] * 4, "pred": ["a"] * 4})
+    with pytest.warns(evalci.FewClustersWarning, match=r"only 4 inputs"):
+        with pytest.warns(
+            evalci.DegenerateDataWarning,
+            match=r"Cohen's kappa is undefined: .*chance agreement is 1 .* NaN",
+        ):
+            r = analytic_ci(single, "pred", method="fce", truth="label")
+    assert np.isnan(r.estimate) and np.isnan(r.standard_error) and np.isnan(r.low)
+
+
+@pytest.mark.parametrize("method", ["clt", "wilson", "rule-of-three"])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_analytic_ci_refuses_inf(edf, method, bad):
+    df = edf.assign(correct=edf.correct.astype(float))
+    df.loc[3, "correct"] = bad
+    cluster = "input_id" if method == "clt" else None
+    with pytest.raises(
+        ValueError, match=r"`value` column 'correct' has 1 infinite values.*finite"
+    ):
+        analytic_ci(df, "correct", cluster, method=method)
+    assert np.isinf(df.loc[3, "correct"])  # the user's frame is untouched
+
+
+def test_analytic_ci_refuses_inf_labels_for_kappa():
+    kf = kappa_frame(n=50).astype({"label": float, "pred": float})
+    kf.loc[0, "label"] = np.inf
+    with pytest.raises(ValueError, match=r"`truth` column 'label' has 1 infinite"):
+        analytic_ci(kf, "pred", method="fce", truth="label")
+    kf = kappa_frame(n=50).astype({"pred": float})
+    kf.loc[1, "pred"] = -np.inf
+    with pytest.raises(ValueError, match=r"`value` column 'pred' has 1 infinite"):
+        analytic_ci(kf, "pred", method="fce", truth="label")
+
+
+def test_mcnemar_refuses_inf(pdf):
+    df = pdf.assign(correct=pdf.correct.astype(float))
+    df.loc[df.index[df.system == "B"][0], "correct"] = np.inf
+    with pytest.raises(ValueError, match=r"`value` column 'correct' has 1 infinite"):
+        mcnemar(df, "correct", "input_id", "system", "A", "B")
+    # rows of other systems are not read
+    other = pd.concat([pdf, pdf[pdf.system == "A"].assign(system="C", correct=np.inf)])
+    assert mcnemar(other, "correct", "input_id", "system", "A", "B") == mcnemar(
+        pdf, "correct", "input_id", "system", "A", "B"
+    )

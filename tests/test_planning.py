@@ -11,12 +11,14 @@ failure would be for a correct implementation under another seed.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import evalci
 from evalci import planning, simulate
@@ -695,18 +697,129 @@ def test_sample_size_seed004_worked_example():
     )
 
 
-def test_sample_size_paired_connor():
+def test_sample_size_paired_connor_with_runs():
     # Connor (1987): n = (z_a sqrt(psi) + z_b sqrt(psi - delta^2))^2 / delta^2;
-    # by hand: (1.959964 sqrt(0.1) + 0.841621 sqrt(0.0991))^2 / 0.0009 = 869.8
+    # by hand: (1.959964 sqrt(0.1) + 0.841621 sqrt(0.0991))^2 / 0.0009 = 869.8.
+    # It sizes the *uncorrected* McNemar test; evalci uses it only with k > 1
+    # runs (where mcnemar does not apply), times the design effect.
     za, zb = 1.959963985, 0.841621234
     by_hand = (za * math.sqrt(0.1) + zb * math.sqrt(0.1 - 0.0009)) ** 2 / 0.0009
     assert by_hand == pytest.approx(869.8, abs=0.1)
-    assert planning.sample_size(0.80, 0.83, paired=True, discordance=0.10) == 870
+    deff = 0.5 + 0.5 / 3
+    n = planning.sample_size(0.80, 0.83, paired=True, discordance=0.10, k=3, rho=0.5)
+    assert n == math.ceil(by_hand * deff)
     # sd_diff form with the same variance as the independent design: same n
     sd = math.sqrt(0.8 * 0.2 + 0.83 * 0.17)
     assert planning.sample_size(0.80, 0.83, paired=True, sd_diff=sd) == 2626
     # paired with few disagreements needs far fewer inputs (seed 004)
     assert planning.sample_size(0.80, 0.83, paired=True, discordance=0.05) < 500
+
+
+# McNemar as evalci.mcnemar runs it (exact=None), written independently:
+# scipy's binomial test below 25 discordant inputs, else the
+# continuity-corrected chi-squared (Edwards 1948); reject when p <= alpha.
+@functools.cache
+def mcnemar_p(n01, n10):
+    m = n01 + n10
+    if m == 0:
+        return 1.0
+    if m < 25:
+        return stats.binomtest(n10, m, 0.5).pvalue
+    return stats.chi2.sf((abs(n01 - n10) - 1) ** 2 / m, 1)
+
+
+def mcnemar_power_reference(n, psi, delta, alpha=0.05, alternative="two-sided"):
+    """Exact power: m ~ Binomial(n, psi) discordant, n01 | m ~ Binomial(m, q).
+
+    One-sided: mcnemar's p-value halved when the gap has the planned sign.
+    """
+    q = (psi + delta) / (2 * psi)
+    total = 0.0
+    for m in range(n + 1):
+        pm = stats.binom.pmf(m, n, psi)
+        if pm < 1e-16:
+            continue
+        x = np.arange(m + 1)
+        if m < 25:
+            p = np.array([mcnemar_p(int(a), m - int(a)) for a in x])
+        else:
+            p = stats.chi2.sf((np.abs(2 * x - m) - 1) ** 2 / m, 1)
+        if alternative == "two-sided":
+            rej = p <= alpha
+        else:
+            sign = 1 if alternative == "greater" else -1
+            rej = (sign * (2 * x - m) > 0) & (p <= 2 * alpha)
+        total += pm * stats.binom.pmf(x, m, q)[rej].sum()
+    return total
+
+
+def test_mcnemar_reference_rule_is_evalcis_rule():
+    # the reference above decides as evalci.mcnemar does, on both sides of the
+    # exact / chi-squared switch at 25 discordant inputs
+    for m in (0, 5, 6, 17, 24, 25, 26, 40):
+        for n01 in range(m + 1):
+            n10 = m - n01
+            a = np.r_[np.zeros(n01), np.ones(n10), np.ones(3), np.zeros(2)]
+            b = np.r_[np.ones(n01), np.zeros(n10), np.ones(3), np.zeros(2)]
+            n = len(a)
+            df = pd.DataFrame(
+                {
+                    "input_id": np.tile(np.arange(n), 2),
+                    "system": np.repeat(["A", "B"], n),
+                    "correct": np.r_[a, b].astype(int),
+                }
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", evalci.DegenerateDataWarning)
+                r = evalci.mcnemar(df, "correct", "input_id", "system", "A", "B")
+            assert r.pvalue == pytest.approx(mcnemar_p(n01, n10), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "p1, p2, psi, alternative",
+    [
+        (0.80, 0.83, 0.10, "two-sided"),  # the docstring example: 925 (Connor 870)
+        (0.70, 0.75, 0.12, "two-sided"),
+        (0.50, 0.80, 0.40, "two-sided"),  # n ~ 30: mostly the exact test
+        (0.70, 0.74, 0.15, "greater"),
+        (0.74, 0.70, 0.15, "less"),
+    ],
+)
+def test_paired_sample_size_reaches_the_power_of_mcnemar(p1, p2, psi, alternative):
+    kw = dict(paired=True, discordance=psi, alternative=alternative)
+    n = planning.sample_size(p1, p2, **kw)
+    delta = p2 - p1
+    at_n = mcnemar_power_reference(n, psi, delta, alternative=alternative)
+    assert at_n >= 0.8
+    assert mcnemar_power_reference(n - 1, psi, delta, alternative=alternative) < 0.8
+    # power() gives the same exact power; the MDE at n inverts it
+    assert planning.power(p1, p2, n, **kw) == pytest.approx(at_n, abs=1e-10)
+    d = planning.minimum_detectable_effect(n, **kw)
+    assert d <= abs(delta) + 1e-12
+    sign = 1 if delta > 0 else -1
+    assert mcnemar_power_reference(
+        n, psi, sign * d, alternative=alternative
+    ) == pytest.approx(0.8, abs=1e-8)
+    # Connor's formula sizes the uncorrected test: mcnemar falls short there
+    za = stats.norm.ppf(0.975 if alternative == "two-sided" else 0.95)
+    zb = stats.norm.ppf(0.8)
+    connor = math.ceil(
+        (za * math.sqrt(psi) + zb * math.sqrt(psi - delta**2)) ** 2 / delta**2
+    )
+    if connor > 50:
+        assert connor < n
+        assert (
+            mcnemar_power_reference(connor, psi, delta, alternative=alternative) < 0.79
+        )
+
+
+def test_paired_sample_size_is_the_smallest_n():
+    # brute force over every smaller n (small case, exact test below 25 pairs)
+    n = planning.sample_size(0.50, 0.80, paired=True, discordance=0.40)
+    powers = [mcnemar_power_reference(m, 0.40, 0.30) for m in range(1, n)]
+    assert max(powers) < 0.8 <= mcnemar_power_reference(n, 0.40, 0.30)
+    with pytest.raises(ValueError, match=r"`n_inputs` must be an integer >= 1"):
+        planning.power(0.5, 0.8, 30.5, paired=True, discordance=0.4)
 
 
 def test_sample_size_design_effect():
@@ -778,13 +891,35 @@ def test_power_calibration_by_simulation():
     assert _simulated_power(rng, n, 1, 0, 0.70, 0.76) == pytest.approx(0.8, abs=0.03)
     n = planning.sample_size(0.70, 0.76, k=4, rho=0.4)
     assert _simulated_power(rng, n, 4, 0.4, 0.70, 0.76) == pytest.approx(0.8, abs=0.03)
-    # paired McNemar-type test (Connor 1987): discordant pairs b, c
+    # paired: evalci.mcnemar itself on simulated tables at the n sized for it
+    # (the first 300 trials; SD of a power near 0.8 is 0.023, we allow 0.07,
+    # 3 SD: false-failure rate about 0.3%), then its rule on all 4,000
     psi, delta = 0.15, 0.04
     n = planning.sample_size(0.70, 0.74, paired=True, discordance=psi)
     probs = [(psi + delta) / 2, (psi - delta) / 2, 1 - psi]  # only b, only a, agree
     counts = rng.multinomial(n, probs, size=4000)
-    z = (counts[:, 0] - counts[:, 1]) / np.sqrt(counts[:, 0] + counts[:, 1])
-    assert np.mean(np.abs(z) > 1.959964) == pytest.approx(0.8, abs=0.03)
+    n01, n10 = counts[:, 0], counts[:, 1]
+    exact = planning.power(0.70, 0.74, n, paired=True, discordance=psi)
+    decided = []
+    for b_only, a_only, agree in counts[:300]:
+        a = np.r_[np.zeros(b_only), np.ones(a_only), np.ones(agree)]
+        b = np.r_[np.ones(b_only), np.zeros(a_only), np.ones(agree)]
+        df = pd.DataFrame(
+            {
+                "input_id": np.tile(np.arange(n), 2),
+                "system": np.repeat(["A", "B"], n),
+                "correct": np.r_[a, b].astype(int),
+            }
+        )
+        r = evalci.mcnemar(df, "correct", "input_id", "system", "A", "B")
+        decided.append(r.pvalue <= 0.05)
+    assert np.mean(decided) == pytest.approx(exact, abs=0.07)
+    m = n01 + n10
+    assert m.min() >= 25  # E m = 116: mcnemar's corrected chi-squared throughout
+    rejected = stats.chi2.sf((np.abs(n01 - n10) - 1) ** 2 / m, 1) <= 0.05
+    assert np.array_equal(rejected[:300], decided)
+    assert rejected.mean() == pytest.approx(exact, abs=0.03)
+    assert exact >= 0.8
 
 
 def test_from_data_functions():
@@ -1064,3 +1199,155 @@ def test_top_level_power_functions():
     assert 2500 <= n <= 2700
     mde = evalci.minimum_detectable_effect(n, p=0.80)
     assert mde == pytest.approx(0.03, abs=0.002)
+
+
+# ===================================================== inf and bad numbers
+def _counts(df):
+    return df.groupby(["input_id", "system"], as_index=False).agg(
+        n_correct=("correct", "sum"), n_runs=("correct", "size")
+    )
+
+
+PILOT_CALLS = {
+    "icc": lambda d, **kw: planning.icc(d, **kw),
+    "width_table": lambda d, **kw: planning.width_table(d, **kw),
+    "plan_from_data": lambda d, **kw: planning.plan_from_data(
+        d, target_width=0.1, n_inputs="data", **kw
+    ),
+    "sample_size_from_data": lambda d, **kw: planning.sample_size_from_data(
+        d, effect=0.05, **kw
+    ),
+    "mde_from_data": lambda d, **kw: planning.mde_from_data(d, **kw),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(PILOT_CALLS))
+@pytest.mark.parametrize("column", ["correct", "n_correct", "n_runs"])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_pilot_entry_points_refuse_inf(small, entry, column, bad):
+    one = small[small.system == "sys0"]
+    if column == "correct":
+        data = one.assign(correct=one.correct.astype(float))
+        kw = dict(value="correct", cluster="input_id")
+        name = "value"
+    else:
+        data = _counts(one).astype({column: float})
+        kw = dict(cluster="input_id", successes="n_correct", trials="n_runs")
+        name = "successes" if column == "n_correct" else "trials"
+    data.loc[data.index[2], column] = bad
+    before = data.copy()
+    with pytest.raises(
+        ValueError, match=rf"`{name}` column '{column}' has 1 infinite values"
+    ):
+        PILOT_CALLS[entry](data, **kw)
+    pd.testing.assert_frame_equal(data, before)  # never modified
+
+
+@pytest.mark.parametrize("bad", ["0.05", np.inf, np.nan, True])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (
+            lambda v: planning.plan(0.1, 0.1, cost_input=1, cost_run=1, budget=v),
+            "budget",
+        ),
+        (
+            lambda v: planning.plan(0.1, 0.1, n_inputs=100, target_width=v),
+            "target_width",
+        ),
+        (
+            lambda v: planning.plan(0.1, 0.1, cost_input=v, cost_run=1, budget=99),
+            "cost_input",
+        ),
+        (
+            lambda v: planning.plan(0.1, 0.1, cost_input=1, cost_run=v, budget=99),
+            "cost_run",
+        ),
+        (lambda v: planning.plan(0.1, 0.1, n_inputs=v, target_width=0.1), "n_inputs"),
+        (
+            lambda v: planning.plan(v, 0.1, n_inputs=100, target_width=0.1),
+            "sigma2_between",
+        ),
+        (lambda v: planning.sample_size(0.8, 0.83, alpha=v), "alpha"),
+        (lambda v: planning.sample_size(0.8, 0.83, power=v), "power"),
+        (lambda v: planning.sample_size(v, 0.83), "p1"),
+        (
+            lambda v: planning.sample_size(0.8, 0.83, paired=True, discordance=v),
+            "discordance",
+        ),
+        (lambda v: planning.sample_size(0.8, 0.83, paired=True, sd_diff=v), "sd_diff"),
+        (lambda v: planning.sample_size(0.8, 0.83, k=v, rho=0.5), "k"),
+        (lambda v: planning.sample_size(0.8, 0.83, k=5, rho=v), "rho"),
+        (lambda v: planning.power(0.8, 0.83, v), "n_inputs"),
+        (
+            lambda v: planning.power(0.8, 0.83, v, paired=True, discordance=0.1),
+            "n_inputs",
+        ),
+        (lambda v: planning.minimum_detectable_effect(v, p=0.8), "n_inputs"),
+        (lambda v: planning.minimum_detectable_effect(100, p=v), "p"),
+        (lambda v: planning.minimum_detectable_effect(100, sigma2=v), "sigma2"),
+        (lambda v: planning.width_factor(v, 3), "rho"),
+        (lambda v: planning.width_factor(0.3, v), "k"),
+        (lambda v: planning.predict_width(0.1, 0.1, v, 3), "n_inputs"),
+        (lambda v: planning.predict_width(0.1, v, 100, 3), "sigma2_within"),
+    ],
+)
+def test_numeric_arguments_refuse_strings_inf_nan(call, name, bad):
+    with pytest.raises(ValueError, match=rf"`{name}` must be"):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", ["0.05", np.inf, np.nan])
+@pytest.mark.parametrize(
+    "entry, arg",
+    [
+        ("sample_size_from_data", "effect"),
+        ("sample_size_from_data", "alpha"),
+        ("sample_size_from_data", "power"),
+        ("sample_size_from_data", "k"),
+        ("mde_from_data", "n_inputs"),
+        ("mde_from_data", "alpha"),
+        ("mde_from_data", "power"),
+        ("plan_from_data", "budget"),
+        ("plan_from_data", "max_k"),
+        ("plan_from_data", "confidence_level"),
+        ("width_table", "confidence_level"),
+        ("width_table", "n_resamples"),
+    ],
+)
+def test_from_data_numbers_checked_before_the_pilot(entry, arg, bad):
+    # a pilot where no group has a usable rho (every outcome 1): the
+    # arguments used to be checked per usable group only, i.e. never here
+    df = clustered(n=12, k=3, seed=13).assign(correct=1)
+    kw = dict(value="correct", cluster="input_id", by="system")
+    if entry == "plan_from_data":
+        kw.update(cost_input=1, cost_run=1)
+        kw.setdefault("budget", 100)
+    if entry == "sample_size_from_data":
+        kw["effect"] = 0.05
+    if entry == "width_table":
+        kw["observed"] = True
+    kw[arg] = bad
+    with pytest.raises(ValueError, match=rf"`{arg}` must be"):
+        getattr(planning, entry)(df, **kw)
+
+
+@pytest.mark.parametrize("ks", [[1, np.inf], [1, np.nan], ["2"], [1.5]])
+def test_width_table_refuses_non_integer_ks(small, ks):
+    with pytest.raises(ValueError, match=r"`ks` must be a sequence of integers >= 1"):
+        planning.width_table(small, "correct", "input_id", ks=ks)
+
+
+@pytest.mark.parametrize("ks", [[2, "3"], [2, np.inf], [2, np.nan]])
+def test_array_arguments_refuse_strings_inf_nan(ks):
+    # np.asarray([2, "3"], dtype=float) would quietly read the string as 3.0
+    with pytest.raises(ValueError, match=r"`k` must be"):
+        planning.predict_width(0.1, 0.1, [100, 200], ks)
+    with pytest.raises(ValueError, match=r"`k` must be"):
+        planning.width_factor(0.3, ks)
+
+
+def test_plan_itself_refuses_n_inputs_data():
+    # "data" means the pilot's N, so only plan_from_data accepts it
+    with pytest.raises(ValueError, match=r"`n_inputs` must be an integer >= 2"):
+        planning.plan(0.1, 0.1, n_inputs="data", target_width=0.1)

@@ -6,23 +6,29 @@ k=5: 94.7% vs 95.2% coverage, widths 0.0594 vs 0.0592), and the
 Fleiss-Cohen-Everitt normal interval for Cohen's kappa as good as the IID
 bootstrap at k=1. This module gives those intervals, the classic binomial
 intervals for k=1 proportions (seed 004: Wilson for small n or extreme p),
-the rule of three for all-correct or all-wrong results, and McNemar's paired
-test. The bootstrap (:func:`evalci.cluster_ci`) remains the general tool:
+the one-sided rule of three for all-correct or all-wrong results, and
+McNemar's paired test. The bootstrap (:func:`evalci.cluster_ci`) remains the general tool:
 other metrics, skewed scores, paired gaps at k > 1.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._data import as_columns, check_columns, check_level, factorize, value_codes
+from ._data import (
+    as_columns,
+    check_columns,
+    check_finite,
+    check_level,
+    factorize,
+    value_codes,
+)
 from ._typing import WEIGHTS
-from ._warnings import DegenerateDataWarning
+from ._warnings import FEW_INPUTS, DegenerateDataWarning, FewClustersWarning, warn
 from .results import _GroupedResult
 
 __all__ = ["AnalyticResult", "McNemarResult", "analytic_ci", "mcnemar"]
@@ -35,9 +41,14 @@ ANALYTIC_METHODS: tuple[str, ...] = (
     "jeffreys",
     "wald",
     "fleiss-cohen-everitt",
+    "rule-of-three",
 )
 _ALIASES = {"exact": "clopper-pearson", "fce": "fleiss-cohen-everitt"}
 _PROPORTION_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald")
+# large-sample (normal) intervals: unreliable with fewer than FEW_INPUTS inputs
+_NORMAL_METHODS = ("clt", "wald", "fleiss-cohen-everitt")
+# intervals that collapse to a point when every outcome is 0 (or 1)
+_COLLAPSING_METHODS = ("clt", "wald")
 _FIELDS = (
     "estimate",
     "low",
@@ -66,14 +77,18 @@ class AnalyticResult(_GroupedResult):
     n_inputs, n_runs : int or pandas.Series
         Number of inputs (clusters) and of rows (runs) behind each estimate.
     rule_of_three : bool or pandas.Series
-        Whether the interval is the one-sided rule-of-three bound because every
-        outcome was 1 (or 0); the standard error is then 0 and is not the
-        source of the interval.
+        Whether the interval is the *one-sided* rule-of-three bound
+        (``method="rule-of-three"``): ``[0, high]`` is a one-sided upper
+        bound after every outcome was 0, ``[low, 1]`` a one-sided lower bound
+        after every outcome was 1. It is never returned as a two-sided
+        interval. See also :attr:`one_sided`.
     method : str
         Canonical method name (aliases resolved): ``"clt"``, ``"wilson"``,
-        ``"clopper-pearson"``, ``"jeffreys"``, ``"wald"`` or
-        ``"fleiss-cohen-everitt"``.
+        ``"clopper-pearson"``, ``"jeffreys"``, ``"wald"``,
+        ``"fleiss-cohen-everitt"`` or ``"rule-of-three"``.
     confidence_level : float
+        Two-sided level, except for ``"rule-of-three"`` where it is the level
+        of the one-sided bound.
     weight : str
         ``"input"`` (each input counts equally) or ``"run"`` (runs pooled);
         only ``method="clt"`` can differ between the two.
@@ -115,17 +130,25 @@ class AnalyticResult(_GroupedResult):
         frame["weight"] = self.weight
         return self._with_groups(frame)
 
+    @property
+    def one_sided(self) -> bool:
+        """True for the one-sided rule-of-three bound, False for two-sided intervals."""
+        return self.method == "rule-of-three"
+
     def _header(self) -> str:
+        if self.one_sided:
+            return f"{self.confidence_level:.0%} one-sided rule-of-three bound"
         weight = f", weight={self.weight}" if self.method == "clt" else ""
         return f"{self.confidence_level:.0%} {self.method} interval{weight}"
 
     def _scalar_repr(self) -> str:
+        sided = ", one_sided=True" if self.one_sided else ""
         return (
             f"AnalyticResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
             f"high={self.high:.4g}, standard_error={self.standard_error:.3g}, "
             f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
             f"method={self.method!r}, confidence_level={self.confidence_level}, "
-            f"rule_of_three={self.rule_of_three})"
+            f"rule_of_three={self.rule_of_three}{sided})"
         )
 
 
@@ -178,15 +201,60 @@ def _z(confidence_level: float) -> float:
 
 
 def _rule_of_three(n, confidence_level: float) -> np.ndarray:
-    """One-sided upper bound on a rate after 0 events in ``n`` trials.
+    """ONE-sided upper bound on a rate after 0 events in ``n`` trials.
 
     ``-ln(alpha) / n`` with ``alpha = 1 - confidence_level``: 2.996/n, "3/n",
     at 95% (Hanley & Lippman-Hand 1983). It approximates the exact one-sided
     Clopper-Pearson bound ``1 - alpha**(1/n)`` from above, so it is slightly
-    conservative. Capped at 1.
+    conservative. Capped at 1. Only ``method="rule-of-three"`` returns it,
+    labelled one-sided: used as a two-sided 95% interval (as evalci once did
+    at 0/n and n/n) it drops the exact minimum coverage to 93.9-94.2% for
+    n = 20..1000, because its upper tail alone has probability 5%.
     """
     alpha = 1.0 - confidence_level
     return np.minimum(-np.log(alpha) / np.asarray(n, dtype=float), 1.0)
+
+
+def _clopper_pearson(x, n, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exact two-sided Clopper-Pearson interval, vectorised over groups.
+
+    Beta quantiles (Clopper & Pearson 1934; statsmodels' ``method="beta"``):
+    ``low = Beta(x, n - x + 1).ppf(alpha / 2)``, ``high = Beta(x + 1, n - x)
+    .ppf(1 - alpha / 2)``, with ``low = 0`` at x = 0 and ``high = 1`` at
+    x = n. At the boundary this is the exact two-sided endpoint, e.g. at
+    x = 0 ``high = 1 - (alpha / 2)**(1/n)`` (3.689/n at 95%), not the
+    one-sided rule of three: the minimum coverage stays >= the nominal level.
+    """
+    x = np.asarray(x, dtype=float)
+    n = np.asarray(n, dtype=float)
+    alpha = 1.0 - confidence_level
+    with np.errstate(invalid="ignore"):
+        low = stats.beta.ppf(alpha / 2, x, n - x + 1)
+        high = stats.beta.ppf(1 - alpha / 2, x + 1, n - x)
+    return np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high)
+
+
+def _wilson(x, n, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval, vectorised (Wilson 1927; Newcombe 1998 form).
+
+    ``(x + z^2/2) / (n + z^2) +/- z sqrt(x (n - x) / n + z^2/4) / (n + z^2)``,
+    with ``low = 0`` at x = 0 and ``high = 1`` at x = n (as scipy and
+    statsmodels). At the boundary Wilson's own formula is kept rather than
+    replaced: it does not collapse there (at x = 0 it gives ``[0, z^2 / (n +
+    z^2)]``, 3.84/n at 95%, next to the exact two-sided 3.689/n), it is what
+    "Wilson" means in statsmodels, R's ``prop.test(correct=FALSE)`` and scipy,
+    and a patch at x = 0 would not cure Wilson's known coverage dip near
+    p = 0.1/n, which comes from x = 1 (Brown, Cai & DasGupta 2001, sec. 4.1.1).
+    """
+    x = np.asarray(x, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = _z(confidence_level)
+    z2 = z * z
+    center = (x + z2 / 2) / (n + z2)
+    half = z * np.sqrt(np.maximum(x * (n - x) / n + z2 / 4, 0.0)) / (n + z2)
+    low = np.where(x == 0, 0.0, np.maximum(center - half, 0.0))
+    high = np.where(x == n, 1.0, np.minimum(center + half, 1.0))
+    return low, high
 
 
 def _jeffreys(x, n, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -207,24 +275,21 @@ def _jeffreys(x, n, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
 def _proportion_interval(x, n, method: str, confidence_level: float):
     """Binomial interval for ``x`` successes in ``n`` trials (arrays of shape (G,)).
 
-    Wilson and Clopper-Pearson come from :func:`scipy.stats.binomtest`; the
-    Wald interval is clipped to [0, 1] (as statsmodels does).
+    Every method uses its own formula at x = 0 and x = n; the Wald interval
+    is clipped to [0, 1] (as statsmodels does) and collapses there, which
+    :func:`analytic_ci` handles.
     """
     x = np.asarray(x, dtype=np.int64)
     n = np.asarray(n, dtype=np.int64)
     if method == "jeffreys":
         return _jeffreys(x, n, confidence_level)
-    if method == "wald":
-        p = x / n
-        half = _z(confidence_level) * np.sqrt(p * (1 - p) / n)
-        return np.clip(p - half, 0, 1), np.clip(p + half, 0, 1)
-    kind = "exact" if method == "clopper-pearson" else "wilson"
-    low = np.empty(len(x))
-    high = np.empty(len(x))
-    for j, (xj, nj) in enumerate(zip(x.tolist(), n.tolist(), strict=True)):
-        ci = stats.binomtest(xj, nj).proportion_ci(confidence_level, method=kind)
-        low[j], high[j] = ci.low, ci.high
-    return low, high
+    if method == "clopper-pearson":
+        return _clopper_pearson(x, n, confidence_level)
+    if method == "wilson":
+        return _wilson(x, n, confidence_level)
+    p = x / n
+    half = _z(confidence_level) * np.sqrt(p * (1 - p) / n)
+    return np.clip(p - half, 0, 1), np.clip(p + half, 0, 1)
 
 
 def _kappa_fce(table) -> tuple[np.ndarray, np.ndarray]:
@@ -382,7 +447,7 @@ def _numeric_values(frame: pd.DataFrame, args: _Args) -> np.ndarray:
             "method='fleiss-cohen-everitt' with truth=..., or score them first, e.g. "
             "(df.pred == df.label).astype(int)."
         )
-    if args.method in _PROPORTION_METHODS:
+    if args.method in (*_PROPORTION_METHODS, "rule-of-three"):
         bad = ~y.isin([0, 1])
         if bad.any():
             raise ValueError(
@@ -432,20 +497,35 @@ def analytic_ci(
             two weights agree when k is constant. Not clipped to the range of
             the data.
         ``"wilson"``, ``"clopper-pearson"`` (alias ``"exact"``), ``"jeffreys"``, ``"wald"``
-            Binomial intervals for 0/1 outcomes with one row per input (k=1).
-            Wilson and Clopper-Pearson from :func:`scipy.stats.binomtest`;
-            Jeffreys is the equal-tailed Beta(x + 1/2, n - x + 1/2) interval
-            with Brown, Cai & DasGupta's endpoint conventions; Wald is
-            ``p +/- z sqrt(p (1 - p) / N)`` clipped to [0, 1] (unreliable for
-            small N or extreme p: seed 004 prefers Wilson).
+            Binomial intervals for 0/1 outcomes with one row per input (k=1),
+            each with its own formula at 0/N and N/N (the values of
+            statsmodels' ``proportion_confint``). Clopper-Pearson is the exact
+            interval from Beta quantiles; at 0/N its upper end is the exact
+            two-sided ``1 - (alpha/2)^(1/N)`` (3.689/N at 95%), so its
+            coverage is never below the nominal level. Wilson is the score
+            interval (at 0/N ``[0, z^2 / (N + z^2)]``, about 3.84/N); Jeffreys
+            the equal-tailed Beta(x + 1/2, n - x + 1/2) interval with Brown,
+            Cai & DasGupta's endpoint conventions; Wald is ``p +/- z sqrt(p
+            (1 - p) / N)`` clipped to [0, 1] (unreliable for small N or
+            extreme p: seed 004 prefers Wilson).
         ``"fleiss-cohen-everitt"`` (alias ``"fce"``)
             Cohen's kappa of ``value`` (predicted labels) against ``truth``
             with the large-sample SE of Fleiss, Cohen & Everitt (1969); normal
             interval, k=1 only (no extension to k > 1 is known; seed 000).
+        ``"rule-of-three"``
+            A **one-sided** bound, not an interval, for groups where every
+            outcome is 0 (or every one is 1): the upper bound ``[0, b]`` after
+            0 successes, the lower bound ``[1 - b, 1]`` after 0 failures, with
+            ``b = -ln(alpha) / N``, ``alpha = 1 - confidence_level`` and N
+            inputs (2.996/N, "3/N", at 95%; capped at 1; Hanley &
+            Lippman-Hand 1983). ``confidence_level`` is then one-sided:
+            "accuracy >= 1 - b with 95% confidence". Any k (N counts inputs).
+            A group whose outcomes vary raises ``ValueError``. The result says
+            ``one_sided=True`` and ``rule_of_three=True``.
     by : str or list of str, optional
         Column(s) to group by (e.g. ``"system"``): one interval per group.
     confidence_level : float
-        Two-sided level, e.g. 0.95.
+        Two-sided level, e.g. 0.95 (one-sided for ``"rule-of-three"``).
     truth : str, optional
         Column of true labels; required by, and only used by,
         ``"fleiss-cohen-everitt"``.
@@ -461,23 +541,29 @@ def analytic_ci(
     Warns
     -----
     DegenerateDataWarning
-        When every outcome of a group is 1 (or every one is 0), for any
-        method except kappa. The two-sided interval would have zero width
-        (``"clt"``, ``"wald"``) or rest on a boundary case, so the one-sided
-        *rule of three* bound is returned instead: ``[0, b]`` when all are
-        0 and ``[1 - b, 1]`` when all are 1, with ``b = -ln(alpha) / N``,
-        ``alpha = 1 - confidence_level`` and N inputs (``b = 2.996 / N``,
-        "3/N", at 95%; ``b`` is capped at 1). ``rule_of_three`` in the result
-        records which groups used it. Also when a standard error is zero
-        for another reason (identical per-input means, perfect agreement)
-        or kappa is undefined (a single label on both sides).
+        When every outcome of a group is 1 (or every one is 0) with
+        ``"clt"`` or ``"wald"``, whose interval would have zero width: the
+        exact two-sided Clopper-Pearson interval for N inputs is returned
+        instead, ``[0, 1 - (alpha/2)^(1/N)]`` or ``[(alpha/2)^(1/N), 1]``
+        (valid for any k: the first run of each input alone is N independent
+        outcomes, all 0 or all 1). The binomial methods need no replacement.
+        Also when a standard error is zero for another reason (identical
+        per-input means, perfect agreement) or kappa is undefined (a single
+        label on both sides: the result is NaN).
+    FewClustersWarning
+        When a group has fewer than 10 inputs (``evalci._warnings.FEW_INPUTS``)
+        with a large-sample normal interval (``"clt"``, ``"wald"``,
+        ``"fleiss-cohen-everitt"``): its coverage is then unreliable. The
+        exact and score intervals (Clopper-Pearson, Wilson, Jeffreys) are
+        built for small N and do not warn.
 
     Raises
     ------
     ValueError
         On misuse: k > 1 rows per input with a k=1 method, non-0/1 values
-        with a binomial method, fewer than 2 inputs with ``"clt"``, missing
-        values, unknown columns or options.
+        with a binomial method or ``"rule-of-three"``, outcomes that vary
+        with ``"rule-of-three"``, fewer than 2 inputs with ``"clt"``, missing
+        or infinite values, unknown columns or options.
 
     See Also
     --------
@@ -520,13 +606,15 @@ def analytic_ci(
       openai/gpt-5-nano-2025-08-07    0.6758 0.6217 0.7298          0.0276       198     990          False
     openai/gpt-5.4-mini-2026-03-17    0.6172 0.5591 0.6752         0.02962       198     990          False
 
-    With every answer right, the rule of three replaces a zero-width interval:
+    With every answer right, Clopper-Pearson gives the exact two-sided
+    interval; the rule of three is the one-sided statement "accuracy >= 97%":
 
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     r = analytic_ci(pd.DataFrame({"correct": [1] * 100}), "correct")
-    >>> r.rule_of_three, round(r.low, 4), r.high
+    >>> perfect = pd.DataFrame({"correct": [1] * 100})
+    >>> r = analytic_ci(perfect, "correct", method="clopper-pearson")
+    >>> round(r.low, 4), r.high
+    (0.9638, 1.0)
+    >>> r = analytic_ci(perfect, "correct", method="rule-of-three")
+    >>> r.one_sided, round(r.low, 4), r.high
     (True, 0.97, 1.0)
     """
     args = _analytic_iv(
@@ -538,9 +626,11 @@ def analytic_ci(
     _no_missing(
         frame, args.value, "value", "fill them (e.g. count a missing answer as 0)"
     )
+    check_finite(frame, [args.value], "value")
     kappa = args.method == "fleiss-cohen-everitt"
     if kappa:
         _no_missing(frame, args.truth, "truth", "fill them")
+        check_finite(frame, [args.truth], "truth")
         y = None
     else:
         y = _numeric_values(frame, args)
@@ -571,7 +661,7 @@ def analytic_ci(
     n_inputs = np.bincount(cell_group, minlength=n_groups)
     n_runs = np.bincount(group_codes, minlength=n_groups)
 
-    if args.method != "clt" and (k > 1).any():
+    if args.method not in ("clt", "rule-of-three") and (k > 1).any():
         bad = int(np.argmax(k > 1))
         key = cluster_keys[cluster_codes[starts[bad]]]
         alternative = (
@@ -595,6 +685,7 @@ def analytic_ci(
 
     level = args.confidence_level
     rot = np.zeros(n_groups, dtype=bool)
+    boundary = np.zeros(n_groups, dtype=bool)
     if kappa:
         labels, _ = pd.factorize(
             pd.concat([frame[args.truth], frame[args.value]], ignore_index=True)
@@ -609,66 +700,34 @@ def analytic_ci(
         estimate, se = _kappa_fce(tables)
         z = _z(level)
         low, high = estimate - z * se, estimate + z * se
-        if np.isnan(se).any():
-            g = int(np.argmax(np.isnan(se)))
-            warnings.warn(
-                f"Cohen's kappa is undefined{_where(groups, g)}: truth and predictions "
-                "use a single, identical label, so chance agreement is 1 and kappa is "
-                "0/0; the result is NaN.",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
     else:
         y = y[order]
         cell_sum = np.add.reduceat(y, starts)
         gstarts = np.searchsorted(group_codes, np.arange(n_groups))
         gmin = np.minimum.reduceat(y, gstarts)
         gmax = np.maximum.reduceat(y, gstarts)
-        if args.method == "clt":
-            estimate, se = _clt(cell_sum, k, cell_group, n_inputs, args.weight)
-            z = _z(level)
-            low, high = estimate - z * se, estimate + z * se
-        else:
-            x = np.rint(np.bincount(group_codes, weights=y, minlength=n_groups))
-            estimate = x / n_inputs
-            se = np.sqrt(estimate * (1 - estimate) / n_inputs)
-            low, high = _proportion_interval(x, n_inputs, args.method, level)
-        # rule of three (Hanley & Lippman-Hand 1983) when all 0 or all 1
         all0 = (gmin == 0) & (gmax == 0)
         all1 = (gmin == 1) & (gmax == 1)
-        rot = all0 | all1
-        if rot.any():
-            bound = _rule_of_three(n_inputs, level)
-            low = np.where(all0, 0.0, np.where(all1, np.maximum(1.0 - bound, 0.0), low))
-            high = np.where(all0, bound, np.where(all1, 1.0, high))
-            which = np.flatnonzero(rot)
-            g = int(which[0])
-            where = (
-                ""
-                if groups is None
-                else f" in {len(which)} group(s), e.g. {_show(groups[g])}"
-            )
-            outcome = 1 if all1[g] else 0
-            warnings.warn(
-                f"every outcome is {outcome}{where}, so the {args.method} interval "
-                f"would be zero-width or rest on a boundary case; returning the "
-                f"one-sided rule-of-three bound instead ({level:.0%}: "
-                f"-ln(alpha)/N = {bound[g]:.4g} with N={int(n_inputs[g])} inputs). "
-                "See `rule_of_three` in the result.",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
-    zero = (se == 0) & ~rot
-    if zero.any():
-        g = int(np.argmax(zero))
-        warnings.warn(
-            f"the standard error is zero{_where(groups, g)} (e.g. every input has the "
-            "same mean score, or perfect agreement): the interval has zero width and "
-            "says nothing about uncertainty; the cluster bootstrap will not help "
-            "either.",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
+        if args.method == "rule-of-three":
+            estimate, se = np.where(all1, 1.0, 0.0), np.zeros(n_groups)
+            low, high = _one_sided_bound(all0, all1, n_inputs, groups, level)
+            rot[:] = True
+        else:
+            if args.method == "clt":
+                estimate, se = _clt(cell_sum, k, cell_group, n_inputs, args.weight)
+                z = _z(level)
+                low, high = estimate - z * se, estimate + z * se
+            else:
+                x = np.rint(np.bincount(group_codes, weights=y, minlength=n_groups))
+                estimate = x / n_inputs
+                se = np.sqrt(estimate * (1 - estimate) / n_inputs)
+                low, high = _proportion_interval(x, n_inputs, args.method, level)
+            if args.method in _COLLAPSING_METHODS:
+                boundary = all0 | all1
+                low, high = _exact_at_boundary(
+                    low, high, all0, all1, n_inputs, groups, args.method, level
+                )
+    _warn_analytic(args.method, se, estimate, boundary, n_inputs, groups)
     return AnalyticResult._from_arrays(
         groups=groups,
         estimate=estimate,
@@ -682,6 +741,97 @@ def analytic_ci(
         confidence_level=level,
         weight=args.weight,
     )
+
+
+def _one_sided_bound(all0, all1, n_inputs, groups, level):
+    """``method="rule-of-three"``: the one-sided bound, or an error if outcomes vary."""
+    mixed = ~(all0 | all1)
+    if mixed.any():
+        g = int(np.argmax(mixed))
+        raise ValueError(
+            f"method='rule-of-three' is a one-sided bound for a group whose outcomes "
+            f"are all 0 (or all 1), but the outcomes vary{_where(groups, g)}; for a "
+            "two-sided interval use method='clopper-pearson' (k=1) or method='clt'."
+        )
+    bound = _rule_of_three(n_inputs, level)
+    low = np.where(all1, np.maximum(1.0 - bound, 0.0), 0.0)
+    high = np.where(all0, bound, 1.0)
+    return low, high
+
+
+def _exact_at_boundary(low, high, all0, all1, n_inputs, groups, method, level):
+    """Replace a collapsed clt/wald interval by the exact two-sided one at 0/N, N/N.
+
+    Every outcome 0 (or 1): the clt and Wald intervals have zero width. The
+    exact two-sided Clopper-Pearson interval for 0 (or N) successes in N
+    inputs is returned instead: ``[0, 1 - (alpha/2)^(1/N)]`` or
+    ``[(alpha/2)^(1/N), 1]``. With k > 1 runs it stays valid (conservative):
+    the first run of each input alone is N independent 0/1 outcomes with the
+    same mean, all 0 (or 1).
+    """
+    hit = all0 | all1
+    if not hit.any():
+        return low, high
+    cp_low, cp_high = _clopper_pearson(np.where(all1, n_inputs, 0), n_inputs, level)
+    low, high = np.where(hit, cp_low, low), np.where(hit, cp_high, high)
+    which = np.flatnonzero(hit)
+    g = int(which[0])
+    where = (
+        "" if groups is None else f" in {len(which)} group(s), e.g. {_show(groups[g])}"
+    )
+    outcome = 1 if all1[g] else 0
+    warn(
+        f"every outcome is {outcome}{where}, so the {method} interval would have zero "
+        f"width; returning the exact two-sided {level:.0%} Clopper-Pearson interval "
+        f"for {outcome * int(n_inputs[g])} of N={int(n_inputs[g])} inputs instead "
+        f"([{low[g]:.4g}, {high[g]:.4g}]). For a one-sided bound use "
+        "method='rule-of-three'.",
+        DegenerateDataWarning,
+    )
+    return low, high
+
+
+def _warn_analytic(method, se, estimate, boundary, n_inputs, groups) -> None:
+    """Warn about few inputs, NaN results and zero standard errors."""
+    few = (n_inputs < FEW_INPUTS) & ~boundary
+    if method in _NORMAL_METHODS and few.any():
+        g = int(np.argmax(few))
+        warn(
+            f"only {int(n_inputs[g])} inputs{_where(groups, g)}: the {method} interval "
+            f"is a large-sample normal approximation and its coverage is unreliable "
+            f"with fewer than {FEW_INPUTS} inputs. Collect more inputs"
+            + (
+                "."
+                if method == "fleiss-cohen-everitt"
+                else ", or for 0/1 outcomes with k=1 use method='clopper-pearson' "
+                "(exact)."
+            ),
+            FewClustersWarning,
+        )
+    undefined = np.isnan(estimate) | np.isnan(se)
+    if undefined.any():
+        g = int(np.argmax(undefined))
+        why = (
+            "truth and predictions use a single, identical label, so chance "
+            "agreement is 1 and kappa is 0/0"
+            if method == "fleiss-cohen-everitt"
+            else "the standard error could not be computed"
+        )
+        what = "Cohen's kappa" if method == "fleiss-cohen-everitt" else "the interval"
+        warn(
+            f"{what} is undefined{_where(groups, g)}: {why}; the result is NaN.",
+            DegenerateDataWarning,
+        )
+    zero = (se == 0) & ~boundary
+    if method in ("clt", "fleiss-cohen-everitt") and zero.any():
+        g = int(np.argmax(zero))
+        warn(
+            f"the standard error is zero{_where(groups, g)} (e.g. every input has the "
+            "same mean score, or perfect agreement): the interval has zero width and "
+            "says nothing about uncertainty; the cluster bootstrap will not help "
+            "either.",
+            DegenerateDataWarning,
+        )
 
 
 def _clt(cell_sum, k, cell_group, n_inputs, weight):
@@ -773,6 +923,9 @@ def mcnemar(
     See Also
     --------
     evalci.cluster_ci : with ``by=system``, paired bootstrap intervals for any k.
+    evalci.planning.sample_size : with ``paired=True, discordance=...``, the
+        number of inputs at which this test (its default rule) has the wanted
+        power, computed exactly.
 
     References
     ----------
@@ -840,6 +993,7 @@ def mcnemar(
     frame = data.loc[keep]
     is_b = is_b[keep]
     _no_missing(frame, value, "value", "fill them (e.g. count a missing answer as 0)")
+    check_finite(frame, [value], "value")
     y = frame[value]
     bad = ~y.isin([0, 1])
     if bad.any():
@@ -884,11 +1038,10 @@ def mcnemar(
     m = n01 + n10
     use_exact = (m < MCNEMAR_EXACT_BELOW) if exact is None else bool(exact)
     if m == 0:
-        warnings.warn(
+        warn(
             f"{_show(a)} and {_show(b)} agree on every one of the {n} inputs: with no "
             "discordant inputs McNemar's test has no information (p-value 1).",
             DegenerateDataWarning,
-            stacklevel=2,
         )
         statistic, pvalue = 0.0, 1.0
     elif use_exact:

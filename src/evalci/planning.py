@@ -37,15 +37,21 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from ._data import as_columns, check_columns, check_n_resamples, factorize
-from ._warnings import DegenerateDataWarning
+from ._data import (
+    as_columns,
+    check_columns,
+    check_finite,
+    check_n_resamples,
+    factorize,
+)
+from ._warnings import DegenerateDataWarning, warn
+from .analytic import MCNEMAR_EXACT_BELOW
 
 __all__ = [
     "Plan",
@@ -195,6 +201,7 @@ def _outcomes(data, src: _Source):
     if src.counts:
         out = []
         for name, col in (("successes", src.successes), ("trials", src.trials)):
+            check_finite(data, [col], name)
             x = data[col]
             if not pd.api.types.is_numeric_dtype(x) or x.isna().any():
                 raise ValueError(
@@ -229,6 +236,7 @@ def _outcomes(data, src: _Source):
             f"`value` column {src.value!r} has {int(y.isna().sum())} missing values; "
             f"drop those rows (df.dropna(subset=[{src.value!r}])) or fill them."
         )
+    check_finite(data, [src.value], "value")
     y = y.to_numpy(dtype=float)
     return np.ones_like(y), y, y * y
 
@@ -386,19 +394,17 @@ def _warn_degenerate(frame, label_cols):
         return shown + (", ..." if mask.sum() > 5 else "")
 
     if bad_rep.any():
-        warnings.warn(
+        warn(
             f"{names(bad_rep)}: fewer than 2 inputs, or one run per input, so the "
             "within-input (run) variance and rho cannot be estimated (NaN). Run "
             "some inputs at least twice.",
             DegenerateDataWarning,
-            stacklevel=3,
         )
     if bad_var.any():
-        warnings.warn(
+        warn(
             f"{names(bad_var)}: every outcome is the same (no variance at all), so "
             "rho is undefined (NaN).",
             DegenerateDataWarning,
-            stacklevel=3,
         )
 
 
@@ -707,11 +713,15 @@ def _pair_components(
 # ================================================================ widths
 def _as_float_array(x, name, *, low, low_open, high=None, hint=""):
     try:
-        arr = np.asarray(x, dtype=float)
+        raw = np.asarray(x)
+        ok = raw.dtype.kind in "iuf"  # not str ("0.5" would convert), bool, object
+        arr = raw.astype(float) if ok else None
     except (TypeError, ValueError):
+        ok = False
+    if not ok:
         raise ValueError(
-            f"`{name}` must be a number or an array of numbers; got {x!r}."
-        ) from None
+            f"`{name}` must be a number or an array of numbers{hint}; got {x!r}."
+        )
     bad = ~np.isfinite(arr) | (arr < low) | (low_open & (arr == low))
     if high is not None:
         bad |= arr > high
@@ -958,6 +968,8 @@ def width_table(
             ok = (
                 ks.ndim == 1
                 and len(ks) > 0
+                and ks.dtype.kind in "iuf"
+                and bool(np.all(np.isfinite(ks)))
                 and np.all(ks == np.round(ks))
                 and np.all(ks >= 1)
             )
@@ -1157,6 +1169,52 @@ class Plan:
         return "\n".join(lines)
 
 
+def _plan_iv(
+    cost_input, cost_run, budget, target_width, n_inputs, max_k, level, data=False
+):
+    """Validate the design arguments of :func:`plan` (``n_inputs="data"`` if ``data``).
+
+    Returns ``z, budget, target_width, n_inputs, cost_input, cost_run,
+    max_k`` as numbers (``n_inputs`` stays ``"data"`` when given so).
+    """
+    z = _z_two_sided(level)
+    if (budget is None) == (target_width is None):
+        raise ValueError(
+            "give exactly one of `budget` (minimise the width) or `target_width` "
+            "(minimise the cost)."
+        )
+    if budget is not None:
+        budget = _number(budget, "budget", low=0, low_open=True)
+    if target_width is not None:
+        target_width = _number(
+            target_width,
+            "target_width",
+            low=0,
+            low_open=True,
+            hint=" (high - low, e.g. 0.05)",
+        )
+    fixed = n_inputs is not None
+    if fixed and not (data and isinstance(n_inputs, str) and n_inputs == "data"):
+        n_inputs = _integer(n_inputs, "n_inputs", low=2)
+    if cost_input is not None:
+        cost_input = _number(cost_input, "cost_input", low=0)
+    if cost_run is not None:
+        cost_run = _number(cost_run, "cost_run", low=0, low_open=True)
+    if not fixed and (cost_input is None or cost_run is None):
+        raise ValueError(
+            "`cost_input` and `cost_run` are required to trade new inputs against "
+            "more runs (e.g. cost_input=10, cost_run=1); with the inputs fixed, pass "
+            "n_inputs= instead."
+        )
+    if fixed and budget is not None and cost_run is None:
+        raise ValueError(
+            "`cost_run` is required to know how many runs a `budget` buys."
+        )
+    if max_k is not None:
+        max_k = _integer(max_k, "max_k", low=1)
+    return z, budget, target_width, n_inputs, cost_input, cost_run, max_k
+
+
 def plan(
     sigma2_between,
     sigma2_within,
@@ -1269,41 +1327,10 @@ def plan(
             "`sigma2_between` and `sigma2_within` are both 0: with no variance "
             "every design gives a zero-width interval; nothing to plan."
         )
-    z = _z_two_sided(confidence_level)
-    if (budget is None) == (target_width is None):
-        raise ValueError(
-            "give exactly one of `budget` (minimise the width) or `target_width` "
-            "(minimise the cost)."
-        )
-    if budget is not None:
-        budget = _number(budget, "budget", low=0, low_open=True)
-    if target_width is not None:
-        target_width = _number(
-            target_width,
-            "target_width",
-            low=0,
-            low_open=True,
-            hint=" (high - low, e.g. 0.05)",
-        )
+    z, budget, target_width, n_inputs, cost_input, cost_run, max_k = _plan_iv(
+        cost_input, cost_run, budget, target_width, n_inputs, max_k, confidence_level
+    )
     fixed = n_inputs is not None
-    if fixed:
-        n_inputs = _integer(n_inputs, "n_inputs", low=2)
-    if cost_input is not None:
-        cost_input = _number(cost_input, "cost_input", low=0)
-    if cost_run is not None:
-        cost_run = _number(cost_run, "cost_run", low=0, low_open=True)
-    if not fixed and (cost_input is None or cost_run is None):
-        raise ValueError(
-            "`cost_input` and `cost_run` are required to trade new inputs against "
-            "more runs (e.g. cost_input=10, cost_run=1); with the inputs fixed, pass "
-            "n_inputs= instead."
-        )
-    if fixed and budget is not None and cost_run is None:
-        raise ValueError(
-            "`cost_run` is required to know how many runs a `budget` buys."
-        )
-    if max_k is not None:
-        max_k = _integer(max_k, "max_k", low=1)
     rho = sb / (sb + sw)
     ci = 0.0 if cost_input is None else cost_input
     cr = np.nan if cost_run is None else cost_run
@@ -1525,6 +1552,23 @@ def plan_from_data(
     1  openai/gpt-5.4-mini-2026-03-17       198  3  0.1196       0.1107
     """
     src = _source_iv(data, value, cluster, by, None, successes, trials)
+    if isinstance(n_inputs, str):
+        if n_inputs != "data":
+            raise ValueError(
+                f"`n_inputs` must be an integer, None (free) or 'data' (the pilot's "
+                f"number of inputs); got {n_inputs!r}."
+            )
+    # every argument checked before the pilot is read (and for groups left out)
+    _plan_iv(
+        cost_input,
+        cost_run,
+        budget,
+        target_width,
+        n_inputs,
+        max_k,
+        confidence_level,
+        data=True,
+    )
     comp = icc(
         data,
         src.value,
@@ -1533,12 +1577,6 @@ def plan_from_data(
         successes=src.successes,
         trials=src.trials,
     )
-    if isinstance(n_inputs, str):
-        if n_inputs != "data":
-            raise ValueError(
-                f"`n_inputs` must be an integer, None (free) or 'data' (the pilot's "
-                f"number of inputs); got {n_inputs!r}."
-            )
     kwargs = dict(
         cost_input=cost_input,
         cost_run=cost_run,
@@ -1648,7 +1686,7 @@ def _variances(p1, p2, discordance, sd_diff, paired, deff):
 
 def _check_discordance(p1, p2, psi):
     delta = p2 - p1
-    if psi < abs(delta):
+    if psi < abs(delta) - 1e-12:  # rounding: 0.8 - 0.5 > 0.3
         raise ValueError(
             f"`discordance` = {psi:g} is smaller than |p2 - p1| = {abs(delta):g}: the "
             "systems must disagree on at least that share of inputs."
@@ -1675,6 +1713,111 @@ def _direction_iv(delta, alternative):
         )
 
 
+# ---------------------------------------------- McNemar's test as evalci runs it
+def _mcnemar_upper(m, alpha):
+    """Per number of discordant inputs m: the smallest n01 > m/2 that rejects.
+
+    ``evalci.mcnemar``'s default rule (``exact=None``) at level ``alpha``
+    (reject when the p-value is <= alpha): below ``MCNEMAR_EXACT_BELOW``
+    discordant inputs the two-sided binomial test with p = 1/2, whose p-value
+    at n01 = x > m/2 is min(1, 2 P(K >= x)), K ~ Binomial(m, 1/2); from there
+    on the continuity-corrected chi-squared (|n01 - n10| - 1)^2 / m, which
+    rejects from x >= (m + 1 + sqrt(m chi2_(1, alpha))) / 2. Both rules are
+    symmetric: n01 <= m - u(m) rejects too. ``m + 1`` where nothing rejects.
+    """
+    m = np.asarray(m, dtype=np.int64)
+    u = np.empty(len(m), dtype=np.int64)
+    small = m < MCNEMAR_EXACT_BELOW
+    ms = m[small][:, None]
+    x = np.arange(MCNEMAR_EXACT_BELOW + 1)[None, :]
+    pval = np.minimum(1.0, 2 * stats.binom.sf(x - 1, ms, 0.5))
+    ok = (2 * x > ms) & (x <= ms) & (pval <= alpha)
+    u[small] = np.where(ok.any(axis=1), np.argmax(ok, axis=1), ms[:, 0] + 1)
+    ml = m[~small].astype(float)
+    if len(ml):
+        crit = stats.chi2.isf(alpha, 1)
+
+        def rejects(xx):
+            d = 2 * xx - ml
+            return (d > 0) & (stats.chi2.sf((d - 1) ** 2 / ml, 1) <= alpha)
+
+        cand = np.ceil((ml + 1 + np.sqrt(ml * crit)) / 2)
+        # the p-value itself decides where rounding puts cand on the boundary
+        cand = np.where(rejects(cand - 1), cand - 1, cand)
+        cand = np.where(rejects(cand), cand, cand + 1)
+        u[~small] = np.minimum(cand, ml + 1).astype(np.int64)
+    return u
+
+
+def _mcnemar_power(n, psi, delta, alpha, alternative):
+    """Exact power of ``evalci.mcnemar``'s decision rule on n paired inputs.
+
+    The number of discordant inputs is m ~ Binomial(n, psi) and, given m,
+    n01 (only b right) ~ Binomial(m, q) with q = (psi + delta) / (2 psi);
+    the power is sum_m P(m) P(n01 in the rejection region of m). One-sided
+    alternatives use mcnemar's p-value halved in the planned direction
+    (its one-sided version: reject if the gap has the planned sign and
+    p <= 2 alpha). Vectorised over m; m outside the central 1 - 2e-14 of
+    its distribution is ignored.
+    """
+    lo = int(stats.binom.ppf(1e-14, n, psi))
+    hi = int(stats.binom.isf(1e-14, n, psi))
+    m = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1)
+    w = stats.binom.pmf(m, n, psi)
+    q = min(max((psi + delta) / (2 * psi), 0.0), 1.0)
+    two = alternative == "two-sided"
+    u = _mcnemar_upper(m, alpha if two else min(2 * alpha, 1.0))
+    up = stats.binom.sf(u - 1, m, q)  # n01 >= u: b better
+    down = stats.binom.cdf(m - u, m, q)  # n01 <= m - u: a better
+    rej = up + down if two else (up if alternative == "greater" else down)
+    return float(min(np.sum(w * rej), 1.0))
+
+
+def _mcnemar_sample_size(psi, delta, alpha, power, alternative, start):
+    """Smallest n found by bisection with exact power >= ``power`` (n - 1 below).
+
+    Exact power rises with n up to small ripples (the discreteness of the
+    test is averaged over m ~ Binomial(n, psi)); bisection returns an n with
+    power(n) >= target > power(n - 1).
+    """
+
+    def enough(n):
+        return _mcnemar_power(n, psi, delta, alpha, alternative) >= power
+
+    lo, hi = 0, max(int(start), 1)
+    while not enough(hi):
+        lo, hi = hi, 2 * hi
+        if hi > 10**12:
+            raise ValueError(
+                f"no n up to 10^12 reaches power {power:g} for discordance {psi:g} "
+                f"and p2 - p1 = {delta:g}."
+            )
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
+
+
+def _mcnemar_mde(n, psi, alpha, power, alternative):
+    """Smallest |p2 - p1| whose exact McNemar power at n is ``power`` (NaN if none)."""
+    sign = -1.0 if alternative == "less" else 1.0
+
+    def gap(d):
+        return _mcnemar_power(n, psi, sign * d, alpha, alternative) - power
+
+    if gap(psi) < 0:
+        return float("nan")
+    lo = psi * 1e-9
+    if gap(lo) >= 0:
+        return lo
+    return float(optimize.brentq(gap, lo, psi, xtol=1e-13, rtol=1e-12))
+
+
+def _mcnemar_exact(paired, discordance, k):
+    """Whether the design is the one mcnemar tests: paired, from discordance, k = 1."""
+    return bool(paired) and discordance is not None and float(k) == 1.0
+
+
 def sample_size(
     p1,
     p2,
@@ -1688,17 +1831,31 @@ def sample_size(
     rho=None,
     alternative: str = "two-sided",
 ) -> int:
-    """Inputs per system needed to detect accuracy p1 vs p2 (normal approximation).
+    """Inputs per system needed to detect accuracy p1 vs p2.
 
-    All three designs use n = (z_alpha sqrt(v0) + z_beta sqrt(v1))^2 /
-    (p2 - p1)^2, with v0, v1 the per-input variance of the difference under
-    the null and the alternative:
+    **Paired, from the discordance rate, k = 1**: sized for the test evalci
+    runs on such data, :func:`evalci.mcnemar` with its default rule (exact
+    binomial below 25 discordant inputs, continuity-corrected chi-squared
+    from there on; reject when the p-value is <= alpha). The returned n is
+    the smallest whose *exact* power reaches ``power``: the number of
+    discordant inputs is m ~ Binomial(n, psi), of which n01 (only b right)
+    ~ Binomial(m, (psi + p2 - p1) / (2 psi)), and the power sums the
+    probability of mcnemar's rejection region over both. Connor's (1987)
+    normal formula below is for the *uncorrected* test: at its n the
+    corrected test mcnemar runs has power 0.77, not 0.80, which is why it is
+    not used here. One-sided alternatives use mcnemar's p-value halved in
+    the planned direction.
+
+    The other designs use the normal approximation n = (z_alpha sqrt(v0) +
+    z_beta sqrt(v1))^2 / (p2 - p1)^2, with v0, v1 the per-input variance of
+    the difference under the null and the alternative:
 
     * independent samples (different inputs per system; seed 004):
       v0 = v1 = p1 (1 - p1) + p2 (1 - p2);
-    * paired, from the discordance rate psi (share of inputs where exactly
-      one system is right; Connor 1987, McNemar's test): v0 = psi,
-      v1 = psi - (p2 - p1)^2;
+    * paired, from the discordance rate psi with k > 1 runs per input
+      (mcnemar needs k = 1; the paired comparison is then the paired cluster
+      bootstrap): Connor's v0 = psi, v1 = psi - (p2 - p1)^2, times the design
+      effect;
     * paired, from ``sd_diff``, the SD of the single-run paired difference
       b - a on an input: v0 = v1 = sd_diff^2.
 
@@ -1740,13 +1897,17 @@ def sample_size(
 
     Notes
     -----
-    A normal approximation: it needs n p and n (1 - p) reasonably large, so
-    answers of a few dozen inputs at accuracies near 0 or 1 are optimistic.
+    Except for McNemar's design (exact), a normal approximation: it needs
+    n p and n (1 - p) reasonably large, so answers of a few dozen inputs at
+    accuracies near 0 or 1 are optimistic.
 
     References
     ----------
     Connor, R. J. (1987). Sample size for testing differences in proportions
     for the paired-sample design. *Biometrics* 43(1), 207-211.
+    Edwards, A. L. (1948). Note on the "correction for continuity" in testing
+    the significance of the difference between correlated proportions.
+    *Psychometrika* 13(3), 185-187.
     Fleiss, J. L., Levin, B., & Paik, M. C. (2003). *Statistical Methods for
     Rates and Proportions*, 3rd ed., ch. 4. Wiley.
 
@@ -1759,10 +1920,14 @@ def sample_size(
     >>> planning.sample_size(0.80, 0.83)
     2626
 
-    Paired on the same inputs, with the systems disagreeing on 10% of them:
+    Paired on the same inputs, with the systems disagreeing on 10% of them
+    (McNemar's test as :func:`evalci.mcnemar` runs it; Connor's formula for
+    the uncorrected test would say 870, where mcnemar's power is 0.77):
 
     >>> planning.sample_size(0.80, 0.83, paired=True, discordance=0.10)
-    870
+    925
+    >>> round(planning.power(0.80, 0.83, 925, paired=True, discordance=0.10), 4)
+    0.8002
 
     Five runs per input, intraclass correlation 0.6 (design effect 0.68):
 
@@ -1780,6 +1945,10 @@ def sample_size(
     deff = _design_effect(k, rho)
     v0, v1 = _variances(p1, p2, discordance, sd_diff, paired, deff)
     n = (za * math.sqrt(v0) + zb * math.sqrt(v1)) ** 2 / (p2 - p1) ** 2
+    if _mcnemar_exact(paired, discordance, k):
+        return _mcnemar_sample_size(
+            discordance, p2 - p1, float(alpha), float(power), alternative, n
+        )
     return int(math.ceil(n - 1e-9))
 
 
@@ -1798,10 +1967,13 @@ def power(
 ) -> float:
     """Power to detect p1 vs p2 with ``n_inputs`` inputs per system.
 
-    The inverse of :func:`sample_size` (same designs and variances):
-    ``power = Phi((sqrt(n) |delta| - z_alpha sqrt(v0)) / sqrt(v1))``, plus the
-    (tiny) probability of rejecting in the wrong direction for a two-sided
-    test.
+    The inverse of :func:`sample_size` (same designs and variances). Paired
+    from ``discordance`` with k = 1: the exact power of
+    :func:`evalci.mcnemar`'s decision rule (see :func:`sample_size`;
+    ``n_inputs`` must then be whole). Otherwise the normal approximation
+    ``power = Phi((sqrt(n) |delta| - z_alpha sqrt(v0)) / sqrt(v1))``, plus
+    the (tiny) probability of rejecting in the wrong direction for a
+    two-sided test.
 
     Parameters
     ----------
@@ -1831,6 +2003,9 @@ def power(
     if discordance is not None:
         _check_discordance(p1, p2, discordance)
     deff = _design_effect(k, rho)
+    if _mcnemar_exact(paired, discordance, k):
+        n = _integer(n_inputs, "n_inputs", hint=" (McNemar: whole paired inputs)")
+        return _mcnemar_power(n, discordance, p2 - p1, float(alpha), alternative)
     v0, v1 = _variances(p1, p2, discordance, sd_diff, paired, deff)
     delta = p2 - p1
     if v1 <= 0:
@@ -1869,7 +2044,10 @@ def minimum_detectable_effect(
     * independent, from a common variance ``sigma2`` of one run:
       delta = (z_alpha + z_beta) sqrt(2 sigma2 D / n);
     * paired from ``sd_diff``: delta = (z_alpha + z_beta) sd_diff sqrt(D / n);
-    * paired from ``discordance`` (Connor 1987), solved numerically;
+    * paired from ``discordance`` with k = 1: the delta at which the exact
+      power of :func:`evalci.mcnemar`'s rule is ``power`` (as
+      :func:`sample_size`), solved numerically; with k > 1, Connor's (1987)
+      normal formula with the design effect;
 
     with D = rho + (1 - rho) / k the design effect.
 
@@ -1927,6 +2105,9 @@ def minimum_detectable_effect(
         if sd_diff is not None:
             return float(zz * sd_diff * math.sqrt(deff / n))
         psi = discordance
+        if _mcnemar_exact(paired, discordance, k):
+            n = _integer(n_inputs, "n_inputs", hint=" (McNemar: whole paired inputs)")
+            return _mcnemar_mde(n, psi, float(alpha), float(power), alternative)
 
         def n_req(d):
             return (
@@ -2066,8 +2247,12 @@ def sample_size_from_data(
           p1     p2    rho  k  sd_diff  n_inputs
     0  0.676  0.626  0.408  5    0.539       481
     """
-    comp, cols, p1 = _pilot(data, value, cluster, by, system, pair, successes, trials)
     effect = _number(effect, "effect", low=-1, high=1, hint=" (a difference p2 - p1)")
+    _z_alpha(alpha, alternative)
+    _z_power(power)
+    if k is not None:
+        _number(k, "k", low=1, hint=" (runs per input)")
+    comp, cols, p1 = _pilot(data, value, cluster, by, system, pair, successes, trials)
     ks = _planned_k(k, comp)
     out = comp[cols].reset_index(drop=True).copy()
     out["p1"], out["p2"] = p1, p1 + effect
@@ -2163,12 +2348,18 @@ def mde_from_data(
            p    rho  n_inputs  k  sd_diff    mde
     0  0.676  0.408       198  5    0.539  0.078
     """
+    _z_alpha(alpha, alternative)
+    _z_power(power)
+    if k is not None:
+        _number(k, "k", low=1, hint=" (runs per input)")
+    if n_inputs is not None:
+        n_inputs = _integer(n_inputs, "n_inputs", low=2)
     comp, cols, p1 = _pilot(data, value, cluster, by, system, pair, successes, trials)
     ks = _planned_k(k, comp)
     if n_inputs is None:
         nn = comp["n_inputs"].to_numpy()
     else:
-        nn = np.full(len(comp), _integer(n_inputs, "n_inputs", low=2))
+        nn = np.full(len(comp), n_inputs)
     out = comp[cols].reset_index(drop=True).copy()
     out["p"] = p1
     out["rho"] = comp["rho"].to_numpy()
