@@ -8,7 +8,8 @@ replicate gap ``value_b - value_a`` is a paired bootstrap by construction
 
 from __future__ import annotations
 
-import warnings
+import html
+import numbers
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -18,9 +19,11 @@ from scipy import special, stats
 
 from . import _dask, core
 from . import intervals as _intervals
+from . import metrics as _metrics
 from . import resampling as _rs
-from ._data import as_columns, check_columns, factorize
-from ._warnings import EvalciWarning
+from ._data import as_columns, check_columns, check_finite, factorize
+from ._warnings import DegenerateDataWarning, EvalciWarning
+from ._warnings import warn as _warn
 from .metrics import Metric
 
 __all__ = ["compare", "ComparisonResult", "decide", "MissingInputsWarning"]
@@ -41,8 +44,15 @@ class ComparisonResult:
     ----------
     table : pandas.DataFrame
         One row per pair: ``a, b, estimate_a, estimate_b, gap, low, high,
-        standard_error, pvalue, pvalue_adjusted, excludes_zero, clears_mme,
-        decision, wins, losses, ties, n_inputs``.
+        standard_error, pvalue, pvalue_adjusted, pvalue_at_floor,
+        pvalue_adjusted_at_floor, excludes_zero, clears_mme, decision,
+        explanation, degenerate, wins, losses, ties, n_inputs``.
+        ``pvalue_at_floor``: the bootstrap p-value is below ``1 / n_resamples``,
+        the resolution of the bootstrap; ``pvalue`` then holds that bound
+        (print it as ``"< 0.0001"``, not as a value). ``pvalue_adjusted_at_floor``:
+        likewise for the adjusted p-value. ``degenerate``: the bootstrap
+        distribution of the gap has no spread; ``low``/``high`` then hold an
+        exact bound (see :func:`compare`), or NaN when none exists.
     gap_distribution : ndarray or None
         Bootstrap replicates of each gap, ``(n_pairs, n_resamples)`` (None for
         ``method="clt"``).
@@ -87,10 +97,20 @@ class ComparisonResult:
             cols.remove("pvalue_adjusted")
         if self.table["wins"].notna().any():
             cols += ["wins", "losses", "ties"]
-        return self.table[cols]
+        shown = self.table[cols].copy()
+        # a p-value at the bootstrap's floor is a bound: print "< 0.0001"
+        for col in ("pvalue", "pvalue_adjusted"):
+            if col in shown:
+                shown[col] = [
+                    _fmt_p(v, f)
+                    for v, f in zip(
+                        self.table[col], self.table[f"{col}_at_floor"], strict=True
+                    )
+                ]
+        return shown
 
     def _header(self) -> str:
-        adj = f", {self.adjust}-adjusted" if self.adjust else ""
+        adj = f", {self.adjust}-adjusted p-values" if self.adjust else ""
         mme = "" if self.mme is None else f", minimum meaningful effect {self.mme:g}"
         how = (
             "normal (CLT)"
@@ -127,19 +147,64 @@ class ComparisonResult:
         )
 
     def _repr_html_(self) -> str:
-        table = self._shown().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>ComparisonResult</b>: {self._header()}</p>{table}"
+        table = self._shown().to_html(
+            index=False, float_format=lambda v: f"{v:.4g}", escape=True
+        )
+        return f"<p><b>ComparisonResult</b>: {html.escape(self._header())}</p>{table}"
 
 
-def decide(low: float, high: float, mme: float | None = None) -> tuple[str, str]:
+_TOL = 1e-12  # float noise in an endpoint on a grid (e.g. -0.02 read as -0.0199..)
+
+
+def _g(x: float) -> str:
+    """Default number format of the explanations (the metric's own scale)."""
+    return f"{x:.4g}"
+
+
+def _fmt_p(p: float, at_floor: bool = False) -> str:
+    """A p-value as text: ``"< 0.0001"`` when it is only a bound, never "0"."""
+    if np.isnan(p):
+        return "nan"
+    if at_floor:  # round the bound up, never down: "< 0.15" for 1/7, not "< 0.14"
+        scale = 10.0 ** (1 - np.floor(np.log10(p)))
+        return f"< {np.ceil(p * scale - 1e-9) / scale:.2g}"
+    if p < 1e-300:
+        return "< 1e-300"
+    return f"{p:.3g}"
+
+
+def _check_mme(mme) -> float | None:
+    """``mme`` as a positive finite float (or None), or a ValueError naming it."""
+    if mme is None:
+        return None
+    ok = isinstance(mme, numbers.Real) and not isinstance(mme, (bool, np.bool_))
+    if not ok or not (np.isfinite(mme) and mme > 0):
+        raise ValueError(
+            "`mme` (minimum meaningful effect) must be a positive finite number on the "
+            f"metric's scale, e.g. mme=0.02 for 2 points of accuracy; got {mme!r}."
+        )
+    return float(mme)
+
+
+def decide(
+    low: float, high: float, mme: float | None = None, *, estimate: float | None = None
+) -> tuple[str, str]:
     """Seed 002's decision rule: does the gap's interval exclude 0, clear ``mme``?
 
     Returns ``(decision, explanation)`` where decision is one of
     ``"better"`` (the interval lies above 0 and, with ``mme``, above ``mme``),
-    ``"worse"`` (mirror image), ``"equivalent within ±mme"`` (the interval lies
-    inside ``(-mme, mme)``), ``"no detectable difference"`` (no ``mme`` and the
-    interval contains 0) or ``"inconclusive"`` (anything else: the interval is
-    too wide to say). Never claims more than the interval supports.
+    ``"worse"`` (the interval lies below 0 and, with ``mme``, below ``-mme``,
+    or its ``estimate`` is a loss of at least ``mme``), ``"equivalent within
+    ±mme"`` (the interval lies inside ``(-mme, mme)``), ``"no detectable
+    difference"`` (no ``mme`` and the interval contains 0) or
+    ``"inconclusive"`` (anything else: the interval is too wide to say).
+
+    The rule is deliberately asymmetric (seed 002: "a missed regression is
+    often costlier than a false alarm"): a gain is called "better" only when
+    the whole interval clears ``mme``, but a significant loss (interval below
+    0) whose ``estimate`` is at least ``mme`` is called "worse", with an
+    explanation saying that a smaller loss is not ruled out. Without
+    ``estimate`` only the interval is used.
 
     Examples
     --------
@@ -149,10 +214,39 @@ def decide(low: float, high: float, mme: float | None = None) -> tuple[str, str]
     'inconclusive'
     >>> decide(-0.01, 0.012, mme=0.02)[0]
     'equivalent within ±mme'
+    >>> decide(-0.114, -0.004, mme=0.02, estimate=-0.059)[0]
+    'worse'
+    """
+    return _decide(low, high, _check_mme(mme), estimate, _g)
+
+
+def _decide(low, high, mme, estimate=None, fmt=_g, not_significant=None):
+    """:func:`decide` with a number format and an optional multiplicity veto.
+
+    ``not_significant``: text saying why an interval that excludes 0 does not
+    count as significant (e.g. Holm's adjusted p-value); then only
+    equivalence or "no detectable difference"/"inconclusive" can come out.
     """
     if np.isnan(low) or np.isnan(high):
         return "inconclusive", "the interval could not be computed."
     above, below = low > 0, high < 0
+    if not_significant is not None and (above or below):
+        if mme is not None and -mme + _TOL < low and high < mme - _TOL:
+            return (
+                "equivalent within ±mme",
+                f"the whole interval lies within ±{fmt(mme)}: any gap is smaller "
+                "than the minimum meaningful effect.",
+            )
+        if mme is None:
+            return (
+                "no detectable difference",
+                f"{not_significant}: the gap is not distinguishable from noise "
+                "(which is not evidence that there is no gap).",
+            )
+        return (
+            "inconclusive",
+            f"{not_significant}: more inputs or runs are needed to decide.",
+        )
     if mme is None:
         if above:
             return "better", "b is better than a: the interval excludes 0."
@@ -163,43 +257,160 @@ def decide(low: float, high: float, mme: float | None = None) -> tuple[str, str]
             "the interval includes 0: the gap is not distinguishable from noise "
             "(which is not evidence that there is no gap).",
         )
-    if above and low >= mme:
+    if above and low >= mme - _TOL:
         return (
             "better",
-            f"b is better than a by at least the minimum meaningful effect {mme:g}.",
+            f"b is better than a by at least the minimum meaningful effect {fmt(mme)}.",
         )
-    if below and high <= -mme:
+    if below and high <= -mme + _TOL:
         return (
             "worse",
-            f"b is worse than a by at least the minimum meaningful effect {mme:g}.",
+            f"b is worse than a by at least the minimum meaningful effect {fmt(mme)}.",
         )
-    if -mme < low and high < mme:
+    if -mme + _TOL < low and high < mme - _TOL:
         return (
             "equivalent within ±mme",
-            f"the whole interval lies within ±{mme:g}: any gap is smaller than "
+            f"the whole interval lies within ±{fmt(mme)}: any gap is smaller than "
             "the minimum meaningful effect.",
+        )
+    if below and estimate is not None and estimate <= -mme + _TOL:
+        return (
+            "worse",
+            f"b is worse than a: the interval excludes 0 and the estimated loss, "
+            f"{fmt(-estimate)}, is at least the minimum meaningful effect "
+            f"{fmt(mme)}; the interval does not rule out a smaller loss (a "
+            "significant regression is reported, not waved through).",
         )
     if above:
         return (
             "inconclusive",
-            f"b is better than a (the interval excludes 0), but the gain may be "
-            f"smaller than the minimum meaningful effect {mme:g}.",
+            "b is better than a (the interval excludes 0), but the gain may be "
+            f"smaller than the minimum meaningful effect {fmt(mme)}.",
         )
     if below:
         return (
             "inconclusive",
-            f"b is worse than a (the interval excludes 0), but the loss may be "
-            f"smaller than the minimum meaningful effect {mme:g}.",
+            "b is worse than a (the interval excludes 0), but the loss may be "
+            f"smaller than the minimum meaningful effect {fmt(mme)}.",
         )
     return (
         "inconclusive",
-        f"the interval includes 0 and reaches beyond ±{mme:g}: more inputs or runs "
-        "are needed to decide.",
+        f"the interval includes 0 and reaches beyond ±{fmt(mme)}: more inputs or "
+        "runs are needed to decide.",
     )
 
 
-def _pvalues(gaps, estimate, method, accel, z0, alternative) -> np.ndarray:
-    """Bootstrap p-values by inverting the interval.
+def _share_bound(n, alpha, two_sided=True):
+    """Exact (Clopper-Pearson) upper bound on a share with 0 events in ``n``.
+
+    ``1 - (alpha / 2) ** (1 / n)`` two-sided (Clopper & Pearson 1934; about
+    3.689 / n at 95%, the two-sided rule of three, -ln(0.025) = 3.689),
+    ``1 - alpha ** (1 / n)`` one-sided (the rule of three, 3 / n;
+    Hanley & Lippman-Hand 1983).
+    """
+    return 1.0 - (alpha / 2 if two_sided else alpha) ** (1.0 / np.asarray(n))
+
+
+def _degenerate_bound(c, n, alpha, alternative):
+    """Exact interval of a gap whose per-input difference is ``c`` on all n inputs.
+
+    Per-input scores lie in [0, 1], so a difference lies in [-1, 1]. The share
+    of (population) inputs whose difference is not ``c`` is at most
+    ``U = _share_bound(n)``; they can move the gap by at most ``(1 + c) U``
+    down and ``(1 - c) U`` up. For ``c = 0``: ``|gap| <= U``, the share of
+    inputs on which the systems differ.
+    """
+    u = _share_bound(n, alpha, alternative == "two-sided")
+    low = max(c - (1 + c) * u, -1.0) if alternative != "less" else -np.inf
+    high = min(c + (1 - c) * u, 1.0) if alternative != "greater" else np.inf
+    return low, high, u
+
+
+def _sign_test(c, n, alternative):
+    """Exact sign-test p-value when all n per-input differences equal ``c``."""
+    if c == 0:
+        return 1.0
+    one = 0.5**n
+    if alternative == "two-sided":
+        return min(1.0, 2 * one)
+    return one if (c > 0) == (alternative == "greater") else 1.0
+
+
+def _judge(t, mme, adjust, confidence_level, alternative, metric, fmt=_g):
+    """Decision and explanation of every pair (rows of a comparison table).
+
+    Degenerate pairs (no spread in the bootstrap) are judged on the exact
+    bound in ``low``/``high``; under Holm, a pair whose interval excludes 0
+    but whose adjusted p-value is not below ``1 - confidence_level`` is not
+    called better or worse.
+    """
+    m = len(t)
+    alpha = 1 - confidence_level
+    level = 1 - alpha / m if adjust == "bonferroni" else confidence_level
+    out = []
+    for row in t.itertuples(index=False):
+        prefix = ""
+        if row.degenerate:
+            n = int(row.n_inputs)
+            side = "two-sided" if alternative == "two-sided" else "one-sided"
+            if np.isnan(row.low) and np.isnan(row.high):
+                out.append(
+                    (
+                        "inconclusive",
+                        "every bootstrap resample gives the same gap, so the "
+                        "bootstrap interval has zero width and says nothing about "
+                        f"uncertainty; no exact bound is available for metric "
+                        f"{metric!r} (it needs per-input scores in [0, 1]), so "
+                        "nothing can be decided from these data.",
+                    )
+                )
+                continue
+            u = float(_share_bound(n, 1 - level, alternative == "two-sided"))
+            if abs(row.gap) <= _TOL:
+                what = f"the two systems score the same on all {n} inputs"
+                share = "the share of inputs on which they differ"
+            else:
+                what = (
+                    f"b - a is {fmt(row.gap)} on every one of the {n} inputs (p: "
+                    "exact sign test)"
+                )
+                share = "the share of inputs where the difference is not that"
+            prefix = (
+                f"{what}, so every bootstrap resample gives the same gap and the "
+                "bootstrap interval has zero width, which says nothing about "
+                f"uncertainty; instead, {share} is at most {fmt(u)} (exact "
+                f"Clopper-Pearson {side} {level:.4g} bound with 0 of {n}), which "
+                f"puts the gap in [{fmt(row.low)}, {fmt(row.high)}]"
+            )
+            if mme is not None and abs(row.gap) <= _TOL and u >= mme:
+                tail = 1 - level if side == "one-sided" else (1 - level) / 2
+                need = int(np.floor(np.log(tail) / np.log1p(-mme))) + 1
+                prefix += (
+                    f" (equivalence within ±{fmt(mme)} needs at least {need} inputs "
+                    "with no difference)"
+                )
+            prefix += ": "
+        veto = None
+        if adjust == "holm" and (row.low > 0 or row.high < 0):
+            p = row.pvalue_adjusted
+            if np.isnan(p):
+                veto = (
+                    "the interval excludes 0, but the Holm-adjusted p-value could "
+                    "not be computed (some pair has no p-value)"
+                )
+            elif p >= alpha:
+                veto = (
+                    f"the interval excludes 0, but not after Holm's adjustment for "
+                    f"{m} comparisons (adjusted p = "
+                    f"{_fmt_p(p, row.pvalue_adjusted_at_floor)}, not below {alpha:g})"
+                )
+        d, e = _decide(row.low, row.high, mme, row.gap, fmt, veto)
+        out.append((d, prefix + e))
+    return out
+
+
+def _pvalues(gaps, estimate, method, accel, z0, alternative):
+    """Bootstrap p-values by inverting the interval, and where they are a bound.
 
     The p-value is the smallest ``1 - confidence_level`` whose interval
     excludes 0. Percentile: with ``s`` the share of replicates below 0 (ties
@@ -208,9 +419,16 @@ def _pvalues(gaps, estimate, method, accel, z0, alternative) -> np.ndarray:
     ``p = s`` (``"greater"``) or ``1 - s`` (``"less"``). Basic: the interval
     is the percentile interval reflected about the estimate, so ``s`` is the
     share below ``2 * estimate``. BCa: ``s`` is mapped back through BCa's
-    level adjustment (Efron 1987, eq. 2.3 solved for the nominal level).
-    P-values under ``1 / n_resamples`` are reported as ``1 / n_resamples``,
-    the resolution of the bootstrap.
+    level adjustment (Efron 1987, eq. 2.3 solved for the nominal level):
+    ``z = v / (1 + a v) - z0`` with ``v = Phi^-1(s) - z0``; when no replicate
+    lies on one side of 0 (``v = -inf`` or ``inf``), ``v / (1 + a v)`` tends
+    to ``1 / a``, which is its value there (the formula alone gives
+    ``inf / inf = NaN``).
+
+    P-values under ``1 / n_resamples``, the resolution of the bootstrap, are
+    returned as ``1 / n_resamples`` with ``at_floor`` True: the true p-value
+    is smaller than that, not equal to it. NaN only where BCa's bias
+    correction is infinite (every replicate on one side of the estimate).
     """
     b = gaps.shape[-1]
     if method == "normal":
@@ -223,35 +441,49 @@ def _pvalues(gaps, estimate, method, accel, z0, alternative) -> np.ndarray:
             p = stats.norm.sf(zstat)
         else:
             p = stats.norm.cdf(zstat)
-        return np.clip(np.nan_to_num(p, nan=1.0), 1.0 / b, 1.0)
-    point = 2 * estimate if method == "basic" else np.zeros_like(estimate)
-    below = (gaps < point[:, None]).sum(axis=1) + 0.5 * (gaps == point[:, None]).sum(
-        axis=1
-    )
-    s = below / b
-    if method == "bca":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = special.ndtri(s) - z0
-            denom = 1 + accel * v
-            zeta = np.where(denom > 0, v / denom - z0, np.sign(v) * np.inf)
-        s = special.ndtr(zeta)
-    if alternative == "two-sided":
-        p = 2 * np.minimum(s, 1 - s)
-    elif alternative == "greater":
-        p = s
+        p = np.nan_to_num(p, nan=1.0)  # 0 / 0: no spread and no gap (degenerate)
     else:
-        p = 1 - s
-    return np.clip(p, 1.0 / b, 1.0)
+        point = 2 * estimate if method == "basic" else np.zeros_like(estimate)
+        below = (gaps < point[:, None]).sum(axis=1)
+        ties = (gaps == point[:, None]).sum(axis=1)
+        s = (below + 0.5 * ties) / b
+        if method == "bca":
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                v = special.ndtri(s) - z0
+                denom = 1 + accel * v
+                ratio = np.where(np.isinf(v) & (accel != 0), 1 / accel, v / denom)
+                zeta = np.where(denom > 0, ratio - z0, np.sign(v) * np.inf)
+            s = np.where(np.isfinite(z0), special.ndtr(zeta), np.nan)
+        if alternative == "two-sided":
+            p = 2 * np.minimum(s, 1 - s)
+        elif alternative == "greater":
+            p = s
+        else:
+            p = 1 - s
+    at_floor = p < 1.0 / b  # NaN compares False
+    return np.clip(p, 1.0 / b, 1.0), at_floor
 
 
-def _holm(p: np.ndarray) -> np.ndarray:
-    """Holm (1979) step-down adjusted p-values."""
+def _holm(p: np.ndarray, at_floor: np.ndarray | None = None):
+    """Holm (1979) step-down adjusted p-values, and which are only bounds.
+
+    ``p_(i)`` adjusted is ``max_{j <= i} min(1, (m - j + 1) p_(j))``. A NaN
+    p-value has no rank, so no adjusted p-value can be computed: all are NaN
+    (never re-ranked around it). An adjusted p-value is a bound (``< x``)
+    when its maximum comes only from p-values at the bootstrap floor.
+    """
     m = len(p)
+    at_floor = np.zeros(m, bool) if at_floor is None else np.asarray(at_floor)
+    if np.isnan(p).any():
+        return np.full(m, np.nan), np.zeros(m, bool)
     order = np.argsort(p, kind="stable")
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out
+    terms = (m - np.arange(m)) * p[order]
+    run = np.maximum.accumulate(terms)
+    exact = np.maximum.accumulate(np.where(at_floor[order], -np.inf, terms))
+    adj, bound = np.empty(m), np.empty(m, bool)
+    adj[order] = np.minimum(run, 1.0)
+    bound[order] = (exact < run) & (run < 1.0)
+    return adj, bound
 
 
 def _pairs(systems: pd.Index, baseline, pairs) -> list[tuple[int, int]]:
@@ -272,18 +504,78 @@ def _pairs(systems: pd.Index, baseline, pairs) -> list[tuple[int, int]]:
     if pairs is not None:
         out = []
         for pair in pairs:
-            if len(pair) != 2:
+            if isinstance(pair, str) or len(pair) != 2:
                 raise ValueError("`pairs` must be a list of (a, b) system pairs.")
-            out.append((pos(pair[0], "pairs"), pos(pair[1], "pairs")))
+            a, b = pos(pair[0], "pairs"), pos(pair[1], "pairs")
+            if a == b:
+                raise ValueError(
+                    f"`pairs`: ({pair[0]!r}, {pair[1]!r}) compares a system with "
+                    "itself (its gap is 0 by construction); pair two different "
+                    "systems."
+                )
+            if (a, b) in out or (b, a) in out:
+                raise ValueError(
+                    f"`pairs`: ({pair[0]!r}, {pair[1]!r}) is listed twice (or in both "
+                    "orders); each comparison counts once in a multiplicity "
+                    "adjustment, so list it once."
+                )
+            out.append((a, b))
         if not out:
             raise ValueError("`pairs` is empty.")
         return out
     return list(combinations(range(len(systems)), 2))
 
 
-def _align_inputs(data, cluster, system, systems_used, missing):
-    """Keep the systems compared; check (or drop) inputs that some systems lack."""
+def _value_columns(args) -> list[str]:
+    """The columns whose missing values make a row unusable (value, metric, trials)."""
+    cols = [args.value]
+    if isinstance(args.metric, Metric):
+        cols += list(args.metric.columns)
+    if args.trials is not None:
+        cols.append(args.trials)
+    return list(dict.fromkeys(cols))
+
+
+def _paired_frame(data, args, cluster, system, systems_used, missing, *, warn=True):
+    """The rows a paired comparison uses, in this order (the user's frame untouched).
+
+    1. Keep the systems compared. 2. With ``dropna``, drop rows whose value (or
+    metric / trials column) is missing. 3. Only then check that every input
+    is present for every system -- a row dropped in step 2 can take an input
+    away from one system -- and raise or drop per ``missing``.
+    """
     frame = data[data[system].isin(systems_used)]
+    cols = _value_columns(args)
+    if args.trials is not None:
+        check_finite(frame, cols, "successes/trials")
+    else:
+        check_finite(frame, cols, "value")
+    n_na = 0
+    if args.dropna:
+        na = frame[cols].isna().any(axis=1).to_numpy()
+        n_na = int(na.sum())
+        if n_na:
+            frame = frame.loc[~na]
+    left = set(pd.unique(frame[system]))
+    gone = [s for s in systems_used if s not in left]
+    if gone:
+        raise ValueError(
+            f"`value`: system {gone[0]!r} has no rows left after dropna=True dropped "
+            f"the {n_na} rows with missing values; fill them or leave that system "
+            "out (`pairs=` / `baseline=`)."
+        )
+    return _align_inputs(frame, cluster, system, missing, n_na, warn=warn)
+
+
+def _plain(key):
+    """A key as the Python value it prints as (numpy scalars, tuples of them)."""
+    if isinstance(key, tuple):
+        return tuple(_plain(k) for k in key)
+    return key.item() if isinstance(key, np.generic) else key
+
+
+def _align_inputs(frame, cluster, system, missing, n_na=0, *, warn=True):
+    """Check (or drop) inputs that some of the compared systems lack."""
     codes, keys = factorize(frame, cluster, "cluster")
     sys_codes, sys_keys = factorize(frame, [system], "system")
     present = np.zeros((len(keys), len(sys_keys)), dtype=bool)
@@ -291,24 +583,28 @@ def _align_inputs(data, cluster, system, systems_used, missing):
     partial = ~present.all(axis=1)
     if not partial.any():
         return frame
+    after = (
+        f" (after dropna=True dropped {n_na} rows with missing values)" if n_na else ""
+    )
     if missing == "raise":
         bad = np.flatnonzero(partial)[:5]
         lacking = [
-            f"{keys[i]!r} (missing for {[sys_keys[j] for j in np.flatnonzero(~present[i])][:3]})"
+            f"{_plain(keys[i])!r} (missing for "
+            f"{[_plain(sys_keys[j]) for j in np.flatnonzero(~present[i])][:3]})"
             for i in bad
         ]
         raise ValueError(
-            f"{int(partial.sum())} inputs are present for some systems but not others, "
-            f"so the comparison cannot be paired: {', '.join(lacking)}. Pass "
+            f"{int(partial.sum())} inputs are present for some systems but not others"
+            f"{after}, so the comparison cannot be paired: {', '.join(lacking)}. Pass "
             "missing='drop' to compare on the inputs all systems share."
         )
-    warnings.warn(
-        f"dropped {int(partial.sum())} of {len(keys)} inputs that are missing for at "
-        f"least one compared system; the comparison uses the {int((~partial).sum())} "
-        "inputs all of them share.",
-        MissingInputsWarning,
-        stacklevel=3,
-    )
+    if warn:
+        _warn(
+            f"dropped {int(partial.sum())} of {len(keys)} inputs that are missing for "
+            f"at least one compared system{after}; the comparison uses the "
+            f"{int((~partial).sum())} inputs all of them share.",
+            MissingInputsWarning,
+        )
     return frame[~partial[codes]]
 
 
@@ -355,17 +651,40 @@ def _clt_gaps(cube, weight, pairs, alternative, level):
     return est, gap, low, high, se, np.nan_to_num(p, nan=1.0)
 
 
-def _win_loss_tie(cube, weight, pairs, metric):
+def _input_scores(cube, weight, metric):
+    """Per-input score of every system ``(N, G)`` for mean-type metrics, else None."""
+    if not (isinstance(metric, Metric) and metric.finalize is _metrics._ratio):
+        return None
+    if metric.name not in ("mean", "accuracy"):
+        return None
+    ((unit, _, _),) = cube.units("cluster", weight)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return unit.T[..., 0] / unit.T[..., 1]
+
+
+def _win_loss_tie(score, pairs):
     """Per-input wins, losses and ties of b against a (seed 002's 12-9-19 split)."""
     n = len(pairs)
-    if not isinstance(metric, Metric) or metric.name not in ("mean", "accuracy"):
+    if score is None:
         return [np.full(n, np.nan)] * 3
-    ((unit, _, _),) = cube.units("cluster", weight)
-    score = unit.T[..., 0] / unit.T[..., 1]  # per-input score (N, G)
-    wins = np.array([(score[:, b] > score[:, a]).sum() for a, b in pairs])
-    losses = np.array([(score[:, b] < score[:, a]).sum() for a, b in pairs])
-    ties = unit.n_clusters - wins - losses
-    return wins, losses, ties
+    ia = np.array([a for a, _ in pairs])
+    ib = np.array([b for _, b in pairs])
+    diff = score[:, ib] - score[:, ia]  # (N, n_pairs)
+    wins, losses = (diff > 0).sum(axis=0), (diff < 0).sum(axis=0)
+    return wins, losses, len(score) - wins - losses
+
+
+def _bounded(frame, args) -> bool:
+    """Whether per-input scores lie in [0, 1] (accuracy, counts, a 0-1 score)."""
+    if args.trials is not None or getattr(args.metric, "name", None) == "accuracy":
+        return True
+    y = frame[args.value]
+    if pd.api.types.is_bool_dtype(y):
+        return True
+    if not pd.api.types.is_numeric_dtype(y):
+        return False
+    y = y.to_numpy(dtype=float, na_value=np.nan)
+    return bool(np.nanmin(y) >= 0 and np.nanmax(y) <= 1) if len(y) else False
 
 
 def compare(
@@ -418,7 +737,8 @@ def compare(
         Bootstrap interval of the gap, or ``"clt"``: the paired normal
         approximation (seed 002's formula; mean and accuracy metrics only).
     mme : float, optional
-        Minimum meaningful effect, on the metric's scale (0.02 = 2 points).
+        Minimum meaningful effect, on the metric's scale (0.02 = 2 points): a
+        positive finite number.
     adjust : {None, 'bonferroni', 'holm'}
         Multiplicity adjustment for confirmatory work (seeds 000, 004).
         Bonferroni adjusts p-values and widens every interval to a
@@ -431,7 +751,9 @@ def compare(
     n_resamples : int
     missing : {'raise', 'drop'}
         Inputs present for one system but not another: raise an error listing
-        some of them, or drop them with a warning saying how many.
+        some of them, or drop them with a warning saying how many. Checked
+        after ``dropna=True`` has dropped rows with missing values, so the
+        comparison stays paired.
 
     Returns
     -------
@@ -440,7 +762,24 @@ def compare(
     Notes
     -----
     The p-value inverts the interval: it is the smallest ``1 - level`` whose
-    interval (same method) excludes 0; see ``evalci.compare._pvalues``.
+    interval (same method) excludes 0; see ``evalci.compare._pvalues``. It
+    cannot resolve values below ``1 / n_resamples``: those are reported as
+    that bound with ``pvalue_at_floor`` True. Holm's adjustment ranks every
+    p-value, so a NaN p-value makes all adjusted ones NaN (with a warning);
+    Bonferroni's leaves the others alone. Under Holm, a pair whose interval
+    excludes 0 but whose adjusted p-value is not below ``1 -
+    confidence_level`` is not called better or worse.
+
+    When every resample gives the same gap (e.g. both systems at 100%), the
+    bootstrap interval has zero width and says nothing: a
+    :class:`~evalci.DegenerateDataWarning` is raised and, for mean-type
+    metrics with per-input scores in [0, 1], the per-input difference is the
+    same constant ``c`` on all ``n`` inputs; the share of inputs where it is
+    not is at most the exact (Clopper-Pearson) bound ``1 - (alpha/2)^(1/n)``
+    (3.689 / n at 95%, the two-sided rule of three), which bounds the gap
+    (``|gap| <= bound`` when ``c = 0``). ``low``/``high`` hold that bound, the
+    decision is read from it (equivalence only if the bound is below
+    ``mme``) and the p-value is the exact sign test's.
 
     Examples
     --------
@@ -449,7 +788,7 @@ def compare(
     >>> res = evalci.compare(df, "correct", cluster="input_id", system="system",
     ...                      mme=0.02, n_resamples=2000, rng=0)
     >>> round(float(res.table.gap[0]), 3), res.table.decision[0]
-    (-0.059, 'inconclusive')
+    (-0.059, 'worse')
     >>> res.table[["wins", "losses", "ties"]].iloc[0].tolist()
     [46, 62, 90]
     """
@@ -465,8 +804,7 @@ def compare(
         )
     if missing not in ("raise", "drop"):
         raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
-    if mme is not None and not (np.isfinite(mme) and mme > 0):
-        raise ValueError(f"`mme` must be a positive number (e.g. 0.02), not {mme!r}.")
+    mme = _check_mme(mme)
     row_runs = None
     if _dask.is_dask_frame(data):
         data, row_runs = core._from_dask(
@@ -498,19 +836,8 @@ def compare(
             "needs at least 2."
         )
     pair_pos = _pairs(systems, baseline, pairs)
-    used = sorted({i for p in pair_pos for i in p})
-    frame = _align_inputs(data, cluster_cols, system, systems[used], missing)
-    # positions within the systems actually used (sorted, as the engine sorts)
-    remap = {old: new for new, old in enumerate(used)}
-    pair_pos = [(remap[a], remap[b]) for a, b in pair_pos]
-    names = systems[used]
-    m = len(pair_pos)
-    level = (
-        1 - (1 - confidence_level) / m if adjust == "bonferroni" else confidence_level
-    )
-
     args = core._bootstrap_iv(
-        frame,
+        data,
         value,
         cluster_cols,
         strategy,
@@ -526,6 +853,20 @@ def compare(
         trials,
         row_runs,
     )
+    used = sorted({i for p in pair_pos for i in p})
+    # NaN rows first, then the same-inputs check (a dropped row can unpair them)
+    frame = _paired_frame(data, args, cluster_cols, system, systems[used], missing)
+    # positions within the systems actually used (sorted, as the engine sorts)
+    remap = {old: new for new, old in enumerate(used)}
+    pair_pos = [(remap[a], remap[b]) for a, b in pair_pos]
+    names = systems[used]
+    m = len(pair_pos)
+    level = (
+        1 - (1 - confidence_level) / m if adjust == "bonferroni" else confidence_level
+    )
+    ia = np.array([a for a, _ in pair_pos])
+    ib = np.array([b for _, b in pair_pos])
+
     root = _rs.seed_sequence(rng)
     if method == "clt":
         if not isinstance(args.metric, Metric) or args.metric.name not in (
@@ -545,15 +886,18 @@ def compare(
         est, gap, low, high, se, p = _clt_gaps(
             cube, args.weight, pair_pos, alternative, level
         )
+        at_floor = np.zeros(m, bool)
         gaps = None
+        degenerate = ~(se > 0)
         n_inputs = np.full(m, cube.n_clusters)
-        metric_obj = args.metric
     else:
         rep = core._replicates(frame, args, root)
+        if not rep.paired:  # cannot happen after _paired_frame; never unpair silently
+            raise RuntimeError(
+                "internal error: the compared systems do not share their inputs."
+            )
         cube, est, reps = rep.cube, rep.estimate, rep.reps
         groups_u, jack, bounds = rep.jackknife[0]
-        ia = np.array([a for a, _ in pair_pos])
-        ib = np.array([b for _, b in pair_pos])
         gaps = reps[ib] - reps[ia]
         gap = est[ib] - est[ia]
         accel = np.zeros(m)
@@ -563,35 +907,71 @@ def compare(
             gaps, gap, method, level, accel=accel, alternative=alternative
         )
         se = gaps.std(axis=1, ddof=1)
-        p = _pvalues(gaps, gap, method, accel, np.nan_to_num(z0), alternative)
+        p, at_floor = _pvalues(gaps, gap, method, accel, z0, alternative)
+        with np.errstate(invalid="ignore"):
+            spread = np.ptp(gaps, axis=1)
+        degenerate = spread <= _TOL * np.maximum(1.0, np.abs(gap))
         n_inputs = np.full(m, rep.n_inputs[0])
-        metric_obj = args.metric
+    score = _input_scores(cube, args.weight, args.metric)
+    if degenerate.any():
+        # no spread: the bootstrap says nothing; use the exact bound instead
+        bounded = score is not None and _bounded(frame, args)
+        for j in np.flatnonzero(degenerate):
+            d = score[:, ib[j]] - score[:, ia[j]] if bounded else None
+            if d is not None and np.ptp(d) <= _TOL:
+                c = float(np.round(d[0], 12))
+                low[j], high[j], _ = _degenerate_bound(
+                    c, n_inputs[j], 1 - level, alternative
+                )
+                p[j] = _sign_test(c, int(n_inputs[j]), alternative)
+            else:
+                low[j] = high[j] = p[j] = np.nan
+            at_floor[j] = False
+        shown = ", ".join(
+            f"{names[b]} - {names[a]}" for a, b in np.array(pair_pos)[degenerate][:3]
+        )
+        _warn(
+            f"the bootstrap distribution of the gap {shown} has no spread (every "
+            "resample gives the same gap, e.g. both systems score the same on every "
+            "input): its interval would have zero width and say nothing about "
+            "uncertainty. The decision uses an exact bound instead (see the "
+            "`explanation` column).",
+            DegenerateDataWarning,
+        )
     if adjust == "bonferroni":
         p_adj = np.minimum(p * m, 1.0)
+        adj_floor = at_floor & (p_adj < 1.0)
     elif adjust == "holm":
-        p_adj = _holm(p)
+        p_adj, adj_floor = _holm(p, at_floor)
+        if np.isnan(p).any():
+            _warn(
+                f"{int(np.isnan(p).sum())} of the {m} pairs have no p-value, so "
+                "Holm's step-down adjustment (which ranks all of them) cannot be "
+                "computed: every adjusted p-value is NaN. Compare those pairs apart.",
+                DegenerateDataWarning,
+            )
     else:
-        p_adj = p
-    wins, losses, ties = _win_loss_tie(cube, args.weight, pair_pos, metric_obj)
-    decisions = [decide(lo, hi, mme) for lo, hi in zip(low, high, strict=True)]
+        p_adj, adj_floor = p, at_floor
+    wins, losses, ties = _win_loss_tie(score, pair_pos)
     table = pd.DataFrame(
         {
             "a": [names[a] for a, _ in pair_pos],
             "b": [names[b] for _, b in pair_pos],
-            "estimate_a": [est[a] for a, _ in pair_pos],
-            "estimate_b": [est[b] for _, b in pair_pos],
+            "estimate_a": est[ia],
+            "estimate_b": est[ib],
             "gap": gap,
             "low": low,
             "high": high,
             "standard_error": se,
             "pvalue": p,
             "pvalue_adjusted": p_adj,
+            "pvalue_at_floor": at_floor,
+            "pvalue_adjusted_at_floor": adj_floor,
             "excludes_zero": (low > 0) | (high < 0),
-            "clears_mme": ((low >= mme) | (high <= -mme))
+            "clears_mme": ((low >= mme - _TOL) | (high <= -mme + _TOL))
             if mme is not None
             else np.nan,
-            "decision": [d for d, _ in decisions],
-            "explanation": [e for _, e in decisions],
+            "degenerate": degenerate,
             "wins": wins,
             "losses": losses,
             "ties": ties,
@@ -602,6 +982,13 @@ def compare(
         args.metric.name
         if isinstance(args.metric, Metric)
         else getattr(args.metric, "__name__", "callable")
+    )
+    decisions = _judge(table, mme, adjust, confidence_level, alternative, name)
+    table.insert(
+        table.columns.get_loc("degenerate"), "decision", [d for d, _ in decisions]
+    )
+    table.insert(
+        table.columns.get_loc("degenerate"), "explanation", [e for _, e in decisions]
     )
     return ComparisonResult(
         table=table,

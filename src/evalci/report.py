@@ -9,34 +9,81 @@ state whether the gap's interval excludes 0 and clears the threshold.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from . import core
+from . import _dask, core
 from . import resampling as _rs
-from ._data import as_columns, check_columns, factorize
-from .compare import ComparisonResult
+from ._data import as_columns, check_columns, check_finite, factorize
+from .compare import (
+    ComparisonResult,
+    _bounded,
+    _check_mme,
+    _fmt_p,
+    _judge,
+    _paired_frame,
+)
 from .compare import compare as _compare
+from .metrics import Metric
 from .results import BootstrapResult
 
 __all__ = ["flaky", "report", "Report"]
 
+_UNITS = ("points", "fraction")
 
-def flaky(data: pd.DataFrame, value: str, cluster, *, by=None) -> pd.DataFrame:
+
+def _counts_columns(data, successes, trials):
+    """Validated (successes, trials) arrays of a counts table."""
+    check_columns(data, [successes, trials], "successes/trials")
+    for col in (successes, trials):
+        if data[col].isna().any():
+            raise ValueError(
+                f"`successes/trials` column {col!r} has {int(data[col].isna().sum())} "
+                "missing values; drop or fill those rows."
+            )
+    check_finite(data, [successes, trials], "successes/trials")
+    c, n = data[successes], data[trials]
+    ok = pd.api.types.is_numeric_dtype(c) and pd.api.types.is_numeric_dtype(n)
+    if ok:
+        c, n = c.to_numpy(dtype=float), n.to_numpy(dtype=float)
+        ok = bool(np.all(c == np.round(c)) and np.all(n == np.round(n)))
+    if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
+        raise ValueError(
+            f"counts table: `successes` ({successes!r}) and `trials` ({trials!r}) must "
+            "be integers with 0 <= successes <= trials and trials >= 1 in every row."
+        )
+    return c, n
+
+
+def flaky(
+    data: pd.DataFrame,
+    value: str | None = None,
+    cluster=None,
+    *,
+    by=None,
+    successes: str | None = None,
+    trials: str | None = None,
+) -> pd.DataFrame:
     """Per-input pass rate over runs, flagged when runs disagree.
 
     Parameters
     ----------
     data : pandas.DataFrame
-        Tidy table, one row per (input, run[, system]).
+        Tidy table, one row per (input, run[, system]); or a counts table with
+        ``successes=`` and ``trials=`` (one row per input[, system]).
     value : str
-        0/1 outcome (or a numeric score) per run.
-    cluster : str
-        Column identifying the input.
+        0/1 outcome (or a numeric score) per run. Leave out for a counts table.
+    cluster : str or list of str
+        Column(s) identifying the input.
     by : str or list of str, optional
         Per-group tables (e.g. ``by="system"``).
+    successes, trials : str, optional
+        Counts table: correct runs and runs per input (e.g. ``"n_correct"``,
+        ``"n_runs"``). Runs of 0/1 outcomes are exchangeable, so these are all
+        the table needs.
 
     Returns
     -------
@@ -49,7 +96,8 @@ def flaky(data: pd.DataFrame, value: str, cluster, *, by=None) -> pd.DataFrame:
         sum_j (variance_j / k_j)``, because the score's within part of the
         variance is ``sum_i s_i^2 / k_i / N^2``. Sorted by group, then by
         ``share`` (largest first): the inputs that make the score wobble come
-        first.
+        first. An input with one run has no measurable run-to-run variation
+        (variance 0, never flaky).
 
     Examples
     --------
@@ -65,28 +113,46 @@ def flaky(data: pd.DataFrame, value: str, cluster, *, by=None) -> pd.DataFrame:
         )
     cluster = as_columns(cluster, "cluster", allow_none=False)
     by = as_columns(by, "by")
-    check_columns(data, [value], "value")
     check_columns(data, cluster, "cluster")
     check_columns(data, by, "by")
-    y = data[value]
-    if y.isna().any():
-        raise ValueError(
-            f"`value` column {value!r} has missing values; drop or fill them."
-        )
-    if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
-        raise ValueError(f"`value` column {value!r} must be numeric (0/1 or a score).")
+    if successes is not None or trials is not None:
+        if successes is None or trials is None or value is not None:
+            raise ValueError(
+                "a counts table needs both `successes` (e.g. 'n_correct') and "
+                "`trials` (e.g. 'n_runs'), and no `value`."
+            )
+        s1, n = _counts_columns(data, successes, trials)
+        s2 = s1  # 0/1 runs: y * y = y
+    else:
+        if value is None:
+            raise ValueError(
+                "`value` is required: the column with the outcome (or pass "
+                "successes= and trials= for a counts table)."
+            )
+        check_columns(data, [value], "value")
+        y = data[value]
+        if y.isna().any():
+            raise ValueError(
+                f"`value` column {value!r} has missing values; drop or fill them."
+            )
+        if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
+            raise ValueError(
+                f"`value` column {value!r} must be numeric (0/1 or a score)."
+            )
+        check_finite(data, [value], "value")
+        s1 = y.to_numpy(dtype=float)
+        n, s2 = np.ones_like(s1), s1 * s1
     keys = by + cluster
     codes, index = factorize(data, keys, "cluster")
-    y = y.to_numpy(dtype=float)
-    n = np.bincount(codes)
-    s1 = np.bincount(codes, weights=y)
-    s2 = np.bincount(codes, weights=y * y)
+    n = np.bincount(codes, weights=n)
+    s1 = np.bincount(codes, weights=s1)
+    s2 = np.bincount(codes, weights=s2)
     mean = s1 / n
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.where(n > 1, (s2 - n * mean**2) / (n - 1), 0.0)
     var = np.maximum(var, 0.0)  # rounding
     out = index.to_frame(index=False)
-    out["n_runs"] = n
+    out["n_runs"] = n.astype(np.int64)
     out["n_correct"] = s1
     out["pass_rate"] = mean
     out["variance"] = var
@@ -104,12 +170,47 @@ def flaky(data: pd.DataFrame, value: str, cluster, *, by=None) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def _fmt(x: float, percent: bool, signed=False) -> str:
-    if not np.isfinite(x):
-        return str(x)
-    if percent:
-        return f"{x * 100:+.1f}" if signed else f"{x * 100:.1f}%"
-    return f"{x:+.4g}" if signed else f"{x:.4g}"
+# --- formatting -----------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+
+
+def _md(text) -> str:
+    """Markdown-safe text: specials backslash-escaped, ``<>&`` as entities.
+
+    Markdown renderers (Jupyter's among them) pass raw HTML through, so ``<``
+    must not reach them as is; ``|`` would split a table cell.
+    """
+    text = " ".join(str(text).splitlines())
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=False)
+
+
+def _name(key) -> str:
+    """An input key (a tuple for several cluster columns) as text."""
+    return "/".join(map(str, key)) if isinstance(key, tuple) else str(key)
+
+
+class _Units:
+    """One unit for every effect in a report: percentage points or fractions."""
+
+    def __init__(self, units: str, proportion: bool):
+        self.units = units
+        self.scale = 100.0 if units == "points" else 1.0
+        self.spec = ".1f" if units == "points" else (".4f" if proportion else ".4g")
+
+    def __call__(self, x: float, signed: bool = False) -> str:
+        if not np.isfinite(x):
+            return str(x)
+        return format(x * self.scale, ("+" if signed else "") + self.spec)
+
+    @property
+    def statement(self) -> str:
+        if self.units == "points":
+            return (
+                "scores, gaps, intervals and the minimum meaningful effect in "
+                "percentage points (0.02 = 2.0 points)"
+            )
+        return "scores, gaps, intervals and the minimum meaningful effect as fractions"
 
 
 @dataclass(frozen=True)
@@ -127,7 +228,12 @@ class Report:
     n_inputs, runs : int, pandas.DataFrame
         N, and k per system (min, mean, max).
     mme : float or None
-    value, percent : str, bool
+        On the metric's scale (as passed).
+    value : str
+        The outcome column (``"successes/trials"`` for a counts table).
+    units : {'points', 'fraction'}
+        The unit every effect is printed in (and :meth:`to_frame` gives).
+    metric : str
     """
 
     scores: BootstrapResult = field(repr=False)
@@ -137,12 +243,68 @@ class Report:
     runs: pd.DataFrame = field(repr=False)
     mme: float | None
     value: str
-    percent: bool
+    units: str
     max_flaky: int = 5
+    metric: str = "mean"
+    proportion: bool = True
+
+    @property
+    def percent(self) -> bool:
+        """Whether effects are in percentage points."""
+        return self.units == "points"
+
+    def _u(self) -> _Units:
+        return _Units(self.units, self.proportion)
+
+    def _p_column(self):
+        """The p-values the report prints: adjusted ones under an adjustment."""
+        t = self.comparison.table
+        if self.comparison.adjust is None:
+            return t.pvalue, t.pvalue_at_floor
+        return t.pvalue_adjusted, t.pvalue_adjusted_at_floor
+
+    def _p_header(self) -> str:
+        adj = self.comparison.adjust
+        return "p" if adj is None else f"p ({adj}-adjusted)"
+
+    def _flaky_text(self) -> tuple[str, str]:
+        ks = self.runs
+        if (ks["k_max"] <= 1).all():
+            return (
+                "k=1: run-to-run variation cannot be measured (one run per input)",
+                "",
+            )
+        f = self.flaky
+        if not len(f):
+            return "not computed (the value column is not a numeric score)", ""
+        system = f.columns[0]
+        parts = []
+        for s, r in ks.iterrows():
+            if r["k_max"] <= 1:
+                parts.append(f"{s}: k=1: run-to-run variation cannot be measured")
+                continue
+            mine = f[f[system] == s]
+            multi = int((mine.n_runs > 1).sum())
+            n_flaky = int(mine.flaky.sum())
+            of = (
+                f"{n_flaky} of {self.n_inputs}"
+                if multi == self.n_inputs
+                else f"{n_flaky} of the {multi} inputs with 2+ runs"
+            )
+            parts.append(f"{s}: {of}")
+        top = f[f.flaky].sort_values("share", ascending=False, kind="stable")
+        top = top.head(self.max_flaky)
+        keys = list(f.columns[1 : f.columns.get_loc("n_runs")])
+        top_text = ", ".join(
+            f"{_name(tuple(r[keys]) if len(keys) > 1 else r[keys[0]])} "
+            f"({r[system]}, pass rate {r.pass_rate:.2f})"
+            for _, r in top.iterrows()
+        )
+        return ", ".join(parts), top_text
 
     def _lines(self) -> dict:
-        pct = self.percent
-        unit = " points" if pct else ""
+        u = self._u()
+        comp = self.comparison
         est = self.scores
         ks = self.runs
         k_text = ", ".join(
@@ -153,23 +315,43 @@ class Report:
         scores = [
             (
                 str(s),
-                _fmt(est.estimate[s], pct),
-                f"[{_fmt(est.low[s], pct)}, {_fmt(est.high[s], pct)}]",
+                u(est.estimate[s]),
+                f"[{u(est.low[s])}, {u(est.high[s])}]"
+                + (
+                    " (zero width: no spread in the bootstrap, not certainty)"
+                    if est.low[s] == est.high[s]
+                    else ""
+                ),
             )
             for s in est.groups
         ]
+        decisions = _judge(
+            comp.table,
+            comp.mme,
+            comp.adjust,
+            comp.confidence_level,
+            comp.alternative,
+            comp.metric,
+            fmt=u,
+        )
+        pv, floor = self._p_column()
         gaps, judgments = [], []
-        for _, row in self.comparison.table.iterrows():
+        for i, row in enumerate(comp.table.itertuples(index=False)):
+            decision, why = decisions[i]
             gaps.append(
                 (
                     f"{row.b} - {row.a}",
-                    _fmt(row.gap, pct, signed=True) + unit,
-                    f"[{_fmt(row.low, pct, signed=True)}, "
-                    f"{_fmt(row.high, pct, signed=True)}]",
-                    f"{row.pvalue:.3g}",
-                    row.decision,
+                    u(row.gap, signed=True),
+                    f"[{u(row.low, signed=True)}, {u(row.high, signed=True)}]",
+                    _fmt_p(pv.iloc[i], bool(floor.iloc[i])),
+                    decision,
                 )
             )
+            if row.degenerate:
+                zero = "the exact bound (no spread in the bootstrap)"
+            else:
+                zero = "the interval"
+            zero += f" {'excludes' if row.excludes_zero else 'includes'} 0"
             clears = (
                 ""
                 if self.mme is None
@@ -179,35 +361,18 @@ class Report:
                     else "; it does not clear the minimum meaningful effect"
                 )
             )
-            judgments.append(
-                f"{row.b} vs {row.a}: the interval "
-                f"{'excludes' if row.excludes_zero else 'includes'} 0{clears} -> "
-                f"{row.decision}: {row.explanation}"
-            )
-        flaky_counts = (
-            self.flaky.groupby(self.flaky.columns[0]).flaky.sum()
-            if self.flaky.columns[0] != "input"
-            else None
-        )
-        flaky_text = ", ".join(
-            f"{s}: {int(c)} of {self.n_inputs}" for s, c in flaky_counts.items()
-        )
-        top = self.flaky[self.flaky.flaky].sort_values("share", ascending=False)
-        top = top.head(self.max_flaky)
-        top_text = ", ".join(
-            f"{r.iloc[1]!s} ({r.iloc[0]}, pass rate {r.pass_rate:.2f})"
-            for _, r in top.iterrows()
-        )
+            judgments.append(f"{row.b} vs {row.a}: {zero}{clears} -> {decision}: {why}")
+        flaky_text, top_text = self._flaky_text()
         mme = (
             "not set (set it before running the comparison)"
             if self.mme is None
-            else _fmt(self.mme, pct, signed=False).rstrip("%") + unit
+            else u(self.mme)
         )
         method = (
             f"{self.scores.confidence_level:.0%} {self.scores.method} "
             f"{self.scores.strategy} bootstrap, {self.scores.n_resamples} resamples; "
-            f"gaps: {self.comparison.method}"
-            + (f", {self.comparison.adjust}-adjusted" if self.comparison.adjust else "")
+            f"gaps: {comp.method}"
+            + (f", p-values {comp.adjust}-adjusted" if comp.adjust else "")
         )
         return dict(
             k_text=k_text,
@@ -218,18 +383,21 @@ class Report:
             top_text=top_text,
             mme=mme,
             method=method,
+            units=u.statement,
         )
 
     def to_text(self) -> str:
         """Plain text, one fact a line."""
         p = self._lines()
         out = [
-            f"Evaluation report for {self.value!r} ({p['method']})",
+            f"Evaluation report for {self.value!r}, metric {self.metric} "
+            f"({p['method']})",
+            f"Units: {p['units']}.",
             f"1. Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
             "2-3. Scores with intervals:",
         ]
         out += [f"   {s}: {e} {ci}" for s, e, ci in p["scores"]]
-        out.append("4. Paired gaps (b - a) with intervals:")
+        out.append(f"4. Paired gaps (b - a) with intervals, {self._p_header()}:")
         out += [f"   {n}: {g} {ci}, p = {pv} ({d})" for n, g, ci, pv, d in p["gaps"]]
         out.append(f"5. Minimum meaningful effect: {p['mme']}")
         out.append(f"Flaky inputs (runs disagree): {p['flaky_text']}")
@@ -239,67 +407,94 @@ class Report:
         return "\n".join(out)
 
     def to_markdown(self) -> str:
-        """Markdown with two small tables (no extra dependency)."""
+        """Markdown with two small tables (no extra dependency); every value escaped."""
         p = self._lines()
+        md = _md
         out = [
-            f"**Evaluation report** for `{self.value}` ({p['method']})",
+            f"**Evaluation report** for {md(self.value)}, metric {md(self.metric)} "
+            f"({md(p['method'])})",
             "",
-            f"- Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
-            f"- Minimum meaningful effect: {p['mme']}",
-            f"- Flaky inputs (runs disagree): {p['flaky_text']}",
+            f"- Units: {md(p['units'])}",
+            f"- Inputs N = {self.n_inputs}; runs per input {md(p['k_text'])}",
+            f"- Minimum meaningful effect: {md(p['mme'])}",
+            f"- Flaky inputs (runs disagree): {md(p['flaky_text'])}",
             "",
             "| system | score | interval |",
             "|---|---|---|",
         ]
-        out += [f"| {s} | {e} | {ci} |" for s, e, ci in p["scores"]]
+        out += [f"| {md(s)} | {md(e)} | {md(ci)} |" for s, e, ci in p["scores"]]
         out += [
             "",
-            "| gap (b - a) | estimate | interval | p | decision |",
+            f"| gap (b - a) | estimate | interval | {md(self._p_header())} | decision |",
             "|---|---|---|---|---|",
         ]
-        out += [f"| {n} | {g} | {ci} | {pv} | {d} |" for n, g, ci, pv, d in p["gaps"]]
-        out += [""] + [f"- **Decision**: {j}" for j in p["judgments"]]
+        out += [
+            f"| {md(n)} | {md(g)} | {md(ci)} | {md(pv)} | {md(d)} |"
+            for n, g, ci, pv, d in p["gaps"]
+        ]
+        out += [""] + [f"- **Decision**: {md(j)}" for j in p["judgments"]]
         return "\n".join(out)
 
     def to_html(self) -> str:
-        """An HTML fragment."""
+        """An HTML fragment; every value escaped."""
         p = self._lines()
         esc = html.escape
         rows = "".join(
-            f"<tr><td>{esc(s)}</td><td>{e}</td><td>{ci}</td></tr>"
+            f"<tr><td>{esc(s)}</td><td>{esc(e)}</td><td>{esc(ci)}</td></tr>"
             for s, e, ci in p["scores"]
         )
         gaps = "".join(
-            f"<tr><td>{esc(n)}</td><td>{g}</td><td>{ci}</td><td>{pv}</td><td>{esc(d)}</td></tr>"
+            f"<tr><td>{esc(n)}</td><td>{esc(g)}</td><td>{esc(ci)}</td>"
+            f"<td>{esc(pv)}</td><td>{esc(d)}</td></tr>"
             for n, g, ci, pv, d in p["gaps"]
         )
         judg = "".join(f"<li>{esc(j)}</li>" for j in p["judgments"])
         return (
-            f"<div><p><b>Evaluation report</b> for <code>{esc(self.value)}</code> "
-            f"({esc(p['method'])})</p><ul><li>Inputs N = {self.n_inputs}; runs per "
-            f"input {esc(p['k_text'])}</li><li>Minimum meaningful effect: "
-            f"{esc(p['mme'])}</li><li>Flaky inputs: {esc(p['flaky_text'])}</li></ul>"
+            f"<div><p><b>Evaluation report</b> for {esc(self.value)}, metric "
+            f"{esc(self.metric)} ({esc(p['method'])})</p><ul>"
+            f"<li>Units: {esc(p['units'])}</li>"
+            f"<li>Inputs N = {self.n_inputs}; runs per input {esc(p['k_text'])}</li>"
+            f"<li>Minimum meaningful effect: {esc(p['mme'])}</li>"
+            f"<li>Flaky inputs: {esc(p['flaky_text'])}</li></ul>"
             f"<table><tr><th>system</th><th>score</th><th>interval</th></tr>{rows}</table>"
-            f"<table><tr><th>gap (b - a)</th><th>estimate</th><th>interval</th><th>p</th>"
-            f"<th>decision</th></tr>{gaps}</table><ul>{judg}</ul></div>"
+            f"<table><tr><th>gap (b - a)</th><th>estimate</th><th>interval</th>"
+            f"<th>{esc(self._p_header())}</th><th>decision</th></tr>{gaps}</table>"
+            f"<ul>{judg}</ul></div>"
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy frame: one row per system score and one per paired gap."""
+        """Tidy frame: one row per system score and one per paired gap.
+
+        Estimates, intervals, standard errors and ``mme`` are in the report's
+        ``units``. ``p`` is the p-value the report prints (adjusted under an
+        adjustment; ``"< 0.0001"`` when it is only a bound), next to the
+        numeric ``pvalue`` / ``pvalue_adjusted`` and their ``*_at_floor`` flags.
+        """
+        scale = self._u().scale
         s = self.scores.to_frame()
         system_col = s.columns[0]
         s = s.rename(columns={system_col: "b"}).assign(kind="score", a=None)
         g = self.comparison.to_frame().rename(columns={"gap": "estimate"})
         g["kind"] = "gap"
+        pv, floor = self._p_column()
+        g["p"] = [_fmt_p(v, bool(f)) for v, f in zip(pv, floor, strict=True)]
         cols = ["kind", "a", "b", "estimate", "low", "high", "standard_error"]
+        pcols = [
+            "pvalue",
+            "pvalue_adjusted",
+            "pvalue_at_floor",
+            "pvalue_adjusted_at_floor",
+            "p",
+            "decision",
+        ]
         out = pd.concat(
-            [
-                s[cols + ["n_inputs"]],
-                g[cols + ["pvalue", "pvalue_adjusted", "decision", "n_inputs"]],
-            ],
+            [s[cols + ["n_inputs"]], g[cols + pcols + ["n_inputs"]]],
             ignore_index=True,
         )
-        out["mme"] = self.mme
+        for c in ("estimate", "low", "high", "standard_error"):
+            out[c] = out[c] * scale
+        out["mme"] = None if self.mme is None else self.mme * scale
+        out["units"] = self.units
         return out
 
     def __repr__(self) -> str:
@@ -314,8 +509,8 @@ class Report:
 
 def report(
     data: pd.DataFrame,
-    value: str,
-    cluster,
+    value: str | None = None,
+    cluster=None,
     system: str = "system",
     *,
     baseline=None,
@@ -329,13 +524,31 @@ def report(
     strata=None,
     weight: str = "input",
     missing: str = "raise",
+    dropna: bool = False,
     rng=None,
     max_flaky: int = 5,
+    units: str | None = None,
+    successes: str | None = None,
+    trials: str | None = None,
 ) -> Report:
     """The comparison report of seed 002's reporting habit.
 
-    Scores and gaps come from the same draws of inputs (one seed), so the
-    report is internally consistent. Parameters as in :func:`evalci.compare`.
+    Scores and gaps come from the same draws of inputs (one seed) and the
+    same rows (after ``dropna`` and ``missing``), so the report is internally
+    consistent. Parameters as in :func:`evalci.compare`, plus:
+
+    Parameters
+    ----------
+    units : {'points', 'fraction'}, optional
+        The one unit every effect is printed in (stated once, at the top):
+        percentage points (``0.02`` -> ``2.0``) or the metric's own scale.
+        Default: points for a score on a 0-1 scale (accuracy, pass rates,
+        counts tables), else fraction. ``mme`` is always passed on the
+        metric's scale (0.02 = 2 points).
+    max_flaky : int
+        How many of the flakiest inputs to name.
+    successes, trials : str, optional
+        A counts table (one row per input and system), as in :func:`compare`.
 
     Examples
     --------
@@ -343,14 +556,30 @@ def report(
     >>> df = evalci.load_example()
     >>> rep = df.evalci.report("correct", cluster="input_id", mme=0.02,
     ...                        n_resamples=2000, rng=0)
-    >>> print(rep.to_text().splitlines()[1])
+    >>> print(rep.to_text().splitlines()[2])
     1. Inputs N = 198; runs per input openai/gpt-5-nano-2025-08-07: k=5, openai/gpt-5.4-mini-2026-03-17: k=5
     """
+    if _dask.is_dask_frame(data):
+        raise TypeError(
+            "report() needs a pandas DataFrame; compute the Dask DataFrame first "
+            "(ddf.compute()), or use ddf.evalci.compare(...) for the gaps alone."
+        )
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"`data` must be a pandas DataFrame, not {type(data).__name__}."
+        )
+    mme = _check_mme(mme)
+    if units is not None and units not in _UNITS:
+        raise ValueError(
+            f"`units` must be 'points' (percentage points) or 'fraction' (the "
+            f"metric's own scale), not {units!r}."
+        )
+    cluster_cols = as_columns(cluster, "cluster")
     root = _rs.seed_sequence(rng)
     comparison = _compare(
         data,
         value,
-        cluster,
+        cluster_cols,
         system,
         baseline=baseline,
         pairs=pairs,
@@ -363,17 +592,47 @@ def report(
         strata=strata,
         weight=weight,
         missing=missing,
+        dropna=dropna,
         rng=root,
+        successes=successes,
+        trials=trials,
+    )
+    # the rows the comparison used (validated by compare; no second warning)
+    args = core._bootstrap_iv(
+        data,
+        value,
+        cluster_cols,
+        "cluster",
+        metric,
+        [system],
+        strata,
+        "percentile" if method == "clt" else method,
+        confidence_level,
+        n_resamples,
+        weight,
+        dropna,
+        successes,
+        trials,
     )
     used = pd.unique(pd.concat([comparison.table.a, comparison.table.b]))
-    frame = data[data[system].isin(used)]
-    if missing == "drop":
-        counts = frame.groupby(cluster)[system].nunique()
-        frame = frame[frame[cluster].isin(counts.index[counts == len(used)])]
+    frame = _paired_frame(data, args, cluster_cols, system, used, missing, warn=False)
+    counts = successes is not None
+    mean_type = counts or (
+        isinstance(args.metric, Metric) and args.metric.name in ("mean", "accuracy")
+    )
+    proportion = bool(mean_type and _bounded(frame, args))
+    if units is None:
+        units = "points" if proportion else "fraction"
+    elif units == "points" and not proportion:
+        raise ValueError(
+            "`units`='points' (percentage points) needs a score on a 0-1 scale "
+            "(accuracy, a pass rate, a counts table); this metric is not one, so "
+            "pass units='fraction'."
+        )
     scores = core.cluster_ci(
         frame,
         value,
-        cluster,
+        cluster_cols,
         by=system,
         metric=metric,
         method="percentile" if method == "clt" else method,
@@ -382,30 +641,45 @@ def report(
         strata=strata,
         weight=weight,
         rng=root,
+        successes=successes,
+        trials=trials,
     )
-    k = frame.groupby([system, cluster]).size().groupby(level=0)
+    cell = frame.groupby([system, *cluster_cols])
+    k = (cell[trials].sum() if counts else cell.size()).groupby(level=0)
     runs = pd.DataFrame({"k_min": k.min(), "k_mean": k.mean(), "k_max": k.max()})
-    y = frame[value]
-    percent = bool(
-        (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y))
-        and y.isin([0, 1]).all()
-        and metric == "mean"
-    )
-    flaky_table = (
-        flaky(frame, value, cluster, by=system)
-        if pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
-        else pd.DataFrame(
-            {system: [], cluster: [], "flaky": [], "share": [], "pass_rate": []}
+    runs = runs.astype({"k_min": np.int64, "k_max": np.int64})
+    if counts:
+        flaky_table = flaky(
+            frame, None, cluster_cols, by=system, successes=successes, trials=trials
         )
-    )
+    else:
+        y = frame[args.value]
+        numeric = pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
+        flaky_table = (
+            flaky(frame, args.value, cluster_cols, by=system)
+            if numeric
+            else pd.DataFrame(
+                {
+                    system: [],
+                    **{c: [] for c in cluster_cols},
+                    "n_runs": [],
+                    "flaky": [],
+                    "share": [],
+                    "pass_rate": [],
+                }
+            )
+        )
+    metric_name = comparison.metric
     return Report(
         scores=scores,
         comparison=comparison,
         flaky=flaky_table,
-        n_inputs=int(frame[cluster].nunique()),
+        n_inputs=int(frame.groupby(cluster_cols).ngroups),
         runs=runs,
         mme=mme,
-        value=value,
-        percent=percent,
+        value=f"{successes}/{trials}" if counts else str(value),
+        units=units,
         max_flaky=max_flaky,
+        metric=metric_name,
+        proportion=proportion,
     )
