@@ -352,3 +352,17 @@ def test_warnings_point_at_the_callers_line(via, gpqa):
         else:
             gpqa.evalci.cluster_ci("correct", cluster="input_id", n_resamples=50)
     assert w and all(x.filename == __file__ for x in w), [x.filename for x in w]
+
+
+def test_html_repr_escapes_user_metric_names():
+    m = evalci.metrics.Metric(
+        "<b>x</b>",
+        statistics=lambda d, v: np.column_stack([d[v], np.ones(len(d[v]))]),
+        finalize=lambda t: t[..., 0] / t[..., 1],
+    )
+    df = clustered(n=20, k=2)
+    res = evalci.cluster_ci(
+        df, "correct", cluster="input_id", by="system", metric=m, n_resamples=50
+    )
+    assert "<b>x</b>" not in res._repr_html_()
+    assert "&lt;b&gt;x&lt;/b&gt;" in res._repr_html_()

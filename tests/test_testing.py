@@ -25,10 +25,18 @@ def test_assert_score_above(gpqa):
 
 def test_assert_no_regression(gpqa):
     gaps = gpqa.evalci.compare("correct", "input_id", n_resamples=2000, rng=0)
-    with pytest.raises(AssertionError, match=r"regression: .* lies below 0"):
+    with pytest.raises(AssertionError, match=r"regression: .* is worse than"):
         testing.assert_no_regression(gaps)
-    # a loss larger than 2 points is not shown: no regression at mme=0.02
-    testing.assert_no_regression(gaps, mme=0.02)
+    # the GPQA loss, -5.9 points [-11.4, -0.4], is significant and its estimate
+    # exceeds 2 points: a regression at mme=0.02, as compare decides it
+    with pytest.raises(AssertionError, match=r"regression"):
+        testing.assert_no_regression(gaps, mme=0.02)
+    # ... but not at mme=0.10, where a loss that size is not meaningful
+    testing.assert_no_regression(gaps, mme=0.10)
+    with_mme = gpqa.evalci.compare(
+        "correct", "input_id", mme=0.02, n_resamples=2000, rng=0
+    )
+    assert with_mme.table.decision.iloc[0] == "worse"
     with pytest.raises(TypeError, match=r"must be a ComparisonResult"):
         testing.assert_no_regression(None)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -69,7 +71,8 @@ class _GroupedResult:
 
     def _repr_html_(self) -> str:
         table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>{type(self).__name__}</b>: {self._header()}</p>{table}"
+        header = html.escape(self._header())  # metric names are user text
+        return f"<p><b>{type(self).__name__}</b>: {header}</p>{table}"
 
 
 @dataclass(frozen=True, repr=False)

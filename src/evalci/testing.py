@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compare import ComparisonResult
+from .compare import ComparisonResult, decide
 from .results import BootstrapResult
 
 __all__ = ["assert_score_above", "assert_no_regression", "assert_results_equal"]
@@ -69,20 +69,25 @@ _RESULT_COLUMNS = {
 def assert_no_regression(
     comparison: ComparisonResult, mme: float | None = None
 ) -> None:
-    """No pair is shown to be worse: no gap interval lies below 0 (or below -mme).
+    """No pair is shown to be worse, by the rule :func:`evalci.decide` applies.
 
-    With ``mme``, a gap is a regression only if its interval lies entirely
-    below ``-mme`` (a loss bigger than the minimum meaningful effect).
+    Without ``mme`` a pair regresses when its gap interval lies below 0. With
+    ``mme``, as in :func:`evalci.compare`, a significant loss (interval below
+    0) regresses when its estimate is a loss of at least ``mme``, or when the
+    whole interval lies below ``-mme``: a missed regression costs more than a
+    false alarm (seed 002).
     """
     if not isinstance(comparison, ComparisonResult):
         raise TypeError("`comparison` must be a ComparisonResult (evalci.compare).")
-    limit = 0.0 if mme is None else -float(mme)
     t = comparison.table
-    bad = t[t["high"] < limit]
+    worse = [
+        decide(lo, hi, mme, estimate=gap)[0] == "worse"
+        for lo, hi, gap in zip(t["low"], t["high"], t["gap"], strict=True)
+    ]
+    bad = t[np.asarray(worse, dtype=bool)]
     if len(bad):
         where = "; ".join(
-            f"{r.b} is worse than {r.a}: gap {r.gap:.4g} [{r.low:.4g}, {r.high:.4g}] "
-            f"lies below {limit:g}"
+            f"{r.b} is worse than {r.a}: gap {r.gap:.4g} [{r.low:.4g}, {r.high:.4g}]"
             for r in bad.itertuples()
         )
         raise AssertionError(f"regression: {where}")
