@@ -173,10 +173,33 @@ def _check_dims(da, input_dim, run_dim, strata, by):
             raise ValueError(
                 f"`{name}` coordinate {coord!r} must lie along {input_dim!r}."
             )
-        if c.chunks is not None:
-            continue  # a Dask-backed coordinate is checked when computed
-        if pd.isna(np.asarray(c.values).reshape(-1)).any():
-            n_bad = int(pd.isna(np.asarray(c.values).reshape(-1)).sum())
+
+
+def _load_coords(da):
+    """``da`` with its Dask-backed coordinates loaded (one compute; they are small).
+
+    The graph of the lazy path embeds the coordinates, and their values are
+    checked at call time (:func:`_check_coords`), so they are needed now.
+    """
+    lazy = [k for k, c in da.coords.items() if c.chunks is not None]
+    if not lazy:
+        return da
+    import dask
+
+    values = dask.compute(*[da.coords[k].data for k in lazy])
+    return da.assign_coords(
+        {k: (da.coords[k].dims, v) for k, v in zip(lazy, values, strict=True)}
+    )
+
+
+def _check_coords(da, input_dim, run_dim, strata, by):
+    """The values of the strata/by coordinates: none missing, constant per input."""
+    for name, coord in (("strata", strata), *(("by", b) for b in by)):
+        if coord is None:
+            continue
+        c = da.coords[coord]
+        n_bad = int(pd.isna(np.asarray(c.values).reshape(-1)).sum())
+        if n_bad:
             raise ValueError(
                 f"`{name}` coordinate {coord!r} has {n_bad} missing values; every "
                 f"input needs one. Fill them, or drop those inputs: "
@@ -212,7 +235,7 @@ def _refuse_inf(frame, name, coords) -> None:
             )
             raise ValueError(
                 f"`da` {what} hold {int(bad.sum())} infinite values (first: "
-                f"{values[bad][0]!r}); scores must be finite (NaN marks a missing "
+                f"{float(values[bad][0])!r}); scores must be finite (NaN marks a missing "
                 f"run). Replace them, e.g. {fix}, or clip them to a finite range."
             )
 
@@ -441,6 +464,8 @@ def bootstrap(
         rng=_rs.seed_sequence(rng),
     )
     _check_args(da, input_dim, run_dim, strata, by, kwargs)
+    da = _load_coords(da)
+    _check_coords(da, input_dim, run_dim, strata, by)
     if da.chunks is None:
         with _dask.caller_warnings():
             return _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
@@ -631,6 +656,7 @@ def compare(
     _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs)
     if da.chunks is not None:
         da = da.compute()
+    _check_coords(da, input_dim, run_dim, strata, [])
     with _dask.caller_warnings():
         frame, name, _ = _long(
             da, input_dim, run_dim, strata, [], get_metric(kwargs.get("metric", "mean"))
