@@ -596,3 +596,58 @@ def test_warnings_point_at_the_callers_line(gpqa):
     with pytest.warns(evalci.DegenerateDataWarning) as w:
         solved.evalci.report("correct", "input_id", n_resamples=50, rng=0)
     assert {x.filename for x in w} == {__file__}
+
+
+@pytest.mark.parametrize(
+    "fn, args, kwargs, error, match",
+    [
+        (evalci.cluster_ci, (["correct"], "input_id"), {}, TypeError, r"one column"),
+        (
+            evalci.cluster_ci,
+            (None, "input_id"),
+            dict(successes="correct"),
+            ValueError,
+            r"needs both `successes`",
+        ),
+        (
+            evalci.bootstrap,
+            ("correct", "input_id"),
+            dict(strategy="nope"),
+            ValueError,
+            r"`strategy` must be one of",
+        ),
+        (
+            evalci.cluster_ci,
+            ("correct", "qid"),
+            {},
+            ValueError,
+            r"`cluster`: column 'qid'",
+        ),
+        (
+            evalci.cluster_ci,
+            ("correct", "input_id"),
+            dict(metric="nope"),
+            ValueError,
+            r"nope",
+        ),
+        (evalci.compare, (["correct"], "input_id"), {}, TypeError, r"one column"),
+        (
+            evalci.compare,
+            ("correct", "input_id"),
+            dict(strategy="hierarchical"),
+            ValueError,
+            r"supports strategy='cluster'",
+        ),
+    ],
+)
+def test_the_functions_check_what_they_pass_to_the_reduction_first(
+    gpqa, fn, args, kwargs, error, match
+):
+    # evalci.cluster_ci(ddf, ...) hands _from_dask only some of its arguments;
+    # those are checked before the reduction
+    ddf = dd.from_pandas(gpqa, npartitions=3)
+    computes = Computes()
+    with dask.config.set(scheduler="sync"), computes:
+        with pytest.raises(error, match=match):
+            fn(ddf, *args, **kwargs)
+    assert computes.n == 0
