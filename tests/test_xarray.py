@@ -333,3 +333,168 @@ def test_dask_graph_splits_the_bootstrap_and_matches_numpy(unequal, kw):
     with ctx:
         computed = lazy.compute(scheduler="threads")
     xr.testing.assert_identical(computed, eager)
+
+
+# ------------------------------------------- arguments checked at call time
+def _with_label(da):
+    return da.assign_coords(label=("input", np.arange(da.sizes["input"]) % 3))
+
+
+BAD_ARGUMENTS = [
+    ("cluster_ci", dict(method="nope"), ValueError, r"`method` must be one of"),
+    ("bootstrap", dict(strategy="nope"), ValueError, r"`strategy` must be one of"),
+    (
+        "cluster_ci",
+        dict(confidence_level=1.5),
+        ValueError,
+        r"`confidence_level` must be a number in \(0, 1\)",
+    ),
+    (
+        "bootstrap",
+        dict(n_resamples=0),
+        ValueError,
+        r"`n_resamples` must be a positive integer",
+    ),
+    ("cluster_ci", dict(n_resamples=2.5), ValueError, r"`n_resamples` must be"),
+    ("cluster_ci", dict(weight="rows"), ValueError, r"`weight` must be 'input'"),
+    (
+        "cluster_ci",
+        dict(metric=evalci.metrics.kappa(truth="truth")),
+        ValueError,
+        r"`metric`: column 'truth' is not in the DataFrame",
+    ),
+    ("cluster_ci", dict(strata="nope"), ValueError, r"`strata`='nope' is not a coord"),
+    ("compare", dict(method="nope"), ValueError, r"`method` must be one of \("),
+    ("compare", dict(adjust="sidak"), ValueError, r"`adjust` must be None"),
+    ("compare", dict(alternative="up"), ValueError, r"`alternative` must be one of"),
+    ("compare", dict(missing="keep"), ValueError, r"`missing` must be 'raise'"),
+    ("compare", dict(mme=-0.1), ValueError, r"`mme` must be a positive number"),
+    ("compare", dict(n_resamples=0), ValueError, r"`n_resamples` must be a positive"),
+    ("compare", dict(confidence_level=0), ValueError, r"`confidence_level` must be"),
+    ("compare", dict(strategy="nope"), ValueError, r"`strategy` must be one of"),
+    ("compare", dict(weight="rows"), ValueError, r"`weight` must be 'input'"),
+    ("compare", dict(baseline="nobody"), ValueError, r"nobody"),
+    ("compare", dict(n_resample=10), TypeError, r"unexpected keyword argument"),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, error, match", BAD_ARGUMENTS)
+def test_bad_arguments_raise_at_call_time_on_a_dask_backed_array(
+    gpqa, name, kwargs, error, match
+):
+    da = _with_label(gpqa.evalci.to_xarray("correct"))
+    with pytest.raises(error, match=match) as eager:
+        getattr(da.evalci, name)(**kwargs)
+    counter = CountingScheduler()
+    with dask.config.set(scheduler=counter):
+        with pytest.raises(error, match=match) as lazy:
+            getattr(da.chunk({"input": 50}).evalci, name)(**kwargs)
+        assert counter.calls == 0  # nothing was computed to find out
+    assert str(lazy.value) == str(eager.value)  # the numpy path's message
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(method="nope"),
+        dict(adjust="sidak"),
+        dict(alternative="up"),
+        dict(mme=-0.1),
+        dict(n_resamples=0),
+        dict(baseline="nobody"),
+    ],
+)
+def test_dataarray_compare_errors_are_those_of_pandas(gpqa, kwargs):
+    with pytest.raises((ValueError, TypeError)) as ref:
+        evalci.compare(gpqa, "correct", "input_id", **kwargs)
+    da = gpqa.evalci.to_xarray("correct").chunk({"input": 50})
+    with pytest.raises(type(ref.value)) as got:
+        da.evalci.compare(**kwargs)
+    assert str(got.value) == str(ref.value)
+
+
+def test_missing_strata_or_by_coordinate_values_raise_at_call_time(unequal):
+    da = unequal.evalci.to_xarray("correct", strata="subject")
+    holes = da.assign_coords(
+        subject=("input", np.where(np.arange(40) == 3, np.nan, da.subject.values))
+    )
+    # a chunked array has chunked coordinates: they are loaded (small), not the data
+    for arr in (holes, holes.chunk({"input": 10})):
+        for kw in (dict(strata="subject"), dict(by="subject")):
+            with pytest.raises(
+                ValueError,
+                match=r"`(strata|by)` coordinate 'subject' has 1 missing values; "
+                r"every input needs one.*da.sel\(input=da\['subject'\].notnull\(\)\)",
+            ):
+                arr.evalci.cluster_ci(**kw)
+
+
+# ----------------------------------------------------------------------- inf
+def test_inf_is_refused_like_nan_in_to_xarray(gpqa):
+    scores = gpqa.assign(correct=gpqa.correct.astype(float))
+    scores.loc[4, "correct"] = -np.inf
+    with pytest.raises(
+        ValueError,
+        match=r"`value` column 'correct' has 1 infinite values \(first: .*-inf.*\); "
+        r"scores must be finite",
+    ):
+        scores.evalci.to_xarray("correct")
+
+
+def test_inf_in_a_dataarray_is_refused_not_a_missing_run(gpqa):
+    da = gpqa.evalci.to_xarray("correct")
+    bad = da.copy()
+    bad[0, 0, 0] = np.inf
+    bad[5, 1, 1] = np.nan  # a missing run is fine
+    match = (
+        r"`da` values hold 1 infinite values \(first: inf\); scores must be finite "
+        r"\(NaN marks a missing run\).*da.where\(np.isfinite\(da\)\)"
+    )
+    for call in (
+        lambda a: a.evalci.cluster_ci(n_resamples=50),
+        lambda a: a.evalci.bootstrap(strategy="hierarchical", n_resamples=50),
+        lambda a: a.evalci.compare(n_resamples=50),
+    ):
+        with pytest.raises(ValueError, match=match):
+            call(bad)
+    lazy = bad.chunk({"input": 50}).evalci.cluster_ci(n_resamples=50)
+    with pytest.raises(ValueError, match=match):
+        lazy.compute()
+    with pytest.raises(ValueError, match=match):
+        bad.chunk({"input": 50}).evalci.compare(n_resamples=50)
+    fine = da.copy()
+    fine[5, 1, 1] = np.nan
+    fine.evalci.cluster_ci(n_resamples=50)
+
+
+# ------------------------------------------------------------------ warnings
+def _one_input_stratum(unequal):
+    da = unequal.evalci.to_xarray("correct", strata="subject")
+    alone = np.where(np.arange(40) == 7, 9, da.subject.values)
+    return da.assign_coords(subject=("input", alone))
+
+
+def test_warnings_point_at_the_callers_line(unequal):
+    da = _one_input_stratum(unequal)
+    with pytest.warns(evalci.FewClustersWarning) as w:
+        da.evalci.cluster_ci(strata="subject", n_resamples=50)
+    assert w[0].filename == __file__
+    with pytest.warns(evalci.FewClustersWarning) as w:
+        evalci.xr.cluster_ci(da, strata="subject", n_resamples=50)
+    assert w[0].filename == __file__
+    with pytest.warns(evalci.ClusteringIgnoredWarning) as w:
+        da.evalci.bootstrap(strategy="iid", n_resamples=50)
+    assert w[0].filename == __file__
+    with pytest.warns(evalci.DegenerateDataWarning) as w:
+        (da * 0 + 1).evalci.cluster_ci(n_resamples=50)
+    assert w[0].filename == __file__
+
+
+def test_dask_warnings_raised_at_compute_point_at_the_line_that_built_them(unequal):
+    da = _one_input_stratum(unequal).chunk({"input": 10})
+    line = __import__("sys")._getframe().f_lineno + 1
+    lazy = da.evalci.cluster_ci(strata="subject", n_resamples=50)
+    for scheduler in ("sync", "threads"):
+        with pytest.warns(evalci.FewClustersWarning) as w:
+            lazy.compute(scheduler=scheduler)
+        assert [(x.filename, x.lineno) for x in w] == [(__file__, line)]

@@ -6,24 +6,149 @@ value and the metric's columns) are interchangeable runs, so a Dask
 stands for ``n`` identical runs. The engine then works on that small pandas
 table (sufficient statistics times multiplicities), so the answer is the one
 the pandas path gives on the full table, for the same seed.
+
+Every public function here validates the arguments that do not need the data
+on the Dask DataFrame's metadata (``ddf._meta``, an empty pandas frame with
+the same columns and dtypes) *before* the reduction is computed, with the
+messages of the pandas path. The other methods of the accessor use the same
+single reduction:
+
+* 0/1 outcomes become a counts table (successes, trials per input and group)
+  for the functions that take one (``icc`` and the planning functions);
+* functions that need rows get them back exactly -- each distinct row
+  repeated by its multiplicity -- when there are at most
+  :data:`MAX_EXPANDED_ROWS` of them (always true of k=1 tables such as
+  McNemar's), else a ValueError says to compute the frame first.
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
+import threading
+import warnings
+
+import numpy as np
 import pandas as pd
 
+from . import _warnings
+from ._data import as_columns, check_columns, check_finite
+
 RUNS = "__evalci_runs__"
+SUCCESSES = "__evalci_successes__"
+TRIALS = "__evalci_trials__"
+
+#: Largest number of rows the Dask accessor rebuilds in memory for a
+#: function that needs one row per run (flaky, report, analytic_ci,
+#: mcnemar, and icc of scores). Counts-table paths have no such limit.
+MAX_EXPANDED_ROWS = 2_000_000
 
 
+# ------------------------------------------------------------------ warnings
+def caller_location():
+    """``(filename, lineno, module)`` of the first frame outside evalci."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_warnings._PACKAGE):
+        frame = frame.f_back
+    if frame is None:  # pragma: no cover - called from evalci itself only
+        return None
+    return frame.f_code.co_filename, frame.f_lineno, frame.f_globals.get("__name__")
+
+
+class caller_warnings:  # noqa: N801 - used like a function: `with caller_warnings():`
+    """Re-emit the evalci warnings raised inside the block at the user's line.
+
+    Code inside may warn with any ``stacklevel``; on leaving the block each
+    :class:`~evalci.EvalciWarning` is emitted again, through the user's
+    filters, at the first frame outside evalci (or at ``where``, a
+    :func:`caller_location` taken earlier: a Dask task runs when the user
+    computes, far from the line that built it). Other warnings are passed on
+    unchanged. A class, not ``contextlib.contextmanager``: the frame that
+    re-emits must sit in evalci for the stack walk to skip it.
+    """
+
+    #: ``catch_warnings`` swaps process-wide state: two of our Dask tasks
+    #: recording at once on two threads would restore each other's state.
+    _task_lock = threading.Lock()
+
+    def __init__(self, where=None):
+        self.where = where
+
+    def __enter__(self):
+        if self.where is not None:
+            self._task_lock.acquire()
+        try:
+            self._cm = warnings.catch_warnings(record=True)
+            self.caught = self._cm.__enter__()
+            warnings.simplefilter("always", _warnings.EvalciWarning)
+        except BaseException:  # pragma: no cover - defensive
+            if self.where is not None:
+                self._task_lock.release()
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            self._cm.__exit__(exc_type, exc, tb)
+        finally:
+            if self.where is not None:
+                self._task_lock.release()
+        if exc_type is None:
+            for w in self.caught:
+                self._emit(w)
+        return False
+
+    def _emit(self, w):
+        if not issubclass(w.category, _warnings.EvalciWarning):
+            warnings.warn_explicit(
+                w.message, w.category, w.filename, w.lineno, source=w.source
+            )
+        elif self.where is None:
+            _warnings.warn(str(w.message), w.category)
+        else:
+            filename, lineno, module = self.where
+            warnings.warn_explicit(
+                str(w.message), w.category, filename, lineno, module=module
+            )
+
+
+# ----------------------------------------------------------------- reduction
 def is_dask_frame(obj) -> bool:
     """Whether ``obj`` is a Dask DataFrame (without importing Dask)."""
     return type(obj).__module__.startswith("dask") and hasattr(obj, "npartitions")
 
 
+def meta(ddf) -> pd.DataFrame:
+    """The empty pandas frame with ``ddf``'s columns and dtypes (no compute)."""
+    return ddf._meta
+
+
+def check_value(value) -> None:
+    """A list of columns is not a `value`: say so before anything is computed."""
+    if isinstance(value, (list, tuple, pd.Index)):
+        raise TypeError(
+            f"`value` must be one column name (str), not a {type(value).__name__} "
+            f"({list(value)!r}); call once per outcome column, e.g. "
+            f"value={list(value)[0]!r}."
+            if len(value)
+            else "`value` must be one column name (str), not an empty list."
+        )
+
+
+def _sort(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    try:
+        table = table.sort_values(keys, kind="stable", na_position="last")
+    except TypeError:  # keys that cannot be ordered: keep the reduction's order
+        pass
+    return table.reset_index(drop=True)
+
+
 def compress(ddf, keys: list[str], sums: tuple[str, ...] = ()) -> pd.DataFrame:
     """The distinct rows of ``ddf[keys]`` with their multiplicity (or summed ``sums``).
 
-    Computes one Dask reduction; the result is a pandas DataFrame.
+    Computes one Dask reduction; the result is a pandas DataFrame sorted by
+    ``keys`` (when they can be ordered), so it does not depend on the
+    partitioning or the scheduler.
     """
     missing = [c for c in [*keys, *sums] if c not in ddf.columns]
     if missing:
@@ -38,4 +163,484 @@ def compress(ddf, keys: list[str], sums: tuple[str, ...] = ()) -> pd.DataFrame:
         out = grouped[list(sums)].sum()
     else:
         out = grouped.size().rename(RUNS)
-    return out.reset_index().compute()
+    return _sort(out.reset_index().compute(), keys)
+
+
+def expand(table: pd.DataFrame, what: str, *, limit=True) -> pd.DataFrame:
+    """The rows behind a compressed table: each distinct row ``RUNS`` times.
+
+    Exact (the same rows as the Dask DataFrame's columns, in sorted order).
+    """
+    runs = table[RUNS].to_numpy()
+    n = int(runs.sum())
+    if limit and n > MAX_EXPANDED_ROWS:
+        raise ValueError(
+            f"{what} on a Dask DataFrame needs one row per run, and this table has "
+            f"{n:,} of them (more than evalci._dask.MAX_EXPANDED_ROWS = "
+            f"{MAX_EXPANDED_ROWS:,}); compute it first, e.g. "
+            f"ddf.compute().evalci.{what}(...), or raise that limit if the rows fit "
+            "in memory."
+        )
+    rows = np.repeat(np.arange(len(table)), runs)
+    return table.drop(columns=RUNS).iloc[rows].reset_index(drop=True)
+
+
+def _binary(y: pd.Series) -> bool:
+    numeric = pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
+    return bool(numeric and not y.isna().any() and y.isin([0, 1]).all())
+
+
+def counts_or_rows(ddf, keys: list[str], value: str, what: str):
+    """One reduction: a counts table for 0/1 ``value``, else the rows.
+
+    Returns ``("counts", table)`` with columns ``keys``, :data:`SUCCESSES`
+    and :data:`TRIALS` (one row per distinct key), or ``("rows", table)``:
+    the rows of ``keys + [value]`` (see :func:`expand`).
+    """
+    table = compress(ddf, [*keys, value])
+    check_finite(table, [value], "value")
+    if not _binary(table[value]):
+        return "rows", expand(table, what)
+    keys = list(dict.fromkeys(keys))
+    y = table[value].to_numpy().astype(np.int64)
+    runs = table[RUNS].to_numpy().astype(np.int64)
+    work = table[keys].assign(**{SUCCESSES: y * runs, TRIALS: runs})
+    out = work.groupby(keys, dropna=False, observed=True, sort=False).sum()
+    return "counts", _sort(out.reset_index(), keys)
+
+
+def _bind(fn, *args, **kwargs) -> dict:
+    """``fn``'s arguments with defaults: a misspelt keyword fails before computing."""
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def _check_dask_bootstrap(metric, strategy) -> None:
+    from .metrics import Metric, get_metric
+
+    if not isinstance(get_metric(metric), Metric):
+        raise ValueError(
+            "a callable `metric` needs the rows themselves; compute the Dask "
+            "DataFrame first (ddf.compute()) or use a Metric."
+        )
+    if strategy != "cluster":
+        raise ValueError(
+            "a Dask DataFrame is reduced to per-input statistics, which supports "
+            "strategy='cluster'; compute it first for other strategies."
+        )
+
+
+def reduce_for_bootstrap(
+    ddf, value, cluster, strategy, metric, by, strata, successes, trials
+):
+    """A Dask DataFrame reduced (exactly) to a small pandas table for the engine.
+
+    Returns ``(table, row_runs)``: ``row_runs`` names the multiplicity column,
+    or is None for a counts table (whose rows are returned as they are). The
+    arguments it receives are validated first, on the metadata.
+    """
+    from . import core
+
+    check_value(value)
+    args = core._bootstrap_iv(
+        meta(ddf),
+        value,
+        cluster,
+        strategy,
+        metric,
+        by,
+        strata,
+        "percentile",
+        0.95,
+        1,
+        "input",
+        False,
+        successes=successes,
+        trials=trials,
+    )
+    _check_dask_bootstrap(metric, strategy)
+    keys = [*args.cluster, *args.by, *args.strata]
+    if args.trials is not None:
+        # a counts table is already small: its rows back, exactly (summing
+        # them in Dask would turn a missing count into 0)
+        table = compress(ddf, [*keys, args.value, args.trials])
+        check_finite(table, [args.value, args.trials], "successes/trials")
+        return expand(table, "cluster_ci", limit=False), None
+    extra = list(args.metric.columns)
+    table = compress(ddf, [*keys, args.value, *extra])
+    check_finite(table, [args.value], "value")
+    check_finite(table, extra, "metric")
+    return table, RUNS
+
+
+# ------------------------------------------------ the accessor's methods
+def check_bootstrap(fn, ddf, value, cluster, kwargs) -> None:
+    """Every argument of ``bootstrap``/``cluster_ci`` that needs no data."""
+    from . import core
+
+    check_value(value)
+    a = _bind(fn, ddf, value, cluster, **kwargs)
+    strategy = a.get("strategy", "cluster")
+    core._bootstrap_iv(
+        meta(ddf),
+        a["value"],
+        a["cluster"],
+        strategy,
+        a["metric"],
+        a["by"],
+        a["strata"],
+        a["method"],
+        a["confidence_level"],
+        a["n_resamples"],
+        a["weight"],
+        a["dropna"],
+        successes=a["successes"],
+        trials=a["trials"],
+    )
+    _check_dask_bootstrap(a["metric"], strategy)
+
+
+def bootstrap(fn, ddf, value, cluster, kwargs):
+    """``fn`` (:func:`evalci.bootstrap` or ``cluster_ci``) on a Dask DataFrame."""
+    check_bootstrap(fn, ddf, value, cluster, kwargs)
+    with caller_warnings():
+        return fn(ddf, value, cluster, **kwargs)
+
+
+def check_compare_args(a: dict) -> None:
+    """The arguments :func:`evalci.compare` checks first, with its messages.
+
+    (compare() checks them before reducing a Dask DataFrame too; this lets
+    ``report`` and a Dask-backed DataArray check them before computing.)
+    """
+    import numbers
+
+    from .compare import _ALTERNATIVES, _METHODS
+
+    method, adjust = a.get("method", "percentile"), a.get("adjust")
+    alternative, missing = a.get("alternative", "two-sided"), a.get("missing", "raise")
+    mme = a.get("mme")
+    if method not in _METHODS:
+        raise ValueError(f"`method` must be one of {_METHODS}, not {method!r}.")
+    if adjust not in (None, "bonferroni", "holm"):
+        raise ValueError(
+            f"`adjust` must be None, 'bonferroni' or 'holm', not {adjust!r}."
+        )
+    if alternative not in _ALTERNATIVES:
+        raise ValueError(
+            f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}."
+        )
+    if missing not in ("raise", "drop"):
+        raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
+    if mme is not None and not (
+        isinstance(mme, numbers.Real) and np.isfinite(mme) and mme > 0
+    ):
+        raise ValueError(f"`mme` must be a positive number (e.g. 0.02), not {mme!r}.")
+
+
+def _check_compare(ddf, a: dict) -> None:
+    from . import core
+
+    check_value(a["value"])
+    check_compare_args(a)
+    check_columns(meta(ddf), [a["system"]], "system")
+    cluster = as_columns(a["cluster"], "cluster")
+    core._bootstrap_iv(
+        meta(ddf),
+        a["value"],
+        cluster,
+        a["strategy"],
+        a["metric"],
+        [a["system"]],
+        a["strata"],
+        "percentile" if a["method"] == "clt" else a["method"],
+        a["confidence_level"],
+        a["n_resamples"],
+        a["weight"],
+        a["dropna"],
+        successes=a["successes"],
+        trials=a["trials"],
+    )
+    _check_dask_bootstrap(a["metric"], a["strategy"])
+
+
+def compare(ddf, value, cluster, system, kwargs):
+    """:func:`evalci.compare` on a Dask DataFrame, arguments checked first."""
+    from .compare import compare as _compare
+
+    _check_compare(ddf, _bind(_compare, ddf, value, cluster, system, **kwargs))
+    with caller_warnings():
+        return _compare(ddf, value, cluster, system, **kwargs)
+
+
+def _planning_keys(src) -> list[str]:
+    return [*src.cluster, *src.by, *([src.system] if src.system else [])]
+
+
+def _planning_source(ddf, a: dict):
+    """The table arguments of a planning function, checked on the metadata."""
+    from . import planning
+
+    check_value(a.get("value"))
+    return planning._source_iv(
+        meta(ddf),
+        a.get("value"),
+        a.get("cluster"),
+        a.get("by"),
+        a.get("system"),
+        a.get("successes"),
+        a.get("trials"),
+    )
+
+
+def _call_planning(fn, what, ddf, a, src, rows_with=()):
+    """Run planning function ``fn`` (bound arguments ``a``) after one reduction.
+
+    0/1 outcomes become a counts table; ``rows_with`` are extra columns that
+    force the rows path (``run``, to match the runs of two systems).
+    """
+    keys = _planning_keys(src)
+    if src.counts:
+        table = compress(ddf, [*keys, src.successes, src.trials])
+        check_finite(table, [src.successes, src.trials], "successes/trials")
+        data = expand(table, what, limit=False)
+    elif rows_with:
+        table = compress(ddf, [*keys, *rows_with, src.value])
+        check_finite(table, [src.value], "value")
+        data = expand(table, what)
+    else:
+        kind, data = counts_or_rows(ddf, keys, src.value, what)
+        if kind == "counts":
+            a = {**a, "value": None, "successes": SUCCESSES, "trials": TRIALS}
+    a = {k: v for k, v in a.items() if k != "data"}
+    with caller_warnings():
+        return fn(data, **a)
+
+
+def icc(ddf, value=None, cluster=None, **kwargs):
+    """:func:`evalci.planning.icc` from one reduction (counts for 0/1 outcomes)."""
+    from . import planning
+
+    a = _bind(planning.icc, ddf, value, cluster, **kwargs)
+    src = _planning_source(ddf, a)
+    if a["pairs"] is not None and a["system"] is None:
+        raise ValueError(
+            "`pairs` needs `system=`: name the column whose values the pairs refer "
+            "to, e.g. system='system', pairs=[('direct', 'cot')]."
+        )
+    run = a["run"]
+    matched = (
+        a["pairs"] is not None
+        and not src.counts
+        and run is not None
+        and run in ddf.columns
+    )
+    # pairs with a run column match runs by number: that needs the rows
+    return _call_planning(
+        planning.icc, "icc", ddf, a, src, rows_with=(run,) if matched else ()
+    )
+
+
+def width_table(ddf, value=None, cluster=None, **kwargs):
+    """:func:`evalci.planning.width_table` (predicted widths) from one reduction."""
+    from . import planning
+    from ._data import check_n_resamples
+
+    a = _bind(planning.width_table, ddf, value, cluster, **kwargs)
+    src = _planning_source(ddf, a)
+    check_n_resamples(a["n_resamples"])
+    planning._z_two_sided(a["confidence_level"])
+    if a["observed"]:
+        raise ValueError(
+            "width_table(observed=True) subsamples each input's runs in table "
+            "order, which a Dask reduction does not keep, so its numbers would "
+            "differ from pandas' for the same seed; compute the frame first: "
+            "ddf.compute().evalci.width_table(..., observed=True), or use "
+            "observed=False (the predicted widths)."
+        )
+    return _call_planning(planning.width_table, "width_table", ddf, a, src)
+
+
+def plan(ddf, value=None, cluster=None, **kwargs):
+    """:func:`evalci.planning.plan_from_data` from one reduction."""
+    from . import planning
+
+    a = _bind(planning.plan_from_data, ddf, value, cluster, **kwargs)
+    src = _planning_source(ddf, a)
+    planning._z_two_sided(a["confidence_level"])
+    return _call_planning(planning.plan_from_data, "plan", ddf, a, src)
+
+
+def _pilot(fn, what, ddf, value, cluster, kwargs):
+    a = _bind(fn, ddf, value, cluster, **kwargs)
+    src = _planning_source(ddf, a)
+    if a["pair"] is not None and a["system"] is None:
+        raise ValueError(
+            "`pair` needs `system=`: name the column holding the systems, e.g. "
+            "system='system', pair=('direct', 'cot')."
+        )
+    # with a pair, icc matches the runs of the two systems by the "run" column
+    matched = a["pair"] is not None and not src.counts and "run" in ddf.columns
+    return _call_planning(fn, what, ddf, a, src, rows_with=("run",) if matched else ())
+
+
+def sample_size(ddf, value=None, cluster=None, **kwargs):
+    """:func:`evalci.planning.sample_size_from_data` from one reduction."""
+    from . import planning
+
+    return _pilot(
+        planning.sample_size_from_data, "sample_size", ddf, value, cluster, kwargs
+    )
+
+
+def mde(ddf, value=None, cluster=None, **kwargs):
+    """:func:`evalci.planning.mde_from_data` from one reduction."""
+    from . import planning
+
+    return _pilot(planning.mde_from_data, "mde", ddf, value, cluster, kwargs)
+
+
+def _accepts_counts(fn) -> bool:
+    params = inspect.signature(fn).parameters
+    return "successes" in params and "trials" in params
+
+
+def analytic_ci(ddf, value, cluster=None, **kwargs):
+    """:func:`evalci.analytic_ci` on the rows rebuilt from one reduction."""
+    from . import analytic
+
+    check_value(value)
+    a = _bind(analytic.analytic_ci, ddf, value, cluster, **kwargs)
+    args = analytic._analytic_iv(
+        meta(ddf),
+        a["value"],
+        a["cluster"],
+        a["method"],
+        a["by"],
+        a["confidence_level"],
+        a["truth"],
+        a["weight"],
+    )
+    keys = [*args.cluster, *args.by, args.value, *([args.truth] if args.truth else [])]
+    table = compress(ddf, keys)
+    check_finite(table, [args.value], "value")
+    data = expand(table, "analytic_ci")
+    with caller_warnings():
+        return analytic.analytic_ci(data, value, cluster, **kwargs)
+
+
+def mcnemar(ddf, value, cluster, system, a, b, **kwargs):
+    """:func:`evalci.mcnemar` on the (k=1, so small) rows of one reduction."""
+    from . import analytic
+
+    check_value(value)
+    _bind(analytic.mcnemar, ddf, value, cluster, system, a, b, **kwargs)
+    if not isinstance(value, str):
+        raise TypeError(
+            f"`value` must be a column name (str), not {type(value).__name__}."
+        )
+    if not isinstance(system, str):
+        raise TypeError(
+            f"`system` must be a column name (str), not {type(system).__name__}."
+        )
+    cols = as_columns(cluster, "cluster", allow_none=False)
+    m = meta(ddf)
+    check_columns(m, [value], "value")
+    check_columns(m, cols, "cluster")
+    check_columns(m, [system], "system")
+    table = compress(ddf, [*cols, system, value])
+    check_finite(table, [value], "value")
+    data = expand(table, "mcnemar")
+    with caller_warnings():
+        return analytic.mcnemar(data, value, cluster, system, a, b, **kwargs)
+
+
+def _rows_or_counts(fn, what, ddf, keys, value, call, counts_ok=True):
+    """Counts when ``fn`` takes them (0/1 outcomes), else the rebuilt rows."""
+    if counts_ok and _accepts_counts(fn):
+        kind, data = counts_or_rows(ddf, keys, value, what)
+        if kind == "counts":
+            with caller_warnings():
+                return call(data, None, {"successes": SUCCESSES, "trials": TRIALS})
+    else:
+        table = compress(ddf, [*keys, value])
+        check_finite(table, [value], "value")
+        data = expand(table, what)
+    with caller_warnings():
+        return call(data, value, {})
+
+
+def flaky(ddf, value, cluster, **kwargs):
+    """:func:`evalci.flaky` from one reduction (rows rebuilt, or counts if taken)."""
+    from .report import flaky as _flaky
+
+    check_value(value)
+    a = _bind(_flaky, ddf, value, cluster, **kwargs)
+    m = meta(ddf)
+    cols = as_columns(a["cluster"], "cluster", allow_none=False)
+    by = as_columns(a["by"], "by")
+    check_columns(m, [value], "value")
+    check_columns(m, cols, "cluster")
+    check_columns(m, by, "by")
+    return _rows_or_counts(
+        _flaky,
+        "flaky",
+        ddf,
+        [*by, *cols],
+        value,
+        lambda data, v, extra: _flaky(data, v, cluster, **kwargs, **extra),
+    )
+
+
+def report(ddf, value, cluster, system="system", **kwargs):
+    """:func:`evalci.report` from one reduction (rows rebuilt, or counts if taken)."""
+    from .metrics import Metric, get_metric
+    from .report import report as _report
+
+    check_value(value)
+    a = _bind(_report, ddf, value, cluster, system, **kwargs)
+    _check_compare(
+        ddf,
+        {
+            **a,
+            "strategy": "cluster",
+            "dropna": False,
+            "successes": None,
+            "trials": None,
+        },
+    )
+    metric = get_metric(a["metric"])
+    cols = as_columns(cluster, "cluster", allow_none=False)
+    keys = [*cols, system, *as_columns(a["strata"], "strata")]
+    if isinstance(metric, Metric):
+        keys += list(metric.columns)
+    return _rows_or_counts(
+        _report,
+        "report",
+        ddf,
+        keys,
+        value,
+        lambda data, v, extra: _report(data, v, cluster, system, **kwargs, **extra),
+        counts_ok=a["metric"] == "mean",
+    )
+
+
+def to_xarray(ddf, value, **kwargs):
+    """:func:`evalci.xr.to_xarray`: loads the columns it needs (one compute).
+
+    The DataArray holds every value, so nothing smaller than those columns
+    exists; rows keep the Dask DataFrame's order (runs numbered in table order
+    with ``run=None`` are those of ``ddf.compute()``).
+    """
+    from . import xr as _xr
+
+    check_value(value)
+    a = _bind(_xr.to_xarray, ddf, value, **kwargs)
+    cols = [value, a["input"]] + [
+        c for c in (a["run"], a["system"], a["strata"]) if c is not None
+    ]
+    check_columns(meta(ddf), cols, "to_xarray")
+    data = ddf[list(dict.fromkeys(cols))].compute()
+    with caller_warnings():
+        return _xr.to_xarray(data, value, **kwargs)

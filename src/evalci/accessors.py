@@ -148,16 +148,33 @@ except ImportError:  # pragma: no cover - exercised only without Dask
     _dd = None
 
 if _dd is not None:
+    from . import _dask
 
     @_dd.extensions.register_dataframe_accessor("evalci")
     class EvalciDaskDataFrameAccessor:
-        """``ddf.evalci`` on a Dask DataFrame.
+        """``ddf.evalci`` on a Dask DataFrame: the pandas accessor's methods.
 
-        One Dask reduction compresses the table exactly to its distinct
-        (input, groups, strata, value) rows with their multiplicities; the
-        bootstrap then runs on that small table and gives the numbers the
-        pandas path gives on the full table for the same seed. Computes on call
-        (the result is small); ``strategy="cluster"`` and Metric metrics only.
+        Arguments that need no data are checked on the frame's metadata
+        first, with the pandas path's messages; then one Dask reduction
+        compresses the table exactly to its distinct (input, groups, strata,
+        value) rows with their multiplicities, and the pandas function runs on
+        that small table (see :mod:`evalci._dask`):
+
+        * ``cluster_ci``, ``bootstrap``, ``compare``: the engine works on the
+          multiplicities (``strategy="cluster"``, Metric metrics) and gives the
+          pandas numbers for the same seed, at any size.
+        * ``icc``, ``width_table`` (predicted widths), ``plan``,
+          ``sample_size``, ``mde``: 0/1 outcomes become a counts table
+          (successes, trials), at any size; scores, and runs matched by
+          number for ``pairs``/``pair``, need the rows (below).
+        * ``analytic_ci``, ``mcnemar``, ``flaky``, ``report``: the rows are
+          rebuilt exactly from the multiplicities, up to
+          ``evalci._dask.MAX_EXPANDED_ROWS`` rows (k=1 tables are as small as
+          their number of inputs).
+        * ``to_xarray``: loads the columns it needs (the DataArray holds every
+          value).
+
+        Computes on call; warnings point at the caller's line.
         """
 
         def __init__(self, obj):
@@ -165,12 +182,52 @@ if _dd is not None:
 
         def cluster_ci(self, value=None, cluster=None, **kwargs):
             """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`."""
-            return core.cluster_ci(self._obj, value, cluster, **kwargs)
+            return _dask.bootstrap(core.cluster_ci, self._obj, value, cluster, kwargs)
 
         def bootstrap(self, value=None, cluster=None, **kwargs):
             """Bootstrap CI (cluster strategy); see :func:`evalci.bootstrap`."""
-            return core.bootstrap(self._obj, value, cluster, **kwargs)
+            return _dask.bootstrap(core.bootstrap, self._obj, value, cluster, kwargs)
 
         def compare(self, value=None, cluster=None, system="system", **kwargs):
             """Paired gaps between systems; see :func:`evalci.compare`."""
-            return _compare.compare(self._obj, value, cluster, system, **kwargs)
+            return _dask.compare(self._obj, value, cluster, system, kwargs)
+
+        def analytic_ci(self, value, cluster=None, **kwargs):
+            """Closed-form CI; see :func:`evalci.analytic_ci`."""
+            return _dask.analytic_ci(self._obj, value, cluster, **kwargs)
+
+        def mcnemar(self, value, cluster, system, a, b, **kwargs):
+            """McNemar's test at k=1; see :func:`evalci.mcnemar`."""
+            return _dask.mcnemar(self._obj, value, cluster, system, a, b, **kwargs)
+
+        def flaky(self, value, cluster, **kwargs):
+            """Per-input pass rates, flaky inputs first; see :func:`evalci.flaky`."""
+            return _dask.flaky(self._obj, value, cluster, **kwargs)
+
+        def report(self, value, cluster, system="system", **kwargs):
+            """Seed 002's comparison report; see :func:`evalci.report`."""
+            return _dask.report(self._obj, value, cluster, system, **kwargs)
+
+        def icc(self, value=None, cluster=None, **kwargs):
+            """Variance components and rho; see :func:`evalci.planning.icc`."""
+            return _dask.icc(self._obj, value, cluster, **kwargs)
+
+        def width_table(self, value=None, cluster=None, **kwargs):
+            """Predicted widths by runs per input; see :func:`evalci.planning.width_table`."""
+            return _dask.width_table(self._obj, value, cluster, **kwargs)
+
+        def plan(self, value=None, cluster=None, **kwargs):
+            """Choose N and k from a pilot; see :func:`evalci.planning.plan_from_data`."""
+            return _dask.plan(self._obj, value, cluster, **kwargs)
+
+        def sample_size(self, value=None, cluster=None, **kwargs):
+            """Inputs needed; see :func:`evalci.planning.sample_size_from_data`."""
+            return _dask.sample_size(self._obj, value, cluster, **kwargs)
+
+        def mde(self, value=None, cluster=None, **kwargs):
+            """Minimum detectable effect; see :func:`evalci.planning.mde_from_data`."""
+            return _dask.mde(self._obj, value, cluster, **kwargs)
+
+        def to_xarray(self, value, **kwargs):
+            """The table as a DataArray; see :func:`evalci.xr.to_xarray`."""
+            return _dask.to_xarray(self._obj, value, **kwargs)

@@ -1027,28 +1027,9 @@ def bootstrap(
 
 def _from_dask(ddf, value, cluster, strategy, metric, by, strata, successes, trials):
     """A Dask DataFrame reduced (exactly) to a small pandas table; see ``_dask``."""
-    metric = get_metric(metric)
-    if not isinstance(metric, Metric):
-        raise ValueError(
-            "a callable `metric` needs the rows themselves; compute the Dask "
-            "DataFrame first (ddf.compute()) or use a Metric."
-        )
-    if strategy != "cluster":
-        raise ValueError(
-            "a Dask DataFrame is reduced to per-input statistics, which supports "
-            "strategy='cluster'; compute it first for other strategies."
-        )
-    keys = [
-        *as_columns(cluster, "cluster"),
-        *as_columns(by, "by"),
-        *as_columns(strata, "strata"),
-    ]
-    if successes is not None and trials is not None:
-        return _dask.compress(ddf, keys, (successes, trials)), None
-    if value is None:
-        raise ValueError("`value` is required: the column with the outcome.")
-    keys += [value, *metric.columns]
-    return _dask.compress(ddf, keys), _dask.RUNS
+    return _dask.reduce_for_bootstrap(
+        ddf, value, cluster, strategy, metric, by, strata, successes, trials
+    )
 
 
 def cluster_ci(

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from . import core
+from . import _dask, core
 from . import resampling as _rs
-from ._data import check_columns, factorize
+from ._data import check_columns, check_finite, factorize
 from .metrics import Metric, get_metric
 
 __all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap", "compare"]
@@ -81,6 +81,7 @@ def to_xarray(
             f"`value` column {value!r} has missing values; NaN marks a missing run in "
             "the DataArray, so drop those rows first."
         )
+    check_finite(data, [value], "value")
     in_codes, in_keys = factorize(data, [input], "input")
     if system is not None:
         sys_codes, sys_keys = factorize(data, [system], "system")
@@ -172,6 +173,38 @@ def _check_dims(da, input_dim, run_dim, strata, by):
             raise ValueError(
                 f"`{name}` coordinate {coord!r} must lie along {input_dim!r}."
             )
+
+
+def _load_coords(da):
+    """``da`` with its Dask-backed coordinates loaded (one compute; they are small).
+
+    The graph of the lazy path embeds the coordinates, and their values are
+    checked at call time (:func:`_check_coords`), so they are needed now.
+    """
+    lazy = [k for k, c in da.coords.items() if c.chunks is not None]
+    if not lazy:
+        return da
+    import dask
+
+    values = dask.compute(*[da.coords[k].data for k in lazy])
+    return da.assign_coords(
+        {k: (da.coords[k].dims, v) for k, v in zip(lazy, values, strict=True)}
+    )
+
+
+def _check_coords(da, input_dim, run_dim, strata, by):
+    """The values of the strata/by coordinates: none missing, constant per input."""
+    for name, coord in (("strata", strata), *(("by", b) for b in by)):
+        if coord is None:
+            continue
+        c = da.coords[coord]
+        n_bad = int(pd.isna(np.asarray(c.values).reshape(-1)).sum())
+        if n_bad:
+            raise ValueError(
+                f"`{name}` coordinate {coord!r} has {n_bad} missing values; every "
+                f"input needs one. Fill them, or drop those inputs: "
+                f"da.sel({input_dim}=da[{coord!r}].notnull())."
+            )
         extra = [d for d in c.dims if d != input_dim]
         if extra:
             varies = (c != c.isel({d: 0 for d in extra})).any()
@@ -183,6 +216,64 @@ def _check_dims(da, input_dim, run_dim, strata, by):
                 )
 
 
+def _refuse_inf(frame, name, coords) -> None:
+    """inf is not a missing run (NaN is): refuse it, saying how to mark it missing."""
+    for col in [name, *coords]:
+        series = frame[col]
+        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(
+            series
+        ):
+            continue
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isinf(values)
+        if bad.any():
+            what = "values" if col == name else f"coordinate {col!r}"
+            fix = (
+                "da.where(np.isfinite(da)) to count them as missing runs"
+                if col == name
+                else f"da.assign_coords({col}=...) with finite values"
+            )
+            raise ValueError(
+                f"`da` {what} hold {int(bad.sum())} infinite values (first: "
+                f"{float(values[bad][0])!r}); scores must be finite (NaN marks a missing "
+                f"run). Replace them, e.g. {fix}, or clip them to a finite range."
+            )
+
+
+def _meta(da, input_dim, run_dim, strata, by, metric) -> pd.DataFrame:
+    """The columns of :func:`_long`'s table, without its rows (nothing computed)."""
+    name = da.name if da.name is not None else "value"
+    keep = {input_dim, run_dim, *([strata] if strata else []), *by}
+    if isinstance(metric, Metric):
+        keep |= set(metric.columns)
+    coords = [c for c in da.coords if c in keep and c not in da.dims]
+    return pd.DataFrame(columns=list(dict.fromkeys([*da.dims, *coords, name])))
+
+
+def _check_args(da, input_dim, run_dim, strata, by, kwargs):
+    """Every engine argument that needs no data, with the numpy path's messages.
+
+    Runs at call time, before anything is computed, for numpy- and
+    Dask-backed arrays alike (arguments first, then data, on both).
+    """
+    group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
+    group_cols = list(by) + group_dims
+    return core._bootstrap_iv(
+        _meta(da, input_dim, run_dim, strata, by, kwargs["metric"]),
+        da.name if da.name is not None else "value",
+        input_dim,
+        kwargs["strategy"],
+        kwargs["metric"],
+        group_cols or None,
+        strata,
+        kwargs["method"],
+        kwargs["confidence_level"],
+        kwargs["n_resamples"],
+        kwargs["weight"],
+        False,
+    )
+
+
 def _long(da, input_dim, run_dim, strata, by, metric):
     """The long table of a (numpy-backed) DataArray, ready for the pandas engine."""
     name = da.name if da.name is not None else "value"
@@ -191,6 +282,7 @@ def _long(da, input_dim, run_dim, strata, by, metric):
         keep |= set(metric.columns)
     drop = [c for c in da.coords if c not in keep and c not in da.dims]
     frame = da.drop_vars(drop).to_dataframe(name=name).reset_index()
+    _refuse_inf(frame, name, list(metric.columns) if isinstance(metric, Metric) else [])
     missing = frame[name].isna().to_numpy()
     group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
     if missing.any():
@@ -371,9 +463,14 @@ def bootstrap(
         weight=weight,
         rng=_rs.seed_sequence(rng),
     )
+    _check_args(da, input_dim, run_dim, strata, by, kwargs)
+    da = _load_coords(da)
+    _check_coords(da, input_dim, run_dim, strata, by)
     if da.chunks is None:
-        return _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
-    return _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
+        with _dask.caller_warnings():
+            return _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
+    where = _dask.caller_location()
+    return _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where)
 
 
 def cluster_ci(
@@ -403,13 +500,18 @@ def cluster_ci(
 TASK_STREAMS = 16
 
 
-def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
+def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
     """Dask-backed input: a graph of the engine's three steps.
 
     One task builds the cube from the data, one task per block of
     ``TASK_STREAMS`` streams per draw unit computes replicate sums, and one
     task reads the intervals. The streams are keyed by index, so any Dask
     scheduler gives the numbers of the numpy path.
+
+    Warnings that need the data (a stratum with one input, no spread, ...)
+    are raised when the tasks run, and point at ``where``: the user's line
+    that built the graph. (A worker in another process keeps them in its
+    own log.)
     """
     import dask
     import dask.array as dsa
@@ -426,22 +528,24 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
 
     def start(data):
         arr = xr.DataArray(data, dims=dims, coords=coords, name=name)
-        return _start(arr, input_dim, run_dim, strata, by, kwargs)
+        with _dask.caller_warnings(where):
+            return _start(arr, input_dim, run_dim, strata, by, kwargs)
 
     def finish(p, blocks):
         sums = [None if not b or b[0] is None else np.concatenate(b) for b in blocks]
         sums = sums[: len(p.units)]
         if len(sums) < len(p.units) or any(x is None for x in sums):
             sums = None  # callable metric, or more units than foreseen: do it here
-        ds = _dataset(
-            core._finish_pass(p, sums),
-            p.args,
-            by,
-            group_dims,
-            labels,
-            input_dim,
-            run_dim,
-        )
+        with _dask.caller_warnings(where):
+            ds = _dataset(
+                core._finish_pass(p, sums),
+                p.args,
+                by,
+                group_dims,
+                labels,
+                input_dim,
+                run_dim,
+            )
         return tuple(ds[v].transpose(*dims_out[v]).values for v in names)
 
     p = dask.delayed(start, pure=True)(da.data)
@@ -549,7 +653,52 @@ def compare(
             f"{system_dim!r}); select one value of {extra} first, e.g. "
             f"da.sel({extra[0]}=...)."
         )
+    _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs)
     if da.chunks is not None:
         da = da.compute()
-    frame, name, _ = _long(da, input_dim, run_dim, strata, [], kwargs.get("metric"))
-    return _compare(frame, name, input_dim, system_dim, strata=strata, **kwargs)
+    _check_coords(da, input_dim, run_dim, strata, [])
+    with _dask.caller_warnings():
+        frame, name, _ = _long(
+            da, input_dim, run_dim, strata, [], get_metric(kwargs.get("metric", "mean"))
+        )
+        return _compare(frame, name, input_dim, system_dim, strata=strata, **kwargs)
+
+
+def _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs):
+    """compare()'s arguments that need no data, checked before computing."""
+    import inspect
+
+    from .compare import _pairs
+    from .compare import compare as _compare
+
+    name = da.name if da.name is not None else "value"
+    # a misspelt keyword fails here, not after a compute
+    bound = inspect.signature(_compare).bind(
+        None, name, input_dim, system_dim, strata=strata, **kwargs
+    )
+    bound.apply_defaults()
+    a = bound.arguments
+    _dask.check_compare_args(a)
+    metric = get_metric(a["metric"])
+    core._bootstrap_iv(
+        _meta(da, input_dim, run_dim, strata, [], metric),
+        name,
+        input_dim,
+        a["strategy"],
+        metric,
+        [system_dim],
+        strata,
+        "percentile" if a["method"] == "clt" else a["method"],
+        a["confidence_level"],
+        a["n_resamples"],
+        a["weight"],
+        a["dropna"],
+        successes=a["successes"],
+        trials=a["trials"],
+    )
+    if system_dim in da.coords and da.coords[system_dim].chunks is None:
+        systems = pd.Index(np.unique(np.asarray(da.coords[system_dim].values)))
+    else:
+        systems = pd.RangeIndex(da.sizes[system_dim])
+    if len(systems) >= 2:
+        _pairs(systems, a["baseline"], a["pairs"])
