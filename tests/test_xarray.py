@@ -368,7 +368,12 @@ BAD_ARGUMENTS = [
     ("compare", dict(adjust="sidak"), ValueError, r"`adjust` must be None"),
     ("compare", dict(alternative="up"), ValueError, r"`alternative` must be one of"),
     ("compare", dict(missing="keep"), ValueError, r"`missing` must be 'raise'"),
-    ("compare", dict(mme=-0.1), ValueError, r"`mme` must be a positive number"),
+    (
+        "compare",
+        dict(mme=-0.1),
+        ValueError,
+        r"`mme` \(minimum meaningful effect\) must be",
+    ),
     ("compare", dict(n_resamples=0), ValueError, r"`n_resamples` must be a positive"),
     ("compare", dict(confidence_level=0), ValueError, r"`confidence_level` must be"),
     ("compare", dict(strategy="nope"), ValueError, r"`strategy` must be one of"),

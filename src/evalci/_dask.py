@@ -232,7 +232,7 @@ def _check_dask_bootstrap(metric, strategy) -> None:
 
 
 def reduce_for_bootstrap(
-    ddf, value, cluster, strategy, metric, by, strata, successes, trials
+    ddf, value, cluster, strategy, metric, by, strata, successes, trials, input=None
 ):
     """A Dask DataFrame reduced (exactly) to a small pandas table for the engine.
 
@@ -253,14 +253,15 @@ def reduce_for_bootstrap(
         strata,
         "percentile",
         0.95,
-        1,
+        10_000,
         "input",
         False,
         successes=successes,
         trials=trials,
+        input=input,
     )
     _check_dask_bootstrap(metric, strategy)
-    keys = [*args.cluster, *args.by, *args.strata]
+    keys = [*args.cluster, *args.input, *args.by, *args.strata]
     if args.trials is not None:
         # a counts table is already small: its rows back, exactly (summing
         # them in Dask would turn a missing count into 0)
@@ -309,34 +310,16 @@ def bootstrap(fn, ddf, value, cluster, kwargs):
 
 
 def check_compare_args(a: dict) -> None:
-    """The arguments :func:`evalci.compare` checks first, with its messages.
+    """The arguments :func:`evalci.compare` checks first, with its messages."""
+    from .compare import check_options
 
-    (compare() checks them before reducing a Dask DataFrame too; this lets
-    ``report`` and a Dask-backed DataArray check them before computing.)
-    """
-    import numbers
-
-    from .compare import _ALTERNATIVES, _METHODS
-
-    method, adjust = a.get("method", "percentile"), a.get("adjust")
-    alternative, missing = a.get("alternative", "two-sided"), a.get("missing", "raise")
-    mme = a.get("mme")
-    if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, not {method!r}.")
-    if adjust not in (None, "bonferroni", "holm"):
-        raise ValueError(
-            f"`adjust` must be None, 'bonferroni' or 'holm', not {adjust!r}."
-        )
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(
-            f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}."
-        )
-    if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
-    if mme is not None and not (
-        isinstance(mme, numbers.Real) and np.isfinite(mme) and mme > 0
-    ):
-        raise ValueError(f"`mme` must be a positive number (e.g. 0.02), not {mme!r}.")
+    check_options(
+        a.get("method", "percentile"),
+        a.get("adjust"),
+        a.get("alternative", "two-sided"),
+        a.get("missing", "raise"),
+        a.get("mme"),
+    )
 
 
 def _check_compare(ddf, a: dict) -> None:
@@ -622,7 +605,8 @@ def report(ddf, value, cluster, system="system", **kwargs):
         keys,
         value,
         lambda data, v, extra: _report(data, v, cluster, system, **kwargs, **extra),
-        counts_ok=a["metric"] == "mean",
+        # rows, not counts: a counts report would name evalci's internal columns
+        counts_ok=False,
     )
 
 

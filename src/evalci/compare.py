@@ -186,6 +186,28 @@ def _check_mme(mme) -> float | None:
     return float(mme)
 
 
+def check_options(method, adjust, alternative, missing, mme) -> float | None:
+    """The options of :func:`compare` that need no data; ``mme`` normalised.
+
+    One place, so that ``compare``, ``report`` and the lazy paths (Dask
+    DataFrames, Dask-backed DataArrays) refuse the same things with the same
+    messages before any data is read.
+    """
+    if method not in _METHODS:
+        raise ValueError(f"`method` must be one of {_METHODS}, not {method!r}.")
+    if adjust not in (None, "bonferroni", "holm"):
+        raise ValueError(
+            f"`adjust` must be None, 'bonferroni' or 'holm', not {adjust!r}."
+        )
+    if alternative not in _ALTERNATIVES:
+        raise ValueError(
+            f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}."
+        )
+    if missing not in ("raise", "drop"):
+        raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
+    return _check_mme(mme)
+
+
 def decide(
     low: float, high: float, mme: float | None = None, *, estimate: float | None = None
 ) -> tuple[str, str]:
@@ -792,19 +814,7 @@ def compare(
     >>> res.table[["wins", "losses", "ties"]].iloc[0].tolist()
     [46, 62, 90]
     """
-    if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, not {method!r}.")
-    if adjust not in (None, "bonferroni", "holm"):
-        raise ValueError(
-            f"`adjust` must be None, 'bonferroni' or 'holm', not {adjust!r}."
-        )
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(
-            f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}."
-        )
-    if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
-    mme = _check_mme(mme)
+    mme = check_options(method, adjust, alternative, missing, mme)
     row_runs = None
     if _dask.is_dask_frame(data):
         data, row_runs = core._from_dask(

@@ -145,7 +145,8 @@ def _bootstrap_iv(
         )
     if not isinstance(value, str):
         raise TypeError(
-            f"`value` must be a column name (str), not {type(value).__name__}."
+            f"`value` must be one column name (str), not {type(value).__name__}; "
+            "for several value columns, call once per column."
         )
     metric = get_metric(metric)
     cluster = as_columns(cluster, "cluster")
@@ -455,7 +456,13 @@ def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
         strata_codes = strata_codes[order]
     cluster_keys = pd.RangeIndex(len(frame), name="row")
     cluster_codes = np.arange(len(frame), dtype=np.int64)
-    return frame.iloc[order], group_codes[order], cluster_codes, cluster_keys, strata_codes
+    return (
+        frame.iloc[order],
+        group_codes[order],
+        cluster_codes,
+        cluster_keys,
+        strata_codes,
+    )
 
 
 def _add_statistics(cube: Cube, frame: pd.DataFrame, args: _Args) -> None:
@@ -999,36 +1006,25 @@ def bootstrap(
     0    openai/gpt-5-nano-2025-08-07       198     990
     1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
+    iv = (value, cluster, strategy, metric, by, strata, method, confidence_level)
+    iv += (n_resamples, weight, dropna, successes, trials)
     row_runs = None
     if _dask.is_dask_frame(data):
+        # every check that needs no data runs before the reduction computes
+        _bootstrap_iv(_dask.meta(data), *iv, input=input)
         data, row_runs = _from_dask(
-            data, value, cluster, strategy, metric, by, strata, successes, trials
+            data, value, cluster, strategy, metric, by, strata, successes, trials, input
         )
-    args = _bootstrap_iv(
-        data,
-        value,
-        cluster,
-        strategy,
-        metric,
-        by,
-        strata,
-        method,
-        confidence_level,
-        n_resamples,
-        weight,
-        dropna,
-        successes,
-        trials,
-        row_runs,
-        input,
-    )
+    args = _bootstrap_iv(data, *iv, row_runs, input)
     return _result(_replicates(data, args, _rs.seed_sequence(rng)), args)
 
 
-def _from_dask(ddf, value, cluster, strategy, metric, by, strata, successes, trials):
+def _from_dask(
+    ddf, value, cluster, strategy, metric, by, strata, successes, trials, input=None
+):
     """A Dask DataFrame reduced (exactly) to a small pandas table; see ``_dask``."""
     return _dask.reduce_for_bootstrap(
-        ddf, value, cluster, strategy, metric, by, strata, successes, trials
+        ddf, value, cluster, strategy, metric, by, strata, successes, trials, input
     )
 
 

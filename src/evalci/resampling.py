@@ -282,7 +282,9 @@ def drawn_rows(
                     cuts = np.searchsorted(rep, np.arange(1, STREAM_SIZE))
                     per_group.append(
                         list(
-                            zip(np.split(row, cuts), np.split(copies, cuts), strict=True)
+                            zip(
+                                np.split(row, cuts), np.split(copies, cuts), strict=True
+                            )
                         )
                     )
             else:

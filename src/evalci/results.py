@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-
 from dataclasses import dataclass, field, replace
 
 import numpy as np

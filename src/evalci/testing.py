@@ -14,7 +14,7 @@ Examples
 >>> testing.assert_no_regression(gaps)
 Traceback (most recent call last):
 ...
-AssertionError: regression: openai/gpt-5.4-mini-2026-03-17 is worse than openai/gpt-5-nano-2025-08-07: gap -0.05859 [-0.1141, -0.00404] lies below 0
+AssertionError: regression: openai/gpt-5.4-mini-2026-03-17 is worse than openai/gpt-5-nano-2025-08-07: gap -0.05859 [-0.1141, -0.00404]
 """
 
 from __future__ import annotations
