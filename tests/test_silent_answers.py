@@ -368,3 +368,49 @@ def test_html_repr_escapes_user_metric_names():
     )
     assert "<b>x</b>" not in res._repr_html_()
     assert "&lt;b&gt;x&lt;/b&gt;" in res._repr_html_()
+
+
+def test_compare_with_inputs_nested_in_repos():
+    # SWE-bench Lite, two systems, 300 problems in 12 repositories, k=1
+    df = shared_data("swebench_lite_k1_clustered.csv")
+    two = df[df.system.isin(df.system.unique()[:2])]
+    kw = dict(cluster="repo", input="input_id", system="system", n_resamples=2000)
+    with pytest.warns(evalci.FewClustersWarning, match="only 12 clusters"):
+        res = evalci.compare(two, "correct", rng=0, **kw)
+    a, b = res.table.a[0], res.table.b[0]
+    by_input = two.pivot_table("correct", "input_id", "system")
+    # the gap is over the 300 problems, each counting once ...
+    assert res.table.gap[0] == pytest.approx((by_input[b] - by_input[a]).mean())
+    # ... and wins / losses are counted per problem, not per repository
+    assert res.table.wins[0] == int((by_input[b] > by_input[a]).sum())
+    assert res.table.n_inputs[0] == 300
+    # whole repositories resampled: the interval is wider than resampling problems
+    plain = evalci.compare(
+        two, "correct", cluster="input_id", system="system", n_resamples=2000, rng=0
+    )
+    assert (
+        res.table.high[0] - res.table.low[0] > plain.table.high[0] - plain.table.low[0]
+    )
+    with pytest.warns(evalci.FewClustersWarning):
+        clt = evalci.compare(two, "correct", method="clt", **kw)
+    assert clt.table.gap[0] == pytest.approx(res.table.gap[0])
+
+
+def test_report_with_inputs_nested_in_repos():
+    df = shared_data("swebench_lite_k1_clustered.csv")
+    two = df[df.system.isin(df.system.unique()[:2])]
+    with pytest.warns(evalci.FewClustersWarning):
+        rep = evalci.report(
+            two, "correct", cluster="repo", input="input_id", n_resamples=500, rng=0
+        )
+    text = str(rep)
+    assert "N = 300" in text and "k=1" in text
+
+
+def test_report_and_flaky_accessors_take_counts_by_keyword():
+    df = shared_data("cruxeval_output_T0.2_counts.csv")
+    two = df[df.system.isin(df.system.unique()[:2])]
+    kw = dict(cluster="input_id", successes="n_correct", trials="n_runs")
+    rep = two.evalci.report(n_resamples=500, rng=0, **kw)
+    assert rep.n_inputs == 800
+    assert len(two.evalci.flaky(**kw)) > 0

@@ -53,11 +53,11 @@ class EvalciDataFrameAccessor:
         """McNemar's paired test of two systems at k=1; see :func:`evalci.mcnemar`."""
         return _analytic.mcnemar(self._obj, value, cluster, system, a, b, **kwargs)
 
-    def flaky(self, value, cluster, **kwargs):
+    def flaky(self, value=None, cluster=None, **kwargs):
         """Per-input pass rates, flaky inputs first; see :func:`evalci.flaky`."""
         return _report.flaky(self._obj, value, cluster, **kwargs)
 
-    def report(self, value, cluster, system="system", **kwargs):
+    def report(self, value=None, cluster=None, system="system", **kwargs):
         """Seed 002's comparison report; see :func:`evalci.report`."""
         return _report.report(self._obj, value, cluster, system, **kwargs)
 

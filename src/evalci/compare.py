@@ -673,12 +673,28 @@ def _clt_gaps(cube, weight, pairs, alternative, level):
     return est, gap, low, high, se, np.nan_to_num(p, nan=1.0)
 
 
+def _n_inputs(cube) -> int:
+    """Inputs behind a paired comparison (inside the clusters when nested)."""
+    if cube.row_input is None:
+        return cube.n_clusters
+    return len(np.unique(cube.row_input))
+
+
 def _input_scores(cube, weight, metric):
     """Per-input score of every system ``(N, G)`` for mean-type metrics, else None."""
     if not (isinstance(metric, Metric) and metric.finalize is _metrics._ratio):
         return None
     if metric.name not in ("mean", "accuracy"):
         return None
+    if cube.row_input is not None:  # inputs nested in clusters: score each input
+        _, inp = np.unique(cube.row_input, return_inverse=True)
+        cell = inp * cube.n_groups + cube.row_group
+        size = (int(inp.max()) + 1) * cube.n_groups
+        num, den = (
+            np.bincount(cell, weights=cube.stats[:, j], minlength=size) for j in (0, 1)
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (num / den).reshape(-1, cube.n_groups)
     ((unit, _, _),) = cube.units("cluster", weight)
     with np.errstate(invalid="ignore", divide="ignore"):
         return unit.T[..., 0] / unit.T[..., 1]
@@ -732,6 +748,7 @@ def compare(
     rng=None,
     successes: str | None = None,
     trials: str | None = None,
+    input=None,
 ) -> ComparisonResult:
     """Paired gaps between systems evaluated on the same inputs.
 
@@ -753,8 +770,11 @@ def compare(
         Compare every other system against this one (gap = other - baseline).
     pairs : list of (a, b), optional
         The pairs to compare (gap = b - a). Default: all pairs, in sorted order.
-    metric, strategy, strata, weight, dropna, rng, successes, trials
+    metric, strategy, strata, weight, dropna, rng, successes, trials, input
         As in :func:`evalci.bootstrap` (any metric of the core; k=1 or k>1).
+        With ``input=`` naming inputs nested in the ``cluster`` (problems in
+        repositories), whole clusters are resampled for every system at once,
+        inputs count equally, and wins / losses / ties are counted per input.
     method : {'percentile', 'basic', 'bca', 'normal', 'clt'}
         Bootstrap interval of the gap, or ``"clt"``: the paired normal
         approximation (seed 002's formula; mean and accuracy metrics only).
@@ -862,10 +882,12 @@ def compare(
         successes,
         trials,
         row_runs,
+        input,
     )
     used = sorted({i for p in pair_pos for i in p})
     # NaN rows first, then the same-inputs check (a dropped row can unpair them)
-    frame = _paired_frame(data, args, cluster_cols, system, systems[used], missing)
+    keys = [*cluster_cols, *args.input]
+    frame = _paired_frame(data, args, keys, system, systems[used], missing)
     # positions within the systems actually used (sorted, as the engine sorts)
     remap = {old: new for new, old in enumerate(used)}
     pair_pos = [(remap[a], remap[b]) for a, b in pair_pos]
@@ -893,13 +915,16 @@ def compare(
                 "use strategy='cluster'."
             )
         cube, _ = core._prepare(frame, args, root)
+        weight = "run" if cube.input_weighted else args.weight
+        core._check_units(cube.units("cluster", weight), cube, args)  # few clusters
         est, gap, low, high, se, p = _clt_gaps(
-            cube, args.weight, pair_pos, alternative, level
+            cube, weight, pair_pos, alternative, level
         )
         at_floor = np.zeros(m, bool)
         gaps = None
         degenerate = ~(se > 0)
-        n_inputs = np.full(m, cube.n_clusters)
+        n_units = np.full(m, cube.n_clusters)
+        n_inputs = np.full(m, _n_inputs(cube))
     else:
         rep = core._replicates(frame, args, root)
         if not rep.paired:  # cannot happen after _paired_frame; never unpair silently
@@ -922,6 +947,7 @@ def compare(
             spread = np.ptp(gaps, axis=1)
         degenerate = spread <= _TOL * np.maximum(1.0, np.abs(gap))
         n_inputs = np.full(m, rep.n_inputs[0])
+        n_units = np.full(m, rep.n_clusters[0])
     score = _input_scores(cube, args.weight, args.metric)
     if degenerate.any():
         # no spread: the bootstrap says nothing; use the exact bound instead
@@ -930,10 +956,11 @@ def compare(
             d = score[:, ib[j]] - score[:, ia[j]] if bounded else None
             if d is not None and np.ptp(d) <= _TOL:
                 c = float(np.round(d[0], 12))
+                # independent units: the resampled clusters (inputs unless nested)
                 low[j], high[j], _ = _degenerate_bound(
-                    c, n_inputs[j], 1 - level, alternative
+                    c, n_units[j], 1 - level, alternative
                 )
-                p[j] = _sign_test(c, int(n_inputs[j]), alternative)
+                p[j] = _sign_test(c, int(n_units[j]), alternative)
             else:
                 low[j] = high[j] = p[j] = np.nan
             at_floor[j] = False

@@ -530,6 +530,7 @@ def report(
     units: str | None = None,
     successes: str | None = None,
     trials: str | None = None,
+    input=None,
 ) -> Report:
     """The comparison report of seed 002's reporting habit.
 
@@ -549,6 +550,8 @@ def report(
         How many of the flakiest inputs to name.
     successes, trials : str, optional
         A counts table (one row per input and system), as in :func:`compare`.
+    input : str or list of str, optional
+        Inputs nested in the resampled ``cluster``, as in :func:`compare`.
 
     Examples
     --------
@@ -596,6 +599,7 @@ def report(
         rng=root,
         successes=successes,
         trials=trials,
+        input=input,
     )
     # the rows the comparison used (validated by compare; no second warning)
     args = core._bootstrap_iv(
@@ -613,9 +617,12 @@ def report(
         dropna,
         successes,
         trials,
+        input=input,
     )
     used = pd.unique(pd.concat([comparison.table.a, comparison.table.b]))
-    frame = _paired_frame(data, args, cluster_cols, system, used, missing, warn=False)
+    keys = [*cluster_cols, *args.input]
+    frame = _paired_frame(data, args, keys, system, used, missing, warn=False)
+    input_cols = list(args.input) or cluster_cols  # the unit runs are counted in
     counts = successes is not None
     mean_type = counts or (
         isinstance(args.metric, Metric) and args.metric.name in ("mean", "accuracy")
@@ -643,25 +650,26 @@ def report(
         rng=root,
         successes=successes,
         trials=trials,
+        input=input,
     )
-    cell = frame.groupby([system, *cluster_cols])
+    cell = frame.groupby([system, *input_cols])
     k = (cell[trials].sum() if counts else cell.size()).groupby(level=0)
     runs = pd.DataFrame({"k_min": k.min(), "k_mean": k.mean(), "k_max": k.max()})
     runs = runs.astype({"k_min": np.int64, "k_max": np.int64})
     if counts:
         flaky_table = flaky(
-            frame, None, cluster_cols, by=system, successes=successes, trials=trials
+            frame, None, input_cols, by=system, successes=successes, trials=trials
         )
     else:
         y = frame[args.value]
         numeric = pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
         flaky_table = (
-            flaky(frame, args.value, cluster_cols, by=system)
+            flaky(frame, args.value, input_cols, by=system)
             if numeric
             else pd.DataFrame(
                 {
                     system: [],
-                    **{c: [] for c in cluster_cols},
+                    **{c: [] for c in input_cols},
                     "n_runs": [],
                     "flaky": [],
                     "share": [],
@@ -674,7 +682,7 @@ def report(
         scores=scores,
         comparison=comparison,
         flaky=flaky_table,
-        n_inputs=int(frame.groupby(cluster_cols).ngroups),
+        n_inputs=int(frame.groupby(input_cols).ngroups),
         runs=runs,
         mme=mme,
         value=f"{successes}/{trials}" if counts else str(value),
