@@ -414,3 +414,50 @@ def test_report_and_flaky_accessors_take_counts_by_keyword():
     rep = two.evalci.report(n_resamples=500, rng=0, **kw)
     assert rep.n_inputs == 800
     assert len(two.evalci.flaky(**kw)) > 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(value="input_id", cluster="input_id"), r"`value` and `cluster` both"),
+        (dict(value="correct", cluster="input_id", by="correct"), r"`by` and `value`"),
+        (
+            dict(value="correct", cluster="input_id", by="subject", strata="subject"),
+            r"`by` and `strata` both name column 'subject'",
+        ),
+        (
+            dict(value="correct", cluster="input_id", strata="correct"),
+            r"`value` and `strata` both",
+        ),
+    ],
+)
+def test_one_column_one_role(kwargs, match):
+    df = clustered(n=20, k=2).query("system == 'sys0'")
+    with pytest.raises(ValueError, match=match):
+        evalci.bootstrap(df, **kwargs)
+
+
+def test_duplicate_column_names_are_refused():
+    df = clustered(n=20, k=2).query("system == 'sys0'")
+    twice = pd.concat([df, df[["correct"]]], axis=1)
+    with pytest.raises(ValueError, match=r"several columns named \['correct'\]"):
+        evalci.cluster_ci(twice, "correct", cluster="input_id")
+
+
+def test_labels_that_mix_numbers_and_text_are_refused():
+    df = pd.DataFrame(
+        {
+            "input_id": range(20),
+            "pred": pd.Series([1, "1"] * 10, dtype=object),
+            "label": "1",
+        }
+    )
+    with pytest.raises(
+        ValueError, match=r"`value` column 'pred' mixes numbers and text"
+    ):
+        evalci.cluster_ci(
+            df,
+            "pred",
+            cluster="input_id",
+            metric=evalci.metrics.accuracy(truth="label"),
+        )

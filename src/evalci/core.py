@@ -167,6 +167,7 @@ def _bootstrap_iv(
     if isinstance(metric, Metric):
         check_columns(data, list(metric.columns), "metric")
     input_cols = _check_input(data, input, cluster, by, strategy)
+    _check_roles(data, value, cluster, input_cols, by, strata, metric)
     overlap = set(cluster) & set(by)
     if overlap:
         raise ValueError(
@@ -189,6 +190,39 @@ def _bootstrap_iv(
         row_runs=row_runs,
         input=tuple(input_cols),
     )
+
+
+# strata == cluster is legal (each input its own stratum): warned as degenerate
+_SAME_UNIT = {"cluster", "strata"}
+
+
+def _check_roles(data, value, cluster, input_cols, by, strata, metric) -> None:
+    """Each column plays one role, and names one column of ``data``."""
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup:
+        raise ValueError(
+            f"`data` has several columns named {dup[:3]}; give every column its own "
+            "name (e.g. df.loc[:, ~df.columns.duplicated()])."
+        )
+    roles = {"value": [value], "cluster": cluster, "input": input_cols}
+    roles |= {"strata": strata}
+    if isinstance(metric, Metric):
+        roles["metric"] = list(metric.columns)
+    seen = {}
+    for role, cols in roles.items():
+        for col in cols:
+            if col in seen and seen[col] != role and {seen[col], role} != _SAME_UNIT:
+                raise ValueError(
+                    f"`{seen[col]}` and `{role}` both name column {col!r}; each "
+                    "column can play one role (an outcome is not an input key)."
+                )
+            seen[col] = role
+    for col in by:
+        if col in seen and seen[col] != "cluster":  # by == cluster has its own message
+            raise ValueError(
+                f"`by` and `{seen[col]}` both name column {col!r}; group by a column "
+                "that is not the outcome or a key of the resampling."
+            )
 
 
 def _check_input(data, input, cluster, by, strategy) -> list[str]:

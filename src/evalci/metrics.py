@@ -122,6 +122,13 @@ def check_comparable(pred, true, value: str, truth: str) -> None:
     score 0 on every row: a silent wrong answer rather than a result.
     """
     kp, kt = _value_kind(pred), _value_kind(true)
+    for col, role, values in ((value, "value", pred), (truth, "truth", true)):
+        if pd.api.types.infer_dtype(values, skipna=True) == "mixed-integer":
+            raise ValueError(
+                f"`{role}` column {col!r} mixes numbers and text (e.g. 1 and '1'), "
+                f"which never compare equal; convert it to one type, e.g. "
+                f"df[{col!r}].astype(str)."
+            )
     if {kp, kt} == {"number", "text"}:
         dp, dt = np.asarray(pred).dtype, np.asarray(true).dtype
         raise ValueError(
@@ -167,7 +174,8 @@ def accuracy(truth: str = "label") -> Metric:
 
     def statistics(data, value):
         check_comparable(data[value], data[truth], value, truth)
-        hit = np.asarray(data[value] == data[truth], dtype=float)
+        pred, true = (np.asarray(data[c], dtype=object) for c in (value, truth))
+        hit = np.asarray(pred == true, dtype=float)
         return np.column_stack([hit, np.ones_like(hit)])
 
     return Metric(
