@@ -46,7 +46,9 @@ DATA_SEED = 20240601
 
 
 # -- data -----------------------------------------------------------------------
-def make_accuracy(n: int, k: int, n_systems: int = 1, seed: int = DATA_SEED) -> pd.DataFrame:
+def make_accuracy(
+    n: int, k: int, n_systems: int = 1, seed: int = DATA_SEED
+) -> pd.DataFrame:
     """Tidy 0/1 table: one row per input x run (x system).
 
     Each (input, system) has its own accuracy drawn from Beta(2, 2), so inputs
@@ -139,10 +141,14 @@ class Report:
         print()
         print(title)
         print("-" * len(title))
-        print(f"  (1-min load average before this section: {self.load():.2f} on "
-              f"{os.cpu_count()} cpus)")
-        print(f"  {'case':<62} {'median':>9} {'min':>9} {'max':>9} {'cpu/wall':>9} "
-              f"{'faults':>8}")
+        print(
+            f"  (1-min load average before this section: {self.load():.2f} on "
+            f"{os.cpu_count()} cpus)"
+        )
+        print(
+            f"  {'case':<62} {'median':>9} {'min':>9} {'max':>9} {'cpu/wall':>9} "
+            f"{'faults':>8}"
+        )
 
     def time_group(self, cases, repeat: int, warmup: bool = True):
         """Time ``cases`` = [(key, label, fn, repeat or None), ...] round-robin."""
@@ -176,14 +182,24 @@ class Report:
             # Minor page faults per call (median): fresh memory the call touched,
             # in 4 kB pages.
             flt = fmt_count(float(np.median(faults[key])))
-            print(f"  {label:<62} {fmt_s(med):>9} {fmt_s(min(w)):>9} "
-                  f"{fmt_s(max(w)):>9} {use:>9.2f} {flt:>8}", flush=True)
+            print(
+                f"  {label:<62} {fmt_s(med):>9} {fmt_s(min(w)):>9} "
+                f"{fmt_s(max(w)):>9} {use:>9.2f} {flt:>8}",
+                flush=True,
+            )
 
     def note(self, text: str):
         print(f"  {text}")
 
-    def ratio(self, label: str, num: str, den: str, target: float | None = None,
-              better: str = "lower", show_target: str | None = None):
+    def ratio(
+        self,
+        label: str,
+        num: str,
+        den: str,
+        target: float | None = None,
+        better: str = "lower",
+        show_target: str | None = None,
+    ):
         """Print num/den; with a target, record PASS/MISS (``lower``: ratio < target)."""
         r = self.times[num] / self.times[den]
         if target is None:
@@ -191,7 +207,9 @@ class Report:
             return r
         ok = r < target if better == "lower" else r > target
         verdict = "PASS" if ok else "MISS"
-        shown = show_target or (f"< {target:g}x" if better == "lower" else f"> {target:g}x")
+        shown = show_target or (
+            f"< {target:g}x" if better == "lower" else f"> {target:g}x"
+        )
         print(f"  {'ratio: ' + label:<62} {r:>8.2f}x   target {shown:<8} {verdict}")
         self.targets.append((label, shown, r, target, verdict))
         return r
@@ -238,11 +256,17 @@ def sci(res, est) -> str:
 def print_environment():
     print("Environment")
     print("-----------")
-    print(f"  python {platform.python_version()}  numpy {np.__version__}  "
-          f"scipy {scipy.__version__}  pandas {pd.__version__}  evalci {evalci.__version__}")
+    print(
+        f"  python {platform.python_version()}  numpy {np.__version__}  "
+        f"scipy {scipy.__version__}  pandas {pd.__version__}  evalci {evalci.__version__}"
+    )
     print(f"  platform {platform.platform()}  cpus {os.cpu_count()}")
-    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
-                "OMP_NUM_THREADS"):
+    for var in (
+        "OPENBLAS_CORETYPE",
+        "OPENBLAS_L2_SIZE",
+        "OPENBLAS_NUM_THREADS",
+        "OMP_NUM_THREADS",
+    ):
         print(f"  {var}={os.environ.get(var, '(unset)')}")
     try:
         import threadpoolctl
@@ -250,13 +274,21 @@ def print_environment():
         print("  threadpoolctl: not installed; numpy's build config says:")
         try:
             blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-            print(f"    blas {blas.get('name')} {blas.get('version')}: "
-                  f"{blas.get('openblas configuration', '')}")
+            print(
+                f"    blas {blas.get('name')} {blas.get('version')}: "
+                f"{blas.get('openblas configuration', '')}"
+            )
         except Exception as exc:  # informational only
             print(f"    (unavailable: {exc})")
     else:
         for info in threadpoolctl.threadpool_info():
-            keys = ("user_api", "internal_api", "version", "num_threads", "architecture")
+            keys = (
+                "user_api",
+                "internal_api",
+                "version",
+                "num_threads",
+                "architecture",
+            )
             print("  threadpool: " + "  ".join(f"{k}={info.get(k)}" for k in keys))
 
 
@@ -289,18 +321,33 @@ def memory_child(kind: str, n: int, k: int, b: int):
     """Entry point of the memory subprocess: build data, optionally run BCa."""
     df = make_accuracy(n, k)
     if kind == "bca":
-        res = evalci.cluster_ci(df, "correct", cluster="input_id", method="bca",
-                                n_resamples=b, rng=0)
+        res = evalci.cluster_ci(
+            df, "correct", cluster="input_id", method="bca", n_resamples=b, rng=0
+        )
         assert np.isfinite(res.low)
     print(json.dumps({"kind": kind, "vm_hwm": vm_hwm()}))
 
 
 def run_child(kind: str, n: int, k: int, b: int) -> tuple[int, int | None]:
     """(peak RSS of the child from the meter's RUSAGE_CHILDREN, the child's VmHWM)."""
-    child = [sys.executable, os.path.abspath(__file__), "--_memory-child", kind,
-             "--_n", str(n), "--_k", str(k), "--_b", str(b)]
-    out = subprocess.run([sys.executable, "-c", METER, *child], check=True,
-                         capture_output=True, text=True)
+    child = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--_memory-child",
+        kind,
+        "--_n",
+        str(n),
+        "--_k",
+        str(k),
+        "--_b",
+        str(b),
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", METER, *child],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     lines = out.stdout.strip().splitlines()
     hwm = json.loads(lines[-2])["vm_hwm"]
     return maxrss_bytes(int(lines[-1])), hwm
@@ -313,12 +360,14 @@ def section_accuracy(rep: Report, n: int, k: int, b: int, repeat: int):
     means = df.groupby("input_id", sort=True)["correct"].mean().to_numpy()
 
     def ev(method):
-        return lambda: evalci.cluster_ci(df, "correct", cluster="input_id",
-                                         method=method, n_resamples=b, rng=0)
+        return lambda: evalci.cluster_ci(
+            df, "correct", cluster="input_id", method=method, n_resamples=b, rng=0
+        )
 
     def sp(method):
-        return lambda: stats.bootstrap((means,), np.mean, vectorized=True,
-                                       n_resamples=b, method=method, rng=0)
+        return lambda: stats.bootstrap(
+            (means,), np.mean, vectorized=True, n_resamples=b, method=method, rng=0
+        )
 
     # Context only (no target): the draw scheme evalci uses (seeded streams of
     # 64 replicates) and the bincount that turns indices into count weights.
@@ -335,19 +384,43 @@ def section_accuracy(rep: Report, n: int, k: int, b: int, repeat: int):
     def bincount():
         np.bincount((idx + (np.arange(b) * n)[:, None]).ravel(), minlength=b * n)
 
-    rep.time_group([
-        ("draw", f"numpy: draw B x N indices alone (integers(0, N, ({b}, {n})))",
-         lambda: np.random.default_rng(0).integers(0, n, size=(b, n)), None),
-        ("acc_pct", "evalci cluster_ci, percentile", ev("percentile"), None),
-        ("acc_bca", "evalci cluster_ci, BCa", ev("bca"), None),
-        ("sp_pct", "scipy.stats.bootstrap on per-input means, percentile",
-         sp("percentile"), None),
-        ("sp_bca", "scipy.stats.bootstrap on per-input means, BCa", sp("BCa"), None),
-        ("ctx_streams", f"context: same draws as {n_streams} seeded streams of 64",
-         streamed_draws, None),
-        ("ctx_bincount", "context: bincount B x N indices into B x N counts",
-         bincount, None),
-    ], repeat)
+    rep.time_group(
+        [
+            (
+                "draw",
+                f"numpy: draw B x N indices alone (integers(0, N, ({b}, {n})))",
+                lambda: np.random.default_rng(0).integers(0, n, size=(b, n)),
+                None,
+            ),
+            ("acc_pct", "evalci cluster_ci, percentile", ev("percentile"), None),
+            ("acc_bca", "evalci cluster_ci, BCa", ev("bca"), None),
+            (
+                "sp_pct",
+                "scipy.stats.bootstrap on per-input means, percentile",
+                sp("percentile"),
+                None,
+            ),
+            (
+                "sp_bca",
+                "scipy.stats.bootstrap on per-input means, BCa",
+                sp("BCa"),
+                None,
+            ),
+            (
+                "ctx_streams",
+                f"context: same draws as {n_streams} seeded streams of 64",
+                streamed_draws,
+                None,
+            ),
+            (
+                "ctx_bincount",
+                "context: bincount B x N indices into B x N counts",
+                bincount,
+                None,
+            ),
+        ],
+        repeat,
+    )
 
     rep.ratio("evalci percentile / draw indices", "acc_pct", "draw", 2.0)
     rep.ratio("evalci BCa / draw indices", "acc_bca", "draw", 2.0)
@@ -361,11 +434,19 @@ def section_accuracy(rep: Report, n: int, k: int, b: int, repeat: int):
     rep.note(f"check  evalci BCa {ci(r_bca)}  scipy BCa {sci(s_bca, est)}")
 
 
-def section_bca_ratio(rep: Report, n_small: int, n_large: int | None, k: int,
-                      b: int, repeat: int, large_repeat: int):
+def section_bca_ratio(
+    rep: Report,
+    n_small: int,
+    n_large: int | None,
+    k: int,
+    b: int,
+    repeat: int,
+    large_repeat: int,
+):
     rep.section(f"2. BCa / percentile (k={k}) and memory at large N")
-    rep.ratio(f"evalci BCa / percentile, N={n_small:,}, B={b:,}",
-              "acc_bca", "acc_pct", 1.2)
+    rep.ratio(
+        f"evalci BCa / percentile, N={n_small:,}, B={b:,}", "acc_bca", "acc_pct", 1.2
+    )
     if n_large is None:
         rep.note("--quick: N=20,000 timing and the memory measurement are skipped.")
         print_scipy_jackknife_estimate(rep, 20_000)
@@ -374,8 +455,9 @@ def section_bca_ratio(rep: Report, n_small: int, n_large: int | None, k: int,
     df = make_accuracy(n_large, k)
 
     def ev(method, bb):
-        return lambda: evalci.cluster_ci(df, "correct", cluster="input_id",
-                                         method=method, n_resamples=bb, rng=0)
+        return lambda: evalci.cluster_ci(
+            df, "correct", cluster="input_id", method=method, n_resamples=bb, rng=0
+        )
 
     # Fall back to B=2,000 only if one B=10,000 call is slow (> 20 s).
     b_large = b
@@ -384,28 +466,52 @@ def section_bca_ratio(rep: Report, n_small: int, n_large: int | None, k: int,
     first = time.perf_counter() - t0
     if first > 20.0:
         b_large = 2_000
-        rep.note(f"one call at N={n_large:,}, B={b:,} took {first:.1f} s: "
-                 f"using B={b_large:,} at N={n_large:,}")
+        rep.note(
+            f"one call at N={n_large:,}, B={b:,} took {first:.1f} s: "
+            f"using B={b_large:,} at N={n_large:,}"
+        )
     if b_large == b:
         ev("bca", b)()  # warm-up; the probe above warmed up percentile
-    rep.time_group([
-        ("big_pct", f"evalci cluster_ci, percentile, N={n_large:,}, B={b_large:,}",
-         ev("percentile", b_large), None),
-        ("big_bca", f"evalci cluster_ci, BCa, N={n_large:,}, B={b_large:,}",
-         ev("bca", b_large), None),
-    ], large_repeat, warmup=b_large != b)
-    rep.ratio(f"evalci BCa / percentile, N={n_large:,}, B={b_large:,}",
-              "big_bca", "big_pct", 1.2)
+    rep.time_group(
+        [
+            (
+                "big_pct",
+                f"evalci cluster_ci, percentile, N={n_large:,}, B={b_large:,}",
+                ev("percentile", b_large),
+                None,
+            ),
+            (
+                "big_bca",
+                f"evalci cluster_ci, BCa, N={n_large:,}, B={b_large:,}",
+                ev("bca", b_large),
+                None,
+            ),
+        ],
+        large_repeat,
+        warmup=b_large != b,
+    )
+    rep.ratio(
+        f"evalci BCa / percentile, N={n_large:,}, B={b_large:,}",
+        "big_bca",
+        "big_pct",
+        1.2,
+    )
 
     base_peak, base_hwm = run_child("baseline", n_large, k, b_large)
     bca_peak, bca_hwm = run_child("bca", n_large, k, b_large)
     extra = bca_peak - base_peak
-    rep.note("memory, fresh subprocesses (ru_maxrss via RUSAGE_CHILDREN of a small meter):")
-    rep.note(f"  baseline (import evalci + build N={n_large:,} data) "
-             f"{fmt_bytes(base_peak)}; with BCa {fmt_bytes(bca_peak)}")
+    rep.note(
+        "memory, fresh subprocesses (ru_maxrss via RUSAGE_CHILDREN of a small meter):"
+    )
+    rep.note(
+        f"  baseline (import evalci + build N={n_large:,} data) "
+        f"{fmt_bytes(base_peak)}; with BCa {fmt_bytes(bca_peak)}"
+    )
     if base_hwm is not None and bca_hwm is not None:
-        rep.note(f"  cross-check, children's own VmHWM: baseline {fmt_bytes(base_hwm)}, "
-                 f"BCa {fmt_bytes(bca_hwm)} (difference {fmt_bytes(bca_hwm - base_hwm)})")
+        rep.note(
+            f"  cross-check, children's own VmHWM: baseline {fmt_bytes(base_hwm)}, "
+            f"BCa {fmt_bytes(bca_hwm)} (difference {fmt_bytes(bca_hwm - base_hwm)})"
+        )
     verdict = "PASS" if extra < 0.5e9 else "MISS"
     label = f"evalci BCa peak memory above baseline, N={n_large:,}, B={b_large:,}"
     print(f"  {label:<62} {fmt_bytes(extra):>9}   target < 0.5 GB  {verdict}")
@@ -417,11 +523,15 @@ def print_scipy_jackknife_estimate(rep: Report, n: int):
     mask = n * n  # bool mask (n, n)
     index = n * (n - 1) * 8  # int64 jackknife indices (n, n-1)
     gathered = n * (n - 1) * 8  # float64 jackknife samples (n, n-1)
-    rep.note(f"scipy BCa at N={n:,} NOT run: its jackknife (batch=None) builds an "
-             f"(N, N-1) float64 copy = {fmt_bytes(gathered)},")
-    rep.note(f"  plus int64 indices {fmt_bytes(index)} and a bool mask "
-             f"{fmt_bytes(mask)}: ~{fmt_bytes(mask + index + gathered)} at peak "
-             "(6.6 GB measured before).")
+    rep.note(
+        f"scipy BCa at N={n:,} NOT run: its jackknife (batch=None) builds an "
+        f"(N, N-1) float64 copy = {fmt_bytes(gathered)},"
+    )
+    rep.note(
+        f"  plus int64 indices {fmt_bytes(index)} and a bool mask "
+        f"{fmt_bytes(mask)}: ~{fmt_bytes(mask + index + gathered)} at peak "
+        "(6.6 GB measured before)."
+    )
 
 
 def section_kappa(rep: Report, n: int, k: int, b: int, repeat: int):
@@ -430,8 +540,15 @@ def section_kappa(rep: Report, n: int, k: int, b: int, repeat: int):
     df = make_kappa(n, k)
 
     def ev(frame, method="bca"):
-        return lambda: evalci.cluster_ci(frame, "pred", cluster="input_id", metric=kappa,
-                                         method=method, n_resamples=b, rng=0)
+        return lambda: evalci.cluster_ci(
+            frame,
+            "pred",
+            cluster="input_id",
+            metric=kappa,
+            method=method,
+            n_resamples=b,
+            rng=0,
+        )
 
     acc = make_accuracy(n, k)
     df1 = make_kappa(n, 1)
@@ -440,27 +557,70 @@ def section_kappa(rep: Report, n: int, k: int, b: int, repeat: int):
     label = df1["label"].map(codes).to_numpy(np.int64)  # outside the timing
 
     def sp(method):
-        return lambda: stats.bootstrap((pred, label), kappa_statistic, paired=True,
-                                       vectorized=True, n_resamples=b, method=method,
-                                       rng=0)
+        return lambda: stats.bootstrap(
+            (pred, label),
+            kappa_statistic,
+            paired=True,
+            vectorized=True,
+            n_resamples=b,
+            method=method,
+            rng=0,
+        )
 
-    rep.time_group([
-        ("acc_bca3", f"evalci accuracy, k={k}, BCa (re-timed beside kappa)",
-         lambda: evalci.cluster_ci(acc, "correct", cluster="input_id", method="bca",
-                                   n_resamples=b, rng=0), None),
-        ("kappa_bca", f"evalci kappa, k={k}, BCa", ev(df), None),
-        ("kappa1_bca", "evalci kappa, k=1, BCa", ev(df1), None),
-        ("sp_kappa1_bca", "scipy.stats.bootstrap kappa, k=1, paired, BCa", sp("BCa"), None),
-        ("kappa1_pct", "evalci kappa, k=1, percentile", ev(df1, "percentile"), None),
-        ("sp_kappa1_pct", "scipy.stats.bootstrap kappa, k=1, paired, percentile",
-         sp("percentile"), None),
-    ], repeat)
-    rep.ratio(f"evalci kappa / evalci accuracy, BCa, k={k}", "kappa_bca", "acc_bca3", 2.0)
-    rep.ratio("scipy / evalci, kappa k=1, BCa (evalci faster)", "sp_kappa1_bca",
-              "kappa1_bca", 1.0, better="higher", show_target="> 1x")
+    rep.time_group(
+        [
+            (
+                "acc_bca3",
+                f"evalci accuracy, k={k}, BCa (re-timed beside kappa)",
+                lambda: evalci.cluster_ci(
+                    acc,
+                    "correct",
+                    cluster="input_id",
+                    method="bca",
+                    n_resamples=b,
+                    rng=0,
+                ),
+                None,
+            ),
+            ("kappa_bca", f"evalci kappa, k={k}, BCa", ev(df), None),
+            ("kappa1_bca", "evalci kappa, k=1, BCa", ev(df1), None),
+            (
+                "sp_kappa1_bca",
+                "scipy.stats.bootstrap kappa, k=1, paired, BCa",
+                sp("BCa"),
+                None,
+            ),
+            (
+                "kappa1_pct",
+                "evalci kappa, k=1, percentile",
+                ev(df1, "percentile"),
+                None,
+            ),
+            (
+                "sp_kappa1_pct",
+                "scipy.stats.bootstrap kappa, k=1, paired, percentile",
+                sp("percentile"),
+                None,
+            ),
+        ],
+        repeat,
+    )
+    rep.ratio(
+        f"evalci kappa / evalci accuracy, BCa, k={k}", "kappa_bca", "acc_bca3", 2.0
+    )
+    rep.ratio(
+        "scipy / evalci, kappa k=1, BCa (evalci faster)",
+        "sp_kappa1_bca",
+        "kappa1_bca",
+        1.0,
+        better="higher",
+        show_target="> 1x",
+    )
     rep.ratio("scipy / evalci, kappa k=1, percentile", "sp_kappa1_pct", "kappa1_pct")
     r, s = ev(df1)(), sp("BCa")()
-    rep.note(f"check  evalci BCa {ci(r)}  scipy BCa {sci(s, kappa_statistic(pred, label))}")
+    rep.note(
+        f"check  evalci BCa {ci(r)}  scipy BCa {sci(s, kappa_statistic(pred, label))}"
+    )
 
 
 def section_systems(rep: Report, n: int, k: int, b: int, repeat: int):
@@ -468,8 +628,9 @@ def section_systems(rep: Report, n: int, k: int, b: int, repeat: int):
     frames = {s: make_accuracy(n, k, n_systems=s) for s in (1, 2, 10)}
 
     def ev(frame, by):
-        return lambda: evalci.cluster_ci(frame, "correct", cluster="input_id", by=by,
-                                         n_resamples=b, rng=0)
+        return lambda: evalci.cluster_ci(
+            frame, "correct", cluster="input_id", by=by, n_resamples=b, rng=0
+        )
 
     ten = frames[10]
 
@@ -477,13 +638,25 @@ def section_systems(rep: Report, n: int, k: int, b: int, repeat: int):
         for _, sub in ten.groupby("system", sort=True):
             evalci.cluster_ci(sub, "correct", cluster="input_id", n_resamples=b, rng=0)
 
-    rep.time_group([
-        ("sys1", "evalci, 1 system (no by)", ev(frames[1], None), None),
-        ("sys2", "evalci, 2 systems, by='system'", ev(frames[2], "system"), None),
-        ("sys10", "evalci, 10 systems, by='system'", ev(frames[10], "system"), None),
-        ("loop10", "evalci, loop of 10 single-system calls (incl. groupby)", loop,
-         max(1, repeat // 2 + 1)),
-    ], repeat)
+    rep.time_group(
+        [
+            ("sys1", "evalci, 1 system (no by)", ev(frames[1], None), None),
+            ("sys2", "evalci, 2 systems, by='system'", ev(frames[2], "system"), None),
+            (
+                "sys10",
+                "evalci, 10 systems, by='system'",
+                ev(frames[10], "system"),
+                None,
+            ),
+            (
+                "loop10",
+                "evalci, loop of 10 single-system calls (incl. groupby)",
+                loop,
+                max(1, repeat // 2 + 1),
+            ),
+        ],
+        repeat,
+    )
     rep.ratio("2 systems / 1 system", "sys2", "sys1")
     rep.ratio("10 systems / 1 system", "sys10", "sys1", 2.0)
     rep.ratio("loop of 10 calls / 10 systems at once", "loop10", "sys10")
@@ -491,10 +664,17 @@ def section_systems(rep: Report, n: int, k: int, b: int, repeat: int):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="small sizes (N=200, B=1,000, no N=20,000): a smoke test")
-    parser.add_argument("--repeat", type=int, default=None,
-                        help="timed repeats per case (default 5; 7 with --quick; 3 at N=20,000)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes (N=200, B=1,000, no N=20,000): a smoke test",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="timed repeats per case (default 5; 7 with --quick; 3 at N=20,000)",
+    )
     parser.add_argument("--_memory-child", dest="memory_child", help=argparse.SUPPRESS)
     parser.add_argument("--_n", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--_k", type=int, help=argparse.SUPPRESS)
@@ -516,8 +696,10 @@ def main(argv=None):
     print_environment()
     mode = "quick (smoke test)" if args.quick else "full"
     large = f" ({large_repeat} at N={n_large:,})" if n_large else ""
-    print(f"  mode: {mode}; times are the median of {repeat} repeats{large} after "
-          "one warm-up call;\n  the cases of a section run round-robin")
+    print(
+        f"  mode: {mode}; times are the median of {repeat} repeats{large} after "
+        "one warm-up call;\n  the cases of a section run round-robin"
+    )
 
     rep = Report()
     section_accuracy(rep, n, k, b, repeat)
@@ -532,12 +714,16 @@ def main(argv=None):
         unit = " GB" if shown.endswith("GB") else "x"
         print(f"  {verdict:<5} {label:<62} {value:>7.2f}{unit}  target {shown}")
     rep.load()
-    print(f"  max 1-min load average seen: {max(rep.loads):.2f} on {os.cpu_count()} cpus "
-          "(this benchmark alone accounts for about 1-2); a higher load means\n"
-          "  other processes competed for the CPUs and the times are inflated and noisy.")
+    print(
+        f"  max 1-min load average seen: {max(rep.loads):.2f} on {os.cpu_count()} cpus "
+        "(this benchmark alone accounts for about 1-2); a higher load means\n"
+        "  other processes competed for the CPUs and the times are inflated and noisy."
+    )
     n_pass = sum(t[4] == "PASS" for t in rep.targets)
-    print(f"  {n_pass}/{len(rep.targets)} targets met; total wall time "
-          f"{time.perf_counter() - start:.1f} s")
+    print(
+        f"  {n_pass}/{len(rep.targets)} targets met; total wall time "
+        f"{time.perf_counter() - start:.1f} s"
+    )
     return 0
 
 

@@ -27,15 +27,21 @@ import evalci
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="B=1,000 instead of 10,000")
-    parser.add_argument("--repeat", type=int, default=7, help="timed repeats (default 7)")
+    parser.add_argument(
+        "--quick", action="store_true", help="B=1,000 instead of 10,000"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=7, help="timed repeats (default 7)"
+    )
     args = parser.parse_args(argv)
     b = 1_000 if args.quick else 10_000
     repeat = max(1, args.repeat)
 
-    print(f"python {platform.python_version()}  numpy {np.__version__}  "
-          f"scipy {scipy.__version__}  pandas {pd.__version__}  "
-          f"evalci {evalci.__version__}  cpus {os.cpu_count()}")
+    print(
+        f"python {platform.python_version()}  numpy {np.__version__}  "
+        f"scipy {scipy.__version__}  pandas {pd.__version__}  "
+        f"evalci {evalci.__version__}  cpus {os.cpu_count()}"
+    )
     if hasattr(os, "getloadavg"):
         print(f"1-min load average at start: {os.getloadavg()[0]:.2f}")
 
@@ -45,13 +51,22 @@ def main(argv=None):
     n_inputs = df["input_id"].nunique()
     n_systems = df["system"].nunique()
     runs = df.groupby(["system", "input_id"]).size()
-    print(f"data: evalci.load_example() -> {len(df):,} rows, {n_inputs} inputs x "
-          f"{runs.min()}-{runs.max()} runs x {n_systems} systems "
-          f"(loaded in {t_load * 1e3:.1f} ms, first call)")
+    print(
+        f"data: evalci.load_example() -> {len(df):,} rows, {n_inputs} inputs x "
+        f"{runs.min()}-{runs.max()} runs x {n_systems} systems "
+        f"(loaded in {t_load * 1e3:.1f} ms, first call)"
+    )
 
     def call(method):
-        return lambda: evalci.cluster_ci(df, "correct", cluster="input_id", by="system",
-                                         method=method, n_resamples=b, rng=0)
+        return lambda: evalci.cluster_ci(
+            df,
+            "correct",
+            cluster="input_id",
+            by="system",
+            method=method,
+            n_resamples=b,
+            rng=0,
+        )
 
     cases = [("BCa", call("bca")), ("percentile", call("percentile"))]
     for _, fn in cases:
@@ -64,12 +79,16 @@ def main(argv=None):
             times[name].append(time.perf_counter() - t0)
 
     print()
-    print(f"cluster_ci(df, 'correct', cluster='input_id', by='system', B={b:,}), "
-          f"median of {repeat}")
+    print(
+        f"cluster_ci(df, 'correct', cluster='input_id', by='system', B={b:,}), "
+        f"median of {repeat}"
+    )
     print(f"  {'method':<12} {'median':>10} {'min':>10} {'max':>10}")
     for name, ts in times.items():
-        print(f"  {name:<12} {np.median(ts) * 1e3:>7.1f} ms {min(ts) * 1e3:>7.1f} ms "
-              f"{max(ts) * 1e3:>7.1f} ms")
+        print(
+            f"  {name:<12} {np.median(ts) * 1e3:>7.1f} ms {min(ts) * 1e3:>7.1f} ms "
+            f"{max(ts) * 1e3:>7.1f} ms"
+        )
     ratio = np.median(times["BCa"]) / np.median(times["percentile"])
     print(f"  BCa / percentile: {ratio:.2f}x")
 
@@ -77,8 +96,19 @@ def main(argv=None):
     print()
     print("BCa intervals (rng=0):")
     frame = res.to_frame()
-    cols = [c for c in ("system", "estimate", "low", "high", "standard_error",
-                        "n_inputs", "n_runs") if c in frame.columns]
+    cols = [
+        c
+        for c in (
+            "system",
+            "estimate",
+            "low",
+            "high",
+            "standard_error",
+            "n_inputs",
+            "n_runs",
+        )
+        if c in frame.columns
+    ]
     with pd.option_context("display.width", 120, "display.precision", 4):
         print(frame[cols].to_string(index=False))
     return 0

@@ -27,16 +27,23 @@ def cube(n_inputs: int, n_runs: int, n_systems: int) -> xr.DataArray:
     if path.exists() and (n_inputs, n_runs, n_systems) == (800, 10, 31):
         counts = pd.read_csv(path)
         wide = counts.pivot(index="input_id", columns="system", values="n_correct")
-        runs = (np.arange(n_runs)[None, :, None] < wide.to_numpy()[:, None, :])
-        return xr.DataArray(runs.astype(float), dims=("input", "run", "system"),
-                            coords={"input": wide.index.to_numpy(),
-                                    "system": wide.columns.to_numpy()})
+        runs = np.arange(n_runs)[None, :, None] < wide.to_numpy()[:, None, :]
+        return xr.DataArray(
+            runs.astype(float),
+            dims=("input", "run", "system"),
+            coords={"input": wide.index.to_numpy(), "system": wide.columns.to_numpy()},
+        )
     rng = np.random.default_rng(0)
     p = rng.beta(1, 1, (n_inputs, 1, n_systems))
     y = rng.random((n_inputs, n_runs, n_systems)) < p
-    return xr.DataArray(y.astype(float), dims=("input", "run", "system"),
-                        coords={"input": np.arange(n_inputs),
-                                "system": [f"s{i}" for i in range(n_systems)]})
+    return xr.DataArray(
+        y.astype(float),
+        dims=("input", "run", "system"),
+        coords={
+            "input": np.arange(n_inputs),
+            "system": [f"s{i}" for i in range(n_systems)],
+        },
+    )
 
 
 def timed(fn, repeat: int) -> float:
@@ -57,8 +64,10 @@ def main(argv=None) -> None:
     repeat = 1 if args.quick else 3
     one_call = timed(lambda: da.evalci.cluster_ci(n_resamples=b, rng=0), repeat)
     loop = timed(
-        lambda: [da.isel(system=[j]).evalci.cluster_ci(n_resamples=b, rng=0)
-                 for j in range(s)],
+        lambda: [
+            da.isel(system=[j]).evalci.cluster_ci(n_resamples=b, rng=0)
+            for j in range(s)
+        ],
         1,
     )
     print(f"evalci xarray: {s} systems x {n} inputs x {k} runs, B={b}")

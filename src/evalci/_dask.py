@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import _warnings
+from . import _args, _warnings
 from ._data import as_columns, check_columns, check_finite
 
 RUNS = "__evalci_runs__"
@@ -240,10 +240,9 @@ def reduce_for_bootstrap(
     or is None for a counts table (whose rows are returned as they are). The
     arguments it receives are validated first, on the metadata.
     """
-    from . import core
 
     check_value(value)
-    args = core._bootstrap_iv(
+    args = _args.bootstrap_iv(
         meta(ddf),
         value,
         cluster,
@@ -278,12 +277,11 @@ def reduce_for_bootstrap(
 # ------------------------------------------------ the accessor's methods
 def check_bootstrap(fn, ddf, value, cluster, kwargs) -> None:
     """Every argument of ``bootstrap``/``cluster_ci`` that needs no data."""
-    from . import core
 
     check_value(value)
     a = _bind(fn, ddf, value, cluster, **kwargs)
     strategy = a.get("strategy", "cluster")
-    core._bootstrap_iv(
+    _args.bootstrap_iv(
         meta(ddf),
         a["value"],
         a["cluster"],
@@ -323,13 +321,12 @@ def check_compare_args(a: dict) -> None:
 
 
 def _check_compare(ddf, a: dict) -> None:
-    from . import core
 
     check_value(a["value"])
     check_compare_args(a)
     check_columns(meta(ddf), [a["system"]], "system")
     cluster = as_columns(a["cluster"], "cluster")
-    core._bootstrap_iv(
+    _args.bootstrap_iv(
         meta(ddf),
         a["value"],
         cluster,

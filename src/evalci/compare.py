@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from . import _dask, core
+from . import _args, _dask, _table, core, engine
 from . import intervals as _intervals
 from . import metrics as _metrics
 from . import resampling as _rs
@@ -866,7 +866,7 @@ def compare(
             "needs at least 2."
         )
     pair_pos = _pairs(systems, baseline, pairs)
-    args = core._bootstrap_iv(
+    args = _args.bootstrap_iv(
         data,
         value,
         cluster_cols,
@@ -914,9 +914,9 @@ def compare(
                 "method='clt' is the paired cluster-robust normal interval; "
                 "use strategy='cluster'."
             )
-        cube, _ = core._prepare(frame, args, root)
+        cube, _ = _table.prepare(frame, args, root)
         weight = "run" if cube.input_weighted else args.weight
-        core._check_units(cube.units("cluster", weight), cube, args)  # few clusters
+        engine.check_units(cube.units("cluster", weight), cube, args)  # few clusters
         est, gap, low, high, se, p = _clt_gaps(
             cube, weight, pair_pos, alternative, level
         )
@@ -926,7 +926,7 @@ def compare(
         n_units = np.full(m, cube.n_clusters)
         n_inputs = np.full(m, _n_inputs(cube))
     else:
-        rep = core._replicates(frame, args, root)
+        rep = engine.replicates(frame, args, root)
         if not rep.paired:  # cannot happen after _paired_frame; never unpair silently
             raise RuntimeError(
                 "internal error: the compared systems do not share their inputs."

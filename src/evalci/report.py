@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import _dask, core
+from . import _args, _dask, core
 from . import resampling as _rs
 from ._data import as_columns, check_columns, check_finite, factorize
 from .compare import (
@@ -602,7 +602,7 @@ def report(
         input=input,
     )
     # the rows the comparison used (validated by compare; no second warning)
-    args = core._bootstrap_iv(
+    args = _args.bootstrap_iv(
         data,
         value,
         cluster_cols,

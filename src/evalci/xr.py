@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from . import _dask, core
+from . import _args, _dask, _table, core, engine
 from . import resampling as _rs
 from ._data import check_columns, check_finite, factorize
 from .metrics import Metric, get_metric
@@ -122,7 +122,7 @@ def to_xarray(
         coords[dims[2]] = np.asarray(sys_keys)
         out_dims = dims
     if strata is not None:
-        per_input = core._check_strata(data, in_codes, len(in_keys), strata, [input])
+        per_input = _table._check_strata(data, in_codes, len(in_keys), strata, [input])
         _, strata_keys = factorize(data, [strata], "strata")
         coords[strata] = (dims[0], np.asarray(strata_keys)[per_input])
     return xr.DataArray(dense, dims=out_dims, coords=coords, name=value)
@@ -258,7 +258,7 @@ def _check_args(da, input_dim, run_dim, strata, by, kwargs):
     """
     group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
     group_cols = list(by) + group_dims
-    return core._bootstrap_iv(
+    return _args.bootstrap_iv(
         _meta(da, input_dim, run_dim, strata, by, kwargs["metric"]),
         da.name if da.name is not None else "value",
         input_dim,
@@ -353,7 +353,7 @@ def _start(da, input_dim, run_dim, strata, by, kwargs):
         da, input_dim, run_dim, strata, by, kwargs["metric"]
     )
     group_cols = list(by) + group_dims
-    args = core._bootstrap_iv(
+    args = _args.bootstrap_iv(
         frame,
         name,
         input_dim,
@@ -367,7 +367,7 @@ def _start(da, input_dim, run_dim, strata, by, kwargs):
         kwargs["weight"],
         False,
     )
-    return core._start_pass(frame, args, kwargs["rng"])
+    return engine.start_pass(frame, args, kwargs["rng"])
 
 
 def _dataset(rep, args, by, group_dims, labels, input_dim, run_dim) -> xr.Dataset:
@@ -395,7 +395,7 @@ def _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs):
     group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
     labels = {d: da[d].values for d in group_dims if d in da.coords}
     return _dataset(
-        core._finish_pass(p), p.args, by, group_dims, labels, input_dim, run_dim
+        engine.finish_pass(p), p.args, by, group_dims, labels, input_dim, run_dim
     )
 
 
@@ -538,7 +538,7 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
             sums = None  # callable metric, or more units than foreseen: do it here
         with _dask.caller_warnings(where):
             ds = _dataset(
-                core._finish_pass(p, sums),
+                engine.finish_pass(p, sums),
                 p.args,
                 by,
                 group_dims,
@@ -562,7 +562,7 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
     total = _rs.n_streams_for(kwargs["n_resamples"])
     blocks = [
         [
-            dask.delayed(core._unit_sums, pure=True)(
+            dask.delayed(engine.unit_sums, pure=True)(
                 p, u, first, min(TASK_STREAMS, total - first)
             )
             for first in range(0, total, TASK_STREAMS)
@@ -680,7 +680,7 @@ def _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs):
     a = bound.arguments
     _dask.check_compare_args(a)
     metric = get_metric(a["metric"])
-    core._bootstrap_iv(
+    _args.bootstrap_iv(
         _meta(da, input_dim, run_dim, strata, [], metric),
         name,
         input_dim,

@@ -1,0 +1,222 @@
+"""What the user may pass to a bootstrap: one validation function, scipy-style.
+
+:func:`bootstrap_iv` normalises every argument of :func:`evalci.bootstrap`
+(and of the functions built on it: ``compare``, ``report``, the xarray and
+Dask paths) into a frozen :class:`BootstrapArgs`, raising errors that name the
+argument and the fix (scipy's ``_bootstrap_iv`` pattern). Nothing here reads
+the data's values: that is :mod:`evalci._table`'s job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as metrics_mod
+from ._data import as_columns, check_columns, check_level, check_n_resamples
+from ._typing import METHODS, STRATEGIES, WEIGHTS
+from .metrics import Metric, get_metric
+
+__all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv"]
+
+#: The fewest resamples an interval can be read from.
+MIN_RESAMPLES = 2
+
+
+@dataclass(frozen=True)
+class BootstrapArgs:
+    value: str
+    cluster: list[str]
+    by: list[str]
+    strata: list[str]
+    metric: object
+    strategy: str
+    method: str
+    confidence_level: float
+    n_resamples: int
+    weight: str
+    dropna: bool
+    trials: str | None = None  # counts table: `value` holds successes
+    row_runs: str | None = None  # each row stands for this many identical runs
+    input: tuple = ()  # the estimand's unit when it differs from `cluster`
+
+
+def _counts_metric(trials: str) -> Metric:
+    """Accuracy from a counts table: per row ``[n_correct, n_runs]``."""
+
+    def statistics(data, value):
+        return np.column_stack([data[value], data[trials]]).astype(float)
+
+    return Metric(
+        "mean",
+        statistics=statistics,
+        finalize=metrics_mod._ratio,
+        columns=(trials,),
+        scale_invariant=True,
+    )
+
+
+def bootstrap_iv(
+    data,
+    value,
+    cluster,
+    strategy,
+    metric,
+    by,
+    strata,
+    method,
+    confidence_level,
+    n_resamples,
+    weight,
+    dropna,
+    successes=None,
+    trials=None,
+    row_runs=None,
+    input=None,
+) -> BootstrapArgs:
+    """Validate and normalise the arguments of :func:`bootstrap`."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"`data` must be a pandas DataFrame, not {type(data).__name__}; for "
+            "xarray objects use the DataArray accessor (da.evalci)."
+        )
+    if strategy not in STRATEGIES:
+        raise ValueError(f"`strategy` must be one of {STRATEGIES}, not {strategy!r}.")
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {METHODS}, not {method!r}.")
+    if weight not in WEIGHTS:
+        raise ValueError(
+            f"`weight` must be 'input' (each input counts equally) or 'run' "
+            f"(pool runs), not {weight!r}."
+        )
+    confidence_level = check_level(confidence_level)
+    n_resamples = check_n_resamples(n_resamples)
+    if n_resamples < MIN_RESAMPLES:
+        raise ValueError(
+            f"`n_resamples` must be at least {MIN_RESAMPLES} for an interval (one "
+            f"resample has no spread); got {n_resamples}. Use 10_000 (the default)."
+        )
+    if successes is not None or trials is not None:
+        if successes is None or trials is None or value is not None:
+            raise ValueError(
+                "a counts table needs both `successes` (e.g. 'n_correct') and `trials` "
+                "(e.g. 'n_runs'), and no `value`."
+            )
+        if strategy != "cluster" or metric != "mean":
+            raise ValueError(
+                "a counts table (successes=, trials=) supports strategy='cluster' with "
+                "metric='mean'; expand it to one row per run for other strategies."
+            )
+        check_columns(data, [successes, trials], "successes/trials")
+        value, metric = successes, _counts_metric(trials)
+    if row_runs is not None and strategy != "cluster":
+        raise ValueError(
+            "compressed rows (Dask input) support strategy='cluster' only."
+        )
+    if value is None:
+        raise ValueError(
+            "`value` is required: the column with the outcome (or pass successes= "
+            "and trials= for a counts table)."
+        )
+    if not isinstance(value, str):
+        raise TypeError(
+            f"`value` must be one column name (str), not {type(value).__name__}; "
+            "for several value columns, call once per column."
+        )
+    metric = get_metric(metric)
+    cluster = as_columns(cluster, "cluster")
+    if not cluster and strategy != "iid":
+        raise ValueError(
+            f"`cluster` is required for strategy={strategy!r}: name the column that "
+            "identifies inputs (e.g. cluster='input_id'), or use strategy='iid' to "
+            "treat rows as independent."
+        )
+    by = as_columns(by, "by")
+    strata = as_columns(strata, "strata")
+    if len(strata) > 1:
+        raise ValueError("`strata` must name one column.")
+    check_columns(data, [value], "value")
+    check_columns(data, cluster, "cluster")
+    check_columns(data, by, "by")
+    check_columns(data, strata, "strata")
+    if isinstance(metric, Metric):
+        check_columns(data, list(metric.columns), "metric")
+    input_cols = _check_input(data, input, cluster, by, strategy)
+    _check_roles(data, value, cluster, input_cols, by, strata, metric)
+    overlap = set(cluster) & set(by)
+    if overlap:
+        raise ValueError(
+            f"`by` and `cluster` share column {sorted(overlap)[0]!r}: one CI per input "
+            "is not a bootstrap; group by a column that spans several inputs."
+        )
+    return BootstrapArgs(
+        value=value,
+        cluster=cluster,
+        by=by,
+        strata=strata,
+        metric=metric,
+        strategy=strategy,
+        method=method,
+        confidence_level=float(confidence_level),
+        n_resamples=int(n_resamples),
+        weight=weight,
+        dropna=bool(dropna),
+        trials=trials,
+        row_runs=row_runs,
+        input=tuple(input_cols),
+    )
+
+
+# strata == cluster is legal (each input its own stratum): warned as degenerate
+_SAME_UNIT = {"cluster", "strata"}
+
+
+def _check_roles(data, value, cluster, input_cols, by, strata, metric) -> None:
+    """Each column plays one role, and names one column of ``data``."""
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup:
+        raise ValueError(
+            f"`data` has several columns named {dup[:3]}; give every column its own "
+            "name (e.g. df.loc[:, ~df.columns.duplicated()])."
+        )
+    roles = {"value": [value], "cluster": cluster, "input": input_cols}
+    roles |= {"strata": strata}
+    if isinstance(metric, Metric):
+        roles["metric"] = list(metric.columns)
+    seen = {}
+    for role, cols in roles.items():
+        for col in cols:
+            if col in seen and seen[col] != role and {seen[col], role} != _SAME_UNIT:
+                raise ValueError(
+                    f"`{seen[col]}` and `{role}` both name column {col!r}; each "
+                    "column can play one role (an outcome is not an input key)."
+                )
+            seen[col] = role
+    for col in by:
+        if col in seen and seen[col] != "cluster":  # by == cluster has its own message
+            raise ValueError(
+                f"`by` and `{seen[col]}` both name column {col!r}; group by a column "
+                "that is not the outcome or a key of the resampling."
+            )
+
+
+def _check_input(data, input, cluster, by, strategy) -> list[str]:
+    """``input=``: the estimand's unit, nested in the resampled ``cluster``.
+
+    Empty when it is the cluster itself (the default).
+    """
+    input_cols = as_columns(input, "input")
+    if not input_cols or input_cols == cluster:
+        return []
+    check_columns(data, input_cols, "input")
+    if strategy != "cluster":
+        raise ValueError(
+            f"`input` {input_cols} differs from `cluster` {cluster}: inputs nested in "
+            "clusters are resampled with whole clusters, which is strategy='cluster'; "
+            "leave `input` out for other strategies."
+        )
+    if set(input_cols) & set(by):
+        raise ValueError("`input` and `by` must name different columns.")
+    return input_cols

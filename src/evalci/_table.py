@@ -1,0 +1,402 @@
+"""From a validated tidy table to the cube: clean values, keys, canonical order.
+
+:func:`prepare` is the one step between the user's rows and the engine. It
+drops or refuses missing and infinite values, checks 0/1 and counts columns,
+factorises the keys (groups, clusters, nested inputs, strata), warns when the
+keys look wrong for the table (systems pooled as runs, clusters that hold
+several inputs), applies the row-level strategies (mode_aggregate, iid), puts
+rows in a canonical order -- (group, cluster, input, value) -- so that a
+shuffled table gives bit-identical results, and forms the metric's per-row
+statistics.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from . import resampling as _rs
+from ._args import BootstrapArgs
+from ._data import Cube, check_finite, factorize, value_codes
+from ._warnings import (
+    ClusteringIgnoredWarning,
+    EstimandWarning,
+    PooledGroupsWarning,
+)
+from ._warnings import warn as _warn
+from .metrics import Metric
+
+__all__ = ["prepare"]
+
+
+def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
+    """Drop or reject missing values; check 0/1 and numeric requirements."""
+    metric = args.metric
+    value_cols = [args.value] + (
+        list(metric.columns) if isinstance(metric, Metric) else []
+    )
+    na = frame[value_cols].isna().any(axis=1)
+    if na.any():
+        if not args.dropna:
+            col = next(c for c in value_cols if frame[c].isna().any())
+            raise ValueError(
+                f"`value`: column {col!r} has {int(frame[col].isna().sum())} missing "
+                "values; pass dropna=True to drop those rows, or fill them (e.g. "
+                "count a missing answer as 0)."
+            )
+        frame = frame.loc[~na.to_numpy()]
+    if args.trials is not None:
+        check_finite(frame, [args.value], "successes")
+        check_finite(frame, [args.trials], "trials")
+    check_finite(frame, [args.value], "value")
+    if isinstance(metric, Metric):
+        check_finite(frame, list(metric.columns), "metric")
+    if args.trials is not None:
+        _check_counts(frame[args.value].to_numpy(), frame[args.trials].to_numpy(), args)
+        return frame
+    if isinstance(metric, Metric):
+        y = frame[args.value]
+        needs_binary = metric.binary or (
+            args.strategy == "mode_aggregate" and metric.numeric
+        )
+        if metric.numeric and not (
+            pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
+        ):
+            raise ValueError(
+                f"`value` column {args.value!r} is not numeric (dtype {y.dtype}); the "
+                f"{metric.name!r} metric needs numbers. For predicted labels use "
+                "metric=evalci.metrics.accuracy(truth=...) or kappa(truth=...)."
+            )
+        if needs_binary:
+            bad = ~y.isin([0, 1])
+            if bad.any():
+                why = (
+                    "mode_aggregate takes the majority of a 0/1 column"
+                    if args.strategy == "mode_aggregate"
+                    else f"metric {metric.name!r} needs 0/1 values"
+                )
+                raise ValueError(
+                    f"`value` column {args.value!r} must hold only 0/1 ({why}); found "
+                    f"{_plain(y[bad].iloc[0])!r} in {int(bad.sum())} rows."
+                )
+    return frame
+
+
+#: Counts stay exact in float64 up to 2**53 (statistics are summed as floats).
+_MAX_COUNT = 2**53
+
+
+def _check_counts(c, n, args: BootstrapArgs) -> None:
+    """Successes and trials: integers, 0 <= c <= n, n >= 1, totals exact."""
+    ok = (
+        pd.api.types.is_numeric_dtype(c)
+        and pd.api.types.is_numeric_dtype(n)
+        and bool(np.all(c == np.round(c)))
+        and bool(np.all(n == np.round(n)))
+    )
+    if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
+        raise ValueError(
+            f"counts table: `successes` ({args.value!r}) and `trials` "
+            f"({args.trials!r}) must be integers with 0 <= successes <= trials "
+            "and trials >= 1 in every row."
+        )
+    if len(n) == 0 or float(np.max(n)) * len(n) < _MAX_COUNT:
+        return
+    # Python integers: an int64 sum of trials near 2**62 would wrap silently
+    total = sum(int(x) for x in np.asarray(n, dtype=object))
+    if total >= _MAX_COUNT:
+        raise ValueError(
+            f"counts table: `trials` ({args.trials!r}) add up to {total}, beyond "
+            f"2**53 = {_MAX_COUNT}, where floating-point counts stop being exact; "
+            "check the column (a run count that large is usually a unit error)."
+        )
+
+
+def _plain(x):
+    """A numpy scalar as the Python value it prints as (for error messages)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _check_strata(frame, cluster_codes, n_clusters, strata_col, cluster_cols):
+    codes, index = factorize(frame, [strata_col], "strata")
+    pairs = np.unique(cluster_codes * len(index) + codes)
+    per_cluster = np.bincount(pairs // len(index), minlength=n_clusters)
+    if (per_cluster > 1).any():
+        bad = np.flatnonzero(per_cluster > 1)[:5]
+        raise ValueError(
+            f"`strata` column {strata_col!r} varies within an input (`cluster` "
+            f"{cluster_cols}); a stratum must be a property of the input. "
+            f"Inputs with more than one stratum (first codes): {bad.tolist()}."
+        )
+    out = np.empty(n_clusters, dtype=np.int64)
+    out[pairs // len(index)] = pairs % len(index)
+    return out
+
+
+def _mode_aggregate(frame, args, group_codes, cluster_codes, n_groups, root):
+    """Collapse each (input, group) to the mode of its value, ties at random.
+
+    Random tie-breaks matter: breaking ties towards the lowest or highest
+    label gives about 14-15% coverage at k=3 (PAPER-NOTES.md).
+    """
+    labels, uniques = pd.factorize(frame[args.value], sort=True)
+    n_labels = len(uniques)
+    cell = cluster_codes * n_groups + group_codes
+    cells, first_row, inverse = np.unique(cell, return_index=True, return_inverse=True)
+    counts = np.bincount(inverse * n_labels + labels, minlength=len(cells) * n_labels)
+    counts = counts.reshape(len(cells), n_labels)
+    tie = counts == counts.max(axis=1, keepdims=True)
+    u = _rs.mode_stream(root).random(counts.shape)
+    mode = np.where(tie, u, -1.0).argmax(axis=1)
+    if isinstance(args.metric, Metric):
+        for col in args.metric.columns:
+            c = pd.factorize(frame[col])[0]
+            lo = np.full(len(cells), np.iinfo(np.int64).max)
+            hi = np.full(len(cells), -1)
+            np.minimum.at(lo, inverse, c)
+            np.maximum.at(hi, inverse, c)
+            if (lo != hi).any():
+                raise ValueError(
+                    f"mode_aggregate: column {col!r} varies within an input; the "
+                    "mode of the predictions is scored against one value per input."
+                )
+    out = frame.iloc[first_row].copy()
+    out[args.value] = np.asarray(uniques)[mode]
+    return out, group_codes[first_row], cluster_codes[first_row]
+
+
+def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.ndarray]:
+    """Validated, canonically ordered cube and the number of runs per group."""
+    cols = list(
+        dict.fromkeys(
+            [args.value, *args.cluster, *args.input, *args.by, *args.strata]
+            + (list(args.metric.columns) if isinstance(args.metric, Metric) else [])
+            + ([args.row_runs] if args.row_runs else [])
+        )
+    )
+    suspects = _identifier_columns(data.columns, cols) if args.cluster else {}
+    frame = data if not isinstance(args.metric, Metric) else data[cols + [*suspects]]
+    frame = _clean_values(frame, args)
+    if len(frame) == 0:
+        raise ValueError("no rows left to resample (after dropping missing values).")
+    if args.by:
+        group_codes, groups = factorize(frame, args.by, "by")
+    else:
+        group_codes, groups = np.zeros(len(frame), dtype=np.int64), None
+    n_groups = 1 if groups is None else len(groups)
+
+    if args.cluster:
+        cluster_codes, cluster_keys = factorize(frame, args.cluster, "cluster")
+        _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args)
+    else:
+        cluster_codes = cluster_keys = None
+    input_codes = _nested_inputs(frame, args, cluster_codes)
+
+    strata_codes = None
+    if args.strata:
+        if cluster_codes is None:  # iid without clusters: each row is an input
+            codes, _ = factorize(frame, args.strata, "strata")
+        else:
+            codes = _check_strata(
+                frame, cluster_codes, len(cluster_keys), args.strata[0], args.cluster
+            )
+        strata_codes = codes
+
+    n_runs = np.bincount(group_codes, minlength=n_groups)
+    runs_col = args.trials or args.row_runs
+    if runs_col is not None:
+        n_runs = np.bincount(
+            group_codes, weights=frame[runs_col].to_numpy(), minlength=n_groups
+        ).astype(np.int64)
+
+    if args.strategy == "mode_aggregate":
+        _warn(_MODE_WARNING, EstimandWarning)
+        frame, group_codes, cluster_codes = _mode_aggregate(
+            frame, args, group_codes, cluster_codes, n_groups, root
+        )
+    elif args.strategy == "iid":
+        iid = _as_iid(frame, args, group_codes, cluster_codes, strata_codes)
+        if iid is not None:
+            frame, group_codes, cluster_codes, cluster_keys, strata_codes = iid
+
+    # canonical order: (group, cluster, input, value); no memory of row order
+    keys = [value_codes(frame[args.value])]
+    if isinstance(args.metric, Metric):
+        keys = [value_codes(frame[c]) for c in reversed(args.metric.columns)] + keys
+    if input_codes is not None:
+        keys.append(input_codes)
+    order = np.lexsort((*keys, cluster_codes, group_codes))
+    frame = frame.iloc[order]
+    cube = Cube(
+        row_group=group_codes[order],
+        row_cluster=cluster_codes[order],
+        cluster_keys=cluster_keys,
+        groups=groups,
+        strata=strata_codes,
+    )
+    if input_codes is not None:
+        cube.row_input = input_codes[order]
+    if isinstance(args.metric, Metric):
+        _add_statistics(cube, frame, args)
+    else:
+        cube.frame = frame.reset_index(drop=True)
+    return cube, n_runs
+
+
+_MODE_WARNING = (
+    "mode_aggregate does not estimate the expected accuracy of one call: for "
+    "predicted labels it scores the mode of each input's labels against the truth "
+    "(majority-vote accuracy); for a 0/1 column it estimates the share of inputs "
+    "where most runs are correct (ties broken at random). Its interval does not "
+    "cover single-run accuracy when k > 2 (seed 000: 0% coverage at k=5)."
+)
+
+
+def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
+    """Every row its own input (strategy='iid'); None when that is already so."""
+    if cluster_codes is not None:
+        cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
+        k_max = int(np.bincount(cell).max())
+        if k_max == 1:
+            return None
+        _warn(
+            f"strategy='iid' treats the {len(frame)} rows as independent, but "
+            f"inputs (`cluster` {args.cluster}) have up to {k_max} runs each: the "
+            "clustering is ignored and the interval is too narrow. Use "
+            "strategy='cluster'.",
+            ClusteringIgnoredWarning,
+        )
+        if strata_codes is not None:
+            strata_codes = strata_codes[cluster_codes]
+    # every row is its own input, and groups never share rows: independent
+    order = np.lexsort((value_codes(frame[args.value]), group_codes))
+    if strata_codes is not None:
+        strata_codes = strata_codes[order]
+    cluster_keys = pd.RangeIndex(len(frame), name="row")
+    cluster_codes = np.arange(len(frame), dtype=np.int64)
+    return (
+        frame.iloc[order],
+        group_codes[order],
+        cluster_codes,
+        cluster_keys,
+        strata_codes,
+    )
+
+
+def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> None:
+    """Per-row statistics of a Metric, times multiplicities, input-weighted."""
+    data_map = {c: frame[c].to_numpy() for c in frame.columns}
+    stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
+    if stats.ndim != 2 or stats.shape[0] != len(frame):
+        raise ValueError(
+            f"metric {args.metric.name!r}: `statistics` must return an array of "
+            f"shape (n_rows, m); got {stats.shape}."
+        )
+    cube.stats = stats
+    if args.trials is not None:
+        cube.runs = frame[args.trials].to_numpy().astype(float)
+    elif args.row_runs is not None:
+        # a compressed row stands for `runs` identical runs
+        cube.runs = frame[args.row_runs].to_numpy().astype(float)
+        cube.stats = stats * cube.runs[:, None]
+    if cube.row_input is not None and args.weight == "input":
+        # inputs nested in clusters count equally: divide each row by its
+        # input's runs, then pool within the cluster (DESIGN.md, the estimand)
+        cell = cube.row_input * cube.n_groups + cube.row_group
+        runs = np.ones(len(cell)) if cube.runs is None else cube.runs
+        k = np.bincount(cell, weights=runs)[cell]
+        same = np.array(
+            [np.ptp(k[cube.row_group == g]) == 0 for g in range(cube.n_groups)]
+        )
+        if not (args.metric.scale_invariant and same.all()):
+            cube.stats = cube.stats / k[:, None]
+        cube.input_weighted = True
+
+
+# Column names that look like a system, or an input, by their first or last word
+_SYSTEM_WORDS = {"system", "model", "llm", "agent", "policy", "checkpoint", "variant"}
+
+
+_INPUT_WORDS = {"input", "item", "question", "problem", "task", "instance", "doc"}
+
+
+_INPUT_WORDS |= {"example", "sample", "query", "id"}
+
+
+_NOT_AN_ID = {"answer", "output", "response", "pred", "prediction", "score", "text"}
+
+
+_NOT_AN_ID |= {"completion", "run", "trial", "epoch", "seed", "repeat", "attempt"}
+
+
+def _identifier_columns(columns, used) -> dict:
+    """Unused columns whose names look like a system or an input identifier."""
+    out = {}
+    for col in columns:
+        if col in used or not isinstance(col, str):
+            continue
+        tokens = [t for t in re.split(r"[^0-9a-z]+", col.lower()) if t]
+        if not tokens or set(tokens) & _NOT_AN_ID:
+            continue
+        ends = {tokens[0], tokens[-1]}
+        if ends & _SYSTEM_WORDS:
+            out[col] = "system"
+        elif ends & _INPUT_WORDS:
+            out[col] = "input"
+    return out
+
+
+def _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args) -> None:
+    """Warn when an input's rows differ in a system-like (or input-like) column.
+
+    Rows that share a ``cluster`` key are taken as runs of one input. If they
+    differ in a column named like a system (``system``, ``model_name``...),
+    several systems are being pooled as if they were runs; if they differ in
+    one named like an input (``input_id``, ``task``...) while ``input`` is not
+    given, every cluster counts as one input. Both are silent estimand changes.
+    """
+    if not suspects:
+        return
+    cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
+    n_cells = len(np.unique(cell))
+    for col, kind in suspects.items():
+        if kind == "input" and (args.input or args.strategy != "cluster"):
+            continue
+        codes = pd.factorize(frame[col])[0].astype(np.int64) + 1
+        if len(np.unique(cell * (int(codes.max()) + 1) + codes)) == n_cells:
+            continue  # constant within every input
+        if kind == "system":
+            _warn(
+                f"rows of one input (`cluster` {args.cluster}) differ in {col!r}, "
+                "which looks like a system identifier: they are pooled as extra "
+                f"runs of the same input. Pass by={col!r} for one interval per "
+                "system, or select one system first.",
+                PooledGroupsWarning,
+            )
+        else:
+            _warn(
+                f"rows of one cluster (`cluster` {args.cluster}) differ in {col!r}, "
+                "which looks like an input identifier: with `input` left out, each "
+                "cluster counts as one input (the score is a mean of cluster "
+                f"means). If a cluster holds several inputs, pass input={col!r}: "
+                "whole clusters are then resampled and inputs count equally.",
+                EstimandWarning,
+            )
+
+
+def _nested_inputs(frame, args: BootstrapArgs, cluster_codes):
+    """Codes of ``input=`` when inputs sit inside larger clusters, else None."""
+    if not args.input:
+        return None
+    codes, keys = factorize(frame, list(args.input), "input")
+    pairs = np.unique(codes * (int(cluster_codes.max()) + 1) + cluster_codes)
+    if len(pairs) > len(keys):
+        per = np.bincount(pairs // (int(cluster_codes.max()) + 1), minlength=len(keys))
+        bad = keys[np.flatnonzero(per > 1)[:3]].tolist()
+        raise ValueError(
+            f"`input` {list(args.input)}: inputs {bad} appear in more than one "
+            f"`cluster` ({args.cluster}); each input must sit inside one cluster."
+        )
+    return codes

@@ -1,0 +1,287 @@
+"""The engine pass: how a bootstrap is computed, from the cube to replicates.
+
+A pass has three steps, separate so that a scheduler (Dask) can run the
+middle one as many tasks:
+
+1. :func:`start_pass` -- the prepared cube split into draw units (groups that
+   share their inputs share draws), checked (inputs per unit, memory);
+2. :func:`unit_sums` -- replicate sums of one block of streams of one unit
+   (the per-block kernel; ``resampling.stream_replicate_sums``);
+3. :func:`finish_pass` -- estimates, replicates and the leave-one-input-out
+   jackknife of every unit, as a :class:`Replicates`.
+
+The numpy path runs the three in a row (:func:`replicates`); the Dask paths
+map step 2 over blocks. Callable metrics take the slow general path here too:
+the same draws, gathered as rows.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import intervals as _intervals
+from . import resampling as _rs
+from ._args import BootstrapArgs
+from ._data import Cube
+from ._table import prepare
+from ._warnings import FEW_CLUSTERS, FEW_INPUTS, FewClustersWarning
+from ._warnings import warn as _warn
+from .metrics import Metric
+
+__all__ = ["Pass", "Replicates", "finish_pass", "replicates", "start_pass", "unit_sums"]
+
+
+def _callable_value(fn, rows: pd.DataFrame) -> float:
+    out = fn(rows)
+    try:
+        return float(out)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"a callable `metric` must return one number; got {type(out).__name__}."
+        ) from None
+
+
+def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_jack):
+    fn = args.metric
+    g_frames = [cube.frame.iloc[np.flatnonzero(cube.row_group == g)] for g in groups]
+    estimate = np.array([_callable_value(fn, f) for f in g_frames])
+    reps = np.empty((args.n_resamples, len(groups)))
+    # Each drawn copy of an input is a distinct input of the resample: its
+    # `cluster` (and `input`) key becomes (original key, copy number), so a
+    # callable that aggregates per input sees it twice, as the bootstrap means.
+    relabel = [] if args.strategy == "iid" else [*args.cluster[:1], *args.input[:1]]
+    keys = [{c: f[c].to_numpy() for c in relabel} for f in g_frames]
+    for b, j, rows, copies in _rs.drawn_rows(unit, root, strategy, args.n_resamples):
+        sample = g_frames[j].iloc[rows]
+        if relabel:
+            sample = sample.assign(
+                **{
+                    c: list(zip(keys[j][c][rows], copies.tolist(), strict=True))
+                    for c in relabel
+                }
+            )
+        reps[b, j] = _callable_value(fn, sample)
+    jack = np.full((len(clusters), len(groups)), np.nan)
+    if need_jack:
+        for j, f in enumerate(g_frames):
+            local = cube.row_cluster[cube.row_group == groups[j]]
+            for i, c in enumerate(clusters):
+                jack[i, j] = _callable_value(fn, f.iloc[np.flatnonzero(local != c)])
+    return estimate, reps, jack
+
+
+def _fast_unit(unit, metric, sums):
+    """Estimate, replicates and jackknife of a unit from its replicate sums."""
+    total = unit.T.sum(axis=0)  # (G, m)
+    estimate = metric.finalize(total)
+    # leave-one-input-out jackknife from sufficient statistics: O(N)
+    jack = metric.finalize(total[None] - unit.T)  # (N, G)
+    return estimate, metric.finalize(sums), jack
+
+
+@dataclass
+class Replicates:
+    """Everything one resampling pass produces, before any interval is read."""
+
+    cube: Cube
+    estimate: np.ndarray  # (G,)
+    reps: np.ndarray  # (G, B)
+    accel: np.ndarray  # (G,)
+    jackknife: list  # per unit: (group positions, (N_u, G_u) leave-one-out, bounds)
+    n_inputs: np.ndarray
+    n_runs: np.ndarray
+    fast: bool
+    n_clusters: np.ndarray  # resampled units per group (= n_inputs unless nested)
+
+    @property
+    def paired(self) -> bool:
+        return len(self.jackknife) == 1
+
+
+@dataclass
+class Pass:
+    """A validated table split into draw units, ready to resample.
+
+    The three steps of a pass -- :func:`start_pass`, :func:`unit_sums` for
+    every block of streams of every unit, :func:`finish_pass` -- are separate
+    so that a scheduler (Dask) can run the middle one as many tasks.
+    """
+
+    args: BootstrapArgs
+    root: np.random.SeedSequence
+    cube: Cube
+    n_runs: np.ndarray
+    strategy: str  # the resampling the units use (iid, mode_aggregate -> cluster)
+    units: list  # (Unit, group positions, cluster codes)
+
+    @property
+    def fast(self) -> bool:
+        return isinstance(self.args.metric, Metric)
+
+
+def start_pass(data, args: BootstrapArgs, root) -> Pass:
+    """Validate, build the cube and its draw units (no resampling yet)."""
+    cube, n_runs = prepare(data, args, root)
+    fast = isinstance(args.metric, Metric)
+    if not fast:
+        _check_callable(cube, args)
+    strategy = (
+        "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
+    )
+    weight = "run" if cube.input_weighted else args.weight
+    units = cube.units(strategy, weight, fast and args.metric.scale_invariant)
+    check_units(units, cube, args)
+    _check_memory(units, args)
+    return Pass(args, root, cube, n_runs, strategy, units)
+
+
+def _check_callable(cube: Cube, args: BootstrapArgs) -> None:
+    """A callable sees pooled rows: it can weight inputs equally only at equal k."""
+    if cube.row_input is None:
+        k = cube.cell_counts()
+    else:
+        k = np.bincount(cube.row_input * cube.n_groups + cube.row_group)
+    ks = np.unique(k[k > 0])
+    if len(ks) > 1 and args.weight == "input":
+        raise ValueError(
+            "a callable `metric` sees pooled rows, so it cannot weight each input "
+            f"equally when inputs have different numbers of runs ({ks.min()} to "
+            f"{ks.max()}); pass weight='run' to pool runs, or use a Metric."
+        )
+    if len(ks) > 1 and args.strategy == "single_draw":
+        raise ValueError(
+            "a callable `metric` with strategy='single_draw' and weight='run' "
+            "cannot weight the one drawn run of each input by its number of runs "
+            f"({ks.min()} to {ks.max()}); use a Metric, or weight='input' with "
+            "equal runs per input."
+        )
+
+
+def check_units(units, cube: Cube, args: BootstrapArgs) -> None:
+    """At least 2 inputs per unit; warn on few inputs or one-input strata."""
+    cluster_name = args.cluster or ["row"]
+    nested = bool(args.input)
+    few = FEW_CLUSTERS if nested else FEW_INPUTS
+    for unit, groups, _ in units:
+        where = "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
+        if unit.n_clusters < 2:
+            raise ValueError(
+                f"`cluster` {cluster_name}: need at least 2 inputs to resample{where}; "
+                f"found {unit.n_clusters}."
+            )
+        if unit.n_clusters < few:
+            what = "clusters" if nested else "inputs"
+            _warn(
+                f"only {unit.n_clusters} {what} (`cluster` {cluster_name}){where}: "
+                f"with fewer than {few} the bootstrap distribution is coarse and "
+                "its intervals tend to undercover. Read the interval as rough, and "
+                "add inputs if you can.",
+                FewClustersWarning,
+            )
+        sizes = np.diff(unit.strata_bounds)
+        if (sizes < 2).any():
+            _warn(
+                f"{int((sizes < 2).sum())} stratum(s) hold a single input, which is "
+                "always drawn: it adds no variance to the interval.",
+                FewClustersWarning,
+            )
+
+
+def _physical_memory() -> float:
+    """Bytes of RAM on this machine (Linux/macOS), or 8 GiB when unknown."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        return 8.0 * 2**30
+
+
+def _check_memory(units, args: BootstrapArgs) -> None:
+    """Refuse up front a number of resamples whose replicates cannot fit."""
+    per_rep = sum(u.T.shape[1] * (u.T.shape[2] + 2) for u, _, _ in units)
+    need = 8.0 * args.n_resamples * max(per_rep, 1)
+    have = _physical_memory() / 2
+    if need > have:
+        fits = int(have // (8.0 * max(per_rep, 1)))
+        raise ValueError(
+            f"`n_resamples`={args.n_resamples} needs about {need / 2**30:.1f} GiB for "
+            f"the replicates alone, more than half of this machine's memory "
+            f"({2 * have / 2**30:.1f} GiB); use at most {fits:,} (10_000, the "
+            "default, is plenty for a 95% interval)."
+        )
+
+
+def unit_sums(p: Pass, u: int, first: int, n_streams: int):
+    """Replicate sums of streams ``first .. first + n_streams`` of unit ``u``.
+
+    None for the callable path (it resamples rows in :func:`finish_pass`) or
+    for a unit that does not exist.
+    """
+    if not p.fast or u >= len(p.units):
+        return None
+    return _rs.stream_replicate_sums(
+        p.units[u][0], p.root, p.strategy, first, n_streams
+    )
+
+
+def finish_pass(p: Pass, sums=None) -> Replicates:
+    """Replicates, estimates and jackknife of every unit.
+
+    ``sums[u]`` are the unit's replicate sums in stream order (at least
+    ``n_resamples`` rows); computed here, block by block, when not given.
+    """
+    args, cube = p.args, p.cube
+    n_groups = cube.n_groups
+    estimate = np.full(n_groups, np.nan)
+    accel = np.full(n_groups, np.nan)
+    reps = np.full((n_groups, args.n_resamples), np.nan)
+    n_inputs = np.zeros(n_groups, dtype=np.int64)
+    jackknife = []
+    for u, (unit, groups, clusters) in enumerate(p.units):
+        if p.fast:
+            if sums is None:
+                unit_sums = _rs.replicate_sums(
+                    unit, p.root, p.strategy, args.n_resamples
+                )
+            else:
+                unit_sums = sums[u][: args.n_resamples]
+            est_u, reps_u, jack_u = _fast_unit(unit, args.metric, unit_sums)
+        else:
+            est_u, reps_u, jack_u = _run_unit_callable(
+                cube,
+                unit,
+                groups,
+                clusters,
+                p.strategy,
+                args,
+                p.root,
+                need_jack=args.method == "bca",
+            )
+        estimate[groups] = est_u
+        reps[groups] = reps_u.T
+        accel[groups] = _intervals.acceleration(jack_u.T, unit.strata_bounds)
+        n_inputs[groups] = unit.n_clusters
+        jackknife.append((groups, jack_u, unit.strata_bounds))
+    n_clusters = n_inputs.copy()
+    if cube.row_input is not None:  # inputs nested in clusters: count inputs
+        cells = np.unique(cube.row_input * n_groups + cube.row_group)
+        n_inputs = np.bincount(cells % n_groups, minlength=n_groups)
+    return Replicates(
+        cube,
+        estimate,
+        reps,
+        accel,
+        jackknife,
+        n_inputs,
+        p.n_runs,
+        p.fast,
+        n_clusters,
+    )
+
+
+def replicates(data, args: BootstrapArgs, root) -> Replicates:
+    """Resample every draw unit of the validated table: the shared engine pass."""
+    return finish_pass(start_pass(data, args, root))
