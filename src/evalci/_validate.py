@@ -196,7 +196,7 @@ def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
         if bad.any():
             raise ValueError(
                 f"`{name}` column {col!r} has {int(bad.sum())} infinite values "
-                f"(first: {values[bad][0]!r}); scores must be finite. Replace them "
+                f"(first: {float(values[bad][0])!r}); scores must be finite. Replace them "
                 f"(e.g. df[{col!r}].replace([np.inf, -np.inf], np.nan) and "
                 "dropna=True) or clip them to a finite range."
             )
