@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from . import metrics as metrics_mod
-from ._data import as_columns, check_columns, check_level, check_n_resamples
 from ._typing import METHODS, STRATEGIES, WEIGHTS
+from ._validate import as_columns, check_columns, check_level, check_n_resamples
 from .metrics import Metric, get_metric
 
 __all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv"]

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from . import _args, _warnings
-from ._data import as_columns, check_columns, check_finite
+from ._validate import as_columns, check_columns, check_finite
 
 RUNS = "__evalci_runs__"
 SUCCESSES = "__evalci_successes__"
@@ -425,7 +425,7 @@ def icc(ddf, value=None, cluster=None, **kwargs):
 def width_table(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.planning.width_table` (predicted widths) from one reduction."""
     from . import planning
-    from ._data import check_n_resamples
+    from ._validate import check_n_resamples
 
     a = _bind(planning.width_table, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)

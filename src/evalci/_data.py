@@ -1,12 +1,14 @@
-"""From a tidy table to the internal cube: validation, keys, per-input statistics.
+"""Keys and the cube: sorted codes of key columns, and the rows the engine reads.
 
-Rows are put in a canonical order -- (group, input key, value) -- before any
-statistic is formed, so that a shuffled table gives bit-identical results.
+:func:`factorize` turns key columns (inputs, groups, strata) into sorted
+integer codes, so a shuffled table gives the same codes. :class:`Cube` holds
+the rows in canonical order with their codes and statistics, and splits them
+into draw units (:meth:`Cube.units`). How a table becomes a cube is
+:mod:`evalci._table`; how a cube is resampled is :mod:`evalci.engine`.
 """
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,83 +16,7 @@ import pandas as pd
 
 from .resampling import Unit
 
-__all__ = ["Cube", "as_columns", "check_finite", "factorize"]
-
-
-def as_columns(arg, name: str, *, allow_none=True) -> list[str]:
-    """Normalise a column argument (str, sequence of str or None) to a list."""
-    if arg is None:
-        if allow_none:
-            return []
-        raise ValueError(f"`{name}` is required.")
-    if isinstance(arg, (list, tuple)):
-        return list(arg)
-    return [arg]
-
-
-def check_level(confidence_level) -> float:
-    """``confidence_level`` as a float in (0, 1), or a ValueError that says so."""
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, numbers.Real)
-        or not 0 < confidence_level < 1
-    ):
-        raise ValueError(
-            f"`confidence_level` must be a number in (0, 1), e.g. 0.95; got "
-            f"{confidence_level!r}."
-        )
-    return float(confidence_level)
-
-
-def check_n_resamples(n_resamples) -> int:
-    """``n_resamples`` as a positive int, or a ValueError that says so."""
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, numbers.Integral)
-        or n_resamples <= 0
-    ):
-        raise ValueError(
-            f"`n_resamples` must be a positive integer, e.g. 10_000; got {n_resamples!r}."
-        )
-    return int(n_resamples)
-
-
-def check_columns(frame: pd.DataFrame, cols: list, name: str) -> None:
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        if missing[0] in frame.index.names:
-            raise ValueError(
-                f"`{name}`: {missing[0]!r} is an index level, not a column; use "
-                f"df.reset_index({missing[0]!r}) first."
-            )
-        shown = ", ".join(map(repr, list(frame.columns)[:20]))
-        raise ValueError(
-            f"`{name}`: column {missing[0]!r} is not in the DataFrame; "
-            f"available columns: {shown}."
-        )
-
-
-def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
-    """Refuse ``inf`` / ``-inf`` in numeric columns ``cols`` (NaN is handled apart).
-
-    ``dropna`` drops missing values, never infinite ones: an infinite score has
-    no mean, so it is an error on every entry point, with the fix in the message.
-    """
-    for col in cols:
-        series = frame[col]
-        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(
-            series
-        ):
-            continue
-        values = series.to_numpy(dtype=float, na_value=np.nan)
-        bad = np.isinf(values)
-        if bad.any():
-            raise ValueError(
-                f"`{name}` column {col!r} has {int(bad.sum())} infinite values "
-                f"(first: {float(values[bad][0])!r}); scores must be finite. Replace them "
-                f"(e.g. df[{col!r}].replace([np.inf, -np.inf], np.nan) and "
-                "dropna=True) or clip them to a finite range."
-            )
+__all__ = ["Cube", "factorize", "value_codes"]
 
 
 def factorize(frame: pd.DataFrame, cols: list[str], name: str):

@@ -19,7 +19,8 @@ import pandas as pd
 
 from . import resampling as _rs
 from ._args import BootstrapArgs
-from ._data import Cube, check_finite, factorize, value_codes
+from ._data import Cube, factorize, value_codes
+from ._validate import check_finite
 from ._warnings import (
     ClusteringIgnoredWarning,
     EstimandWarning,

@@ -19,15 +19,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._data import (
+from ._data import factorize, value_codes
+from ._typing import WEIGHTS
+from ._validate import (
     as_columns,
     check_columns,
     check_finite,
+    check_frame,
     check_level,
-    factorize,
-    value_codes,
+    check_name,
+    check_no_missing,
+    check_option,
 )
-from ._typing import WEIGHTS
 from ._warnings import FEW_INPUTS, DegenerateDataWarning, FewClustersWarning, warn
 from .results import _GroupedResult
 
@@ -345,38 +348,31 @@ class _Args:
     weight: str
 
 
-def _check_frame(data) -> None:
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(
-            f"`data` must be a pandas DataFrame, not {type(data).__name__}; for "
-            "xarray objects convert first with da.evalci.to_frame()."
-        )
-
-
-_check_level = check_level
+#: how :func:`check_frame` tells analytic_ci and mcnemar callers to get a DataFrame
+_FRAME_HINT = "for xarray objects convert first with da.evalci.to_frame()"
 
 
 def _analytic_iv(
     data, value, cluster, method, by, confidence_level, truth, weight
 ) -> _Args:
     """Validate and normalise the arguments of :func:`analytic_ci`."""
-    _check_frame(data)
+    check_frame(data, _FRAME_HINT)
     canonical = _ALIASES.get(method, method) if isinstance(method, str) else method
-    if canonical not in ANALYTIC_METHODS:
-        raise ValueError(
-            f"`method` must be one of {ANALYTIC_METHODS} (aliases: 'exact' for "
-            f"'clopper-pearson', 'fce' for 'fleiss-cohen-everitt'), not {method!r}."
-        )
-    if weight not in WEIGHTS:
-        raise ValueError(
-            f"`weight` must be 'input' (each input counts equally) or 'run' "
-            f"(pool runs), not {weight!r}."
-        )
-    level = _check_level(confidence_level)
-    if not isinstance(value, str):
-        raise TypeError(
-            f"`value` must be a column name (str), not {type(value).__name__}."
-        )
+    check_option(
+        canonical,
+        "method",
+        ANALYTIC_METHODS,
+        describe=f"one of {ANALYTIC_METHODS} (aliases: 'exact' for "
+        "'clopper-pearson', 'fce' for 'fleiss-cohen-everitt')",
+    )
+    check_option(
+        weight,
+        "weight",
+        WEIGHTS,
+        describe="'input' (each input counts equally) or 'run' (pool runs)",
+    )
+    level = check_level(confidence_level)
+    check_name(value, "value")
     cluster = as_columns(cluster, "cluster")
     by = as_columns(by, "by")
     check_columns(data, [value], "value")
@@ -389,10 +385,7 @@ def _analytic_iv(
                 "kappa): name the column of true labels; `value` holds the predicted "
                 "labels."
             )
-        if not isinstance(truth, str):
-            raise TypeError(
-                f"`truth` must be a column name (str), not {type(truth).__name__}."
-            )
+        check_name(truth, "truth")
         check_columns(data, [truth], "truth")
     elif truth is not None:
         raise ValueError(
@@ -419,12 +412,8 @@ def _analytic_iv(
 
 
 def _no_missing(frame: pd.DataFrame, col: str, name: str, hint: str) -> None:
-    na = frame[col].isna()
-    if na.any():
-        raise ValueError(
-            f"`{name}` column {col!r} has {int(na.sum())} missing values; drop those "
-            f"rows (data.dropna(subset=[{col!r}])) or {hint}."
-        )
+    fix = f"drop those rows (data.dropna(subset=[{col!r}])) or {hint}"
+    check_no_missing(frame, col, name, fix)
 
 
 def _show(v) -> str:
@@ -620,21 +609,68 @@ def analytic_ci(
     args = _analytic_iv(
         data, value, cluster, method, by, confidence_level, truth, weight
     )
-    frame = data
+    y = _outcome_iv(data, args)
+    cells = _cells(data, args)
+    _cells_iv(cells, args)
+    if args.method == "fleiss-cohen-everitt":
+        estimate, se, low, high = _kappa_interval(data, args, cells)
+        rot = np.zeros(cells.n_groups, dtype=bool)
+        boundary = np.zeros(cells.n_groups, dtype=bool)
+    else:
+        estimate, se, low, high, rot, boundary = _mean_interval(y, args, cells)
+    _warn_analytic(args.method, se, estimate, boundary, cells.n_inputs, cells.groups)
+    return AnalyticResult._from_arrays(
+        groups=cells.groups,
+        estimate=estimate,
+        low=low,
+        high=high,
+        standard_error=se,
+        n_inputs=cells.n_inputs,
+        n_runs=cells.n_runs,
+        rule_of_three=rot,
+        method=args.method,
+        confidence_level=args.confidence_level,
+        weight=args.weight,
+    )
+
+
+def _outcome_iv(frame: pd.DataFrame, args: _Args):
+    """Refuse empty tables and missing or infinite outcomes; the values (None for kappa)."""
     if len(frame) == 0:
         raise ValueError("`data` has no rows.")
     _no_missing(
         frame, args.value, "value", "fill them (e.g. count a missing answer as 0)"
     )
     check_finite(frame, [args.value], "value")
-    kappa = args.method == "fleiss-cohen-everitt"
-    if kappa:
+    if args.method == "fleiss-cohen-everitt":
         _no_missing(frame, args.truth, "truth", "fill them")
         check_finite(frame, [args.truth], "truth")
-        y = None
-    else:
-        y = _numeric_values(frame, args)
+        return None
+    return _numeric_values(frame, args)
 
+
+@dataclass(frozen=True)
+class _Cells:
+    """Rows in canonical order, in one cell per (group, input)."""
+
+    order: np.ndarray  # canonical position -> row of the table
+    group_codes: np.ndarray  # per row, in canonical order
+    cluster_codes: np.ndarray
+    cluster_keys: pd.Index
+    groups: pd.Index | None
+    starts: np.ndarray  # first row of each cell
+    k: np.ndarray  # rows of each cell
+    cell_group: np.ndarray  # group of each cell
+    n_inputs: np.ndarray  # per group
+    n_runs: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.n_inputs)
+
+
+def _cells(frame: pd.DataFrame, args: _Args) -> _Cells:
+    """Group and input codes in the order (group, input, value[, truth])."""
     if args.by:
         group_codes, groups = factorize(frame, args.by, "by")
     else:
@@ -645,10 +681,9 @@ def analytic_ci(
     else:
         cluster_codes = np.arange(len(frame), dtype=np.int64)
         cluster_keys = pd.RangeIndex(len(frame), name="row")
-
     # canonical order (group, input, value[, truth]): sums do not depend on row order
     keys = [value_codes(frame[args.value])]
-    if kappa:
+    if args.method == "fleiss-cohen-everitt":
         keys.insert(0, value_codes(frame[args.truth]))
     order = np.lexsort((*keys, cluster_codes, group_codes))
     group_codes = group_codes[order]
@@ -656,91 +691,96 @@ def analytic_ci(
     # one cell per (group, input); rows of a cell are contiguous
     cell = group_codes * len(cluster_keys) + cluster_codes
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
-    k = np.diff(np.r_[starts, len(cell)])
     cell_group = group_codes[starts]
-    n_inputs = np.bincount(cell_group, minlength=n_groups)
-    n_runs = np.bincount(group_codes, minlength=n_groups)
+    return _Cells(
+        order=order,
+        group_codes=group_codes,
+        cluster_codes=cluster_codes,
+        cluster_keys=cluster_keys,
+        groups=groups,
+        starts=starts,
+        k=np.diff(np.r_[starts, len(cell)]),
+        cell_group=cell_group,
+        n_inputs=np.bincount(cell_group, minlength=n_groups),
+        n_runs=np.bincount(group_codes, minlength=n_groups),
+    )
 
+
+def _cells_iv(c: _Cells, args: _Args) -> None:
+    """Refuse k > 1 rows per input for the k=1 methods and < 2 inputs for clt."""
+    k, groups = c.k, c.groups
     if args.method not in ("clt", "rule-of-three") and (k > 1).any():
         bad = int(np.argmax(k > 1))
-        key = cluster_keys[cluster_codes[starts[bad]]]
+        key = c.cluster_keys[c.cluster_codes[c.starts[bad]]]
         alternative = (
             "use the cluster bootstrap with metric=evalci.metrics.kappa(truth=...), "
             "as no FCE standard error is known for k > 1 (seed 000)"
-            if kappa
+            if args.method == "fleiss-cohen-everitt"
             else "use method='clt' (cluster-robust) or the cluster bootstrap, "
             "evalci.cluster_ci(...)"
         )
         raise ValueError(
             f"method={args.method!r} needs one row per input (k=1), but input "
-            f"{_show(key)} (`cluster` {args.cluster or ['row']}){_where(groups, cell_group[bad])} "
+            f"{_show(key)} (`cluster` {args.cluster or ['row']}){_where(groups, c.cell_group[bad])} "
             f"has {int(k[bad])} rows; for k > 1 runs per input {alternative}."
         )
-    if args.method == "clt" and (n_inputs < 2).any():
-        g = int(np.argmax(n_inputs < 2))
+    if args.method == "clt" and (c.n_inputs < 2).any():
+        g = int(np.argmax(c.n_inputs < 2))
         raise ValueError(
             f"method='clt' needs at least 2 inputs for a standard error{_where(groups, g)}; "
-            f"found {int(n_inputs[g])} (`cluster` {args.cluster or ['row']})."
+            f"found {int(c.n_inputs[g])} (`cluster` {args.cluster or ['row']})."
         )
 
-    level = args.confidence_level
+
+def _kappa_interval(frame: pd.DataFrame, args: _Args, c: _Cells):
+    """Cohen's kappa per group with its Fleiss-Cohen-Everitt normal interval."""
+    labels, _ = pd.factorize(
+        pd.concat([frame[args.truth], frame[args.value]], ignore_index=True)
+    )
+    n_labels = int(labels.max()) + 1
+    t = labels[: len(frame)][c.order]
+    p = labels[len(frame) :][c.order]
+    tables = np.bincount(
+        (c.group_codes * n_labels + t) * n_labels + p,
+        minlength=c.n_groups * n_labels**2,
+    ).reshape(c.n_groups, n_labels, n_labels)
+    estimate, se = _kappa_fce(tables)
+    z = _z(args.confidence_level)
+    return estimate, se, estimate - z * se, estimate + z * se
+
+
+def _mean_interval(y, args: _Args, c: _Cells):
+    """Estimate, SE, interval, rule-of-three flags and 0/N-N/N flags of a mean score."""
+    level, n_groups, n_inputs = args.confidence_level, c.n_groups, c.n_inputs
     rot = np.zeros(n_groups, dtype=bool)
     boundary = np.zeros(n_groups, dtype=bool)
-    if kappa:
-        labels, _ = pd.factorize(
-            pd.concat([frame[args.truth], frame[args.value]], ignore_index=True)
-        )
-        n_labels = int(labels.max()) + 1
-        t = labels[: len(frame)][order]
-        p = labels[len(frame) :][order]
-        tables = np.bincount(
-            (group_codes * n_labels + t) * n_labels + p,
-            minlength=n_groups * n_labels**2,
-        ).reshape(n_groups, n_labels, n_labels)
-        estimate, se = _kappa_fce(tables)
+    y = y[c.order]
+    gstarts = np.searchsorted(c.group_codes, np.arange(n_groups))
+    gmin = np.minimum.reduceat(y, gstarts)
+    gmax = np.maximum.reduceat(y, gstarts)
+    all0 = (gmin == 0) & (gmax == 0)
+    all1 = (gmin == 1) & (gmax == 1)
+    if args.method == "rule-of-three":
+        estimate, se = np.where(all1, 1.0, 0.0), np.zeros(n_groups)
+        low, high = _one_sided_bound(all0, all1, n_inputs, c.groups, level)
+        rot[:] = True
+        return estimate, se, low, high, rot, boundary
+    if args.method == "clt":
+        cell_sum = np.add.reduceat(y, c.starts)
+        estimate, se = _clt(cell_sum, c.k, c.cell_group, n_inputs, args.weight)
         z = _z(level)
         low, high = estimate - z * se, estimate + z * se
     else:
-        y = y[order]
-        cell_sum = np.add.reduceat(y, starts)
-        gstarts = np.searchsorted(group_codes, np.arange(n_groups))
-        gmin = np.minimum.reduceat(y, gstarts)
-        gmax = np.maximum.reduceat(y, gstarts)
-        all0 = (gmin == 0) & (gmax == 0)
-        all1 = (gmin == 1) & (gmax == 1)
-        if args.method == "rule-of-three":
-            estimate, se = np.where(all1, 1.0, 0.0), np.zeros(n_groups)
-            low, high = _one_sided_bound(all0, all1, n_inputs, groups, level)
-            rot[:] = True
-        else:
-            if args.method == "clt":
-                estimate, se = _clt(cell_sum, k, cell_group, n_inputs, args.weight)
-                z = _z(level)
-                low, high = estimate - z * se, estimate + z * se
-            else:
-                x = np.rint(np.bincount(group_codes, weights=y, minlength=n_groups))
-                estimate = x / n_inputs
-                se = np.sqrt(estimate * (1 - estimate) / n_inputs)
-                low, high = _proportion_interval(x, n_inputs, args.method, level)
-            if args.method in _COLLAPSING_METHODS:
-                boundary = all0 | all1
-                low, high = _exact_at_boundary(
-                    low, high, all0, all1, n_inputs, groups, args.method, level
-                )
-    _warn_analytic(args.method, se, estimate, boundary, n_inputs, groups)
-    return AnalyticResult._from_arrays(
-        groups=groups,
-        estimate=estimate,
-        low=low,
-        high=high,
-        standard_error=se,
-        n_inputs=n_inputs,
-        n_runs=n_runs,
-        rule_of_three=rot,
-        method=args.method,
-        confidence_level=level,
-        weight=args.weight,
-    )
+        x = np.rint(np.bincount(c.group_codes, weights=y, minlength=n_groups))
+        estimate = x / n_inputs
+        se = np.sqrt(estimate * (1 - estimate) / n_inputs)
+        low, high = _proportion_interval(x, n_inputs, args.method, level)
+    if args.method in _COLLAPSING_METHODS:
+        boundary = all0 | all1
+        low, high = _exact_at_boundary(
+            low, high, all0, all1, n_inputs, c.groups, args.method, level
+        )
+    return estimate, se, low, high, rot, boundary
 
 
 def _one_sided_bound(all0, all1, n_inputs, groups, level):
@@ -953,15 +993,42 @@ def mcnemar(
     >>> mcnemar(df, "correct", "input_id", "system", "A", "B")
     McNemarResult(statistic=4.356, pvalue=0.03689, n01=30, n10=15, n_inputs=500, method='chi-squared', a='A', b='B')
     """
-    _check_frame(data)
-    if not isinstance(value, str):
-        raise TypeError(
-            f"`value` must be a column name (str), not {type(value).__name__}."
+    cluster = _mcnemar_iv(data, value, cluster, system, a, b, exact)
+    ya, yb = _paired_outcomes(data, value, cluster, system, a, b)
+    n01 = int(((ya == 0) & (yb == 1)).sum())
+    n10 = int(((ya == 1) & (yb == 0)).sum())
+    m = n01 + n10
+    use_exact = (m < MCNEMAR_EXACT_BELOW) if exact is None else bool(exact)
+    if m == 0:
+        warn(
+            f"{_show(a)} and {_show(b)} agree on every one of the {len(ya)} inputs: "
+            "with no discordant inputs McNemar's test has no information (p-value 1).",
+            DegenerateDataWarning,
         )
-    if not isinstance(system, str):
-        raise TypeError(
-            f"`system` must be a column name (str), not {type(system).__name__}."
-        )
+        statistic, pvalue = 0.0, 1.0
+    elif use_exact:
+        statistic = float(min(n01, n10))
+        pvalue = float(stats.binomtest(n10, m, 0.5).pvalue)
+    else:
+        statistic = (abs(n01 - n10) - 1) ** 2 / m
+        pvalue = float(stats.chi2.sf(statistic, 1))
+    return McNemarResult(
+        statistic=float(statistic),
+        pvalue=pvalue,
+        n01=n01,
+        n10=n10,
+        n_inputs=len(ya),
+        method="exact" if use_exact else "chi-squared",
+        a=a,
+        b=b,
+    )
+
+
+def _mcnemar_iv(data, value, cluster, system, a, b, exact) -> list:
+    """Validate the arguments of :func:`mcnemar`; the cluster columns as a list."""
+    check_frame(data, _FRAME_HINT)
+    check_name(value, "value")
+    check_name(system, "system")
     if exact is not None and not isinstance(exact, (bool, np.bool_)):
         raise ValueError(
             f"`exact` must be True (binomial test), False (chi-squared) or None "
@@ -988,6 +1055,12 @@ def mcnemar(
         raise ValueError(
             f"`a` and `b` are the same system ({_show(a)}); compare two systems."
         )
+    return cluster
+
+
+def _paired_outcomes(data, value, cluster, system, a, b):
+    """The 0/1 outcomes of ``a`` and of ``b`` on each input (one row each, both present)."""
+    sys_col = data[system]
     is_b = (sys_col == b).to_numpy()
     keep = (sys_col == a).to_numpy() | is_b
     frame = data.loc[keep]
@@ -1004,6 +1077,17 @@ def mcnemar(
     codes, keys = factorize(frame, cluster, "cluster")
     n = len(keys)
     counts = np.bincount(codes * 2 + is_b, minlength=2 * n).reshape(n, 2)
+    _one_row_each_iv(counts, keys, cluster, system, a, b)
+    ya = np.empty(n)
+    yb = np.empty(n)
+    yv = y.to_numpy(dtype=float)
+    ya[codes[~is_b]] = yv[~is_b]
+    yb[codes[is_b]] = yv[is_b]
+    return ya, yb
+
+
+def _one_row_each_iv(counts, keys, cluster, system, a, b) -> None:
+    """Refuse k > 1 rows of an (input, system) and inputs scored by one system only."""
     if (counts > 1).any():
         i, j = np.argwhere(counts > 1)[0]
         raise ValueError(
@@ -1028,35 +1112,3 @@ def mcnemar(
             f"scored by one system only (`cluster` {cluster}): {'; '.join(parts)}. "
             "Drop them or score them with both systems."
         )
-    ya = np.empty(n)
-    yb = np.empty(n)
-    yv = y.to_numpy(dtype=float)
-    ya[codes[~is_b]] = yv[~is_b]
-    yb[codes[is_b]] = yv[is_b]
-    n01 = int(((ya == 0) & (yb == 1)).sum())
-    n10 = int(((ya == 1) & (yb == 0)).sum())
-    m = n01 + n10
-    use_exact = (m < MCNEMAR_EXACT_BELOW) if exact is None else bool(exact)
-    if m == 0:
-        warn(
-            f"{_show(a)} and {_show(b)} agree on every one of the {n} inputs: with no "
-            "discordant inputs McNemar's test has no information (p-value 1).",
-            DegenerateDataWarning,
-        )
-        statistic, pvalue = 0.0, 1.0
-    elif use_exact:
-        statistic = float(min(n01, n10))
-        pvalue = float(stats.binomtest(n10, m, 0.5).pvalue)
-    else:
-        statistic = (abs(n01 - n10) - 1) ** 2 / m
-        pvalue = float(stats.chi2.sf(statistic, 1))
-    return McNemarResult(
-        statistic=float(statistic),
-        pvalue=pvalue,
-        n01=n01,
-        n10=n10,
-        n_inputs=n,
-        method="exact" if use_exact else "chi-squared",
-        a=a,
-        b=b,
-    )

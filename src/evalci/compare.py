@@ -21,7 +21,8 @@ from . import _args, _dask, _table, core, engine
 from . import intervals as _intervals
 from . import metrics as _metrics
 from . import resampling as _rs
-from ._data import as_columns, check_columns, check_finite, factorize
+from ._data import factorize
+from ._validate import as_columns, check_columns, check_finite
 from ._warnings import DegenerateDataWarning, EvalciWarning
 from ._warnings import warn as _warn
 from .metrics import Metric

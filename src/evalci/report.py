@@ -17,7 +17,8 @@ import pandas as pd
 
 from . import _args, _dask, core
 from . import resampling as _rs
-from ._data import as_columns, check_columns, check_finite, factorize
+from ._data import factorize
+from ._validate import as_columns, check_columns, check_finite
 from .compare import (
     ComparisonResult,
     _bounded,

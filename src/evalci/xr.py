@@ -20,7 +20,8 @@ import xarray as xr
 
 from . import _args, _dask, _table, core, engine
 from . import resampling as _rs
-from ._data import check_columns, check_finite, factorize
+from ._data import factorize
+from ._validate import check_columns, check_finite
 from .metrics import Metric, get_metric
 
 __all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap", "compare"]

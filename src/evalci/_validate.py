@@ -1,0 +1,202 @@
+"""Argument checks shared by the entry points: numbers, levels, options, frames, columns.
+
+Each check returns the normalised value (a float, an int, a list of column
+names) or raises with a message that names the argument and says what to
+pass instead. Entry points validate every argument first, then run a short
+algorithmic body (the shape of scipy's ``_bootstrap_iv``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "as_columns",
+    "check_columns",
+    "check_finite",
+    "check_frame",
+    "check_integer",
+    "check_level",
+    "check_n_resamples",
+    "check_name",
+    "check_no_missing",
+    "check_number",
+    "check_numbers",
+    "check_option",
+]
+
+#: the fix ``check_frame`` suggests unless told otherwise
+FRAME_HINT = "for a DataArray use da.evalci (or evalci.xr.to_frame(da) first)"
+
+
+# ===================================================================== numbers
+def _is_real(x) -> bool:
+    return not isinstance(x, bool) and isinstance(x, numbers.Real)
+
+
+def check_number(
+    x, name, *, low=None, high=None, low_open=False, high_open=False, hint=""
+) -> float:
+    """``x`` as a finite float, checked against ``[low, high]`` (or open ends).
+
+    ``hint`` follows the requirement in the message, e.g. ``", e.g. 0.05"``.
+    """
+    if not _is_real(x) or not np.isfinite(x):
+        raise ValueError(f"`{name}` must be a finite number{hint}; got {x!r}.")
+    x = float(x)
+    bad = (low is not None and (x < low or (low_open and x == low))) or (
+        high is not None and (x > high or (high_open and x == high))
+    )
+    if bad:
+        lo = "" if low is None else ("(" if low_open else "[") + f"{low:g}"
+        hi = "" if high is None else f"{high:g}" + (")" if high_open else "]")
+        where = f"in {lo or '(-inf'}, {hi or 'inf)'}"
+        raise ValueError(f"`{name}` must be {where}{hint}; got {x!r}.")
+    return x
+
+
+def check_integer(x, name, *, low=1, hint="") -> int:
+    """``x`` as an int >= ``low`` (a whole float such as 3.0 is accepted)."""
+    if not _is_real(x) or not float(x).is_integer() or x < low:
+        raise ValueError(f"`{name}` must be an integer >= {low}{hint}; got {x!r}.")
+    return int(x)
+
+
+def check_numbers(x, name, *, low, low_open=False, high=None, hint="") -> np.ndarray:
+    """A number or array of numbers as a float array, every value finite and in range.
+
+    Strings (``"0.5"`` would convert), booleans and objects are refused.
+    """
+    try:
+        raw = np.asarray(x)
+        ok = raw.dtype.kind in "iuf"
+        arr = raw.astype(float) if ok else None
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"`{name}` must be a number or an array of numbers{hint}; got {x!r}."
+        )
+    bad = ~np.isfinite(arr) | (arr < low) | (low_open & (arr == low))
+    if high is not None:
+        bad |= arr > high
+    if bad.any():
+        first = arr[bad].reshape(-1)[0]
+        rng = f"{'(' if low_open else '['}{low:g}, {'inf)' if high is None else f'{high:g}]'}"
+        raise ValueError(f"`{name}` must be in {rng}{hint}; got {first!r}.")
+    return arr
+
+
+def check_level(confidence_level) -> float:
+    """``confidence_level`` as a float in (0, 1), or a ValueError that says so."""
+    if not _is_real(confidence_level) or not 0 < confidence_level < 1:
+        raise ValueError(
+            f"`confidence_level` must be a number in (0, 1), e.g. 0.95; got "
+            f"{confidence_level!r}."
+        )
+    return float(confidence_level)
+
+
+def check_n_resamples(n_resamples) -> int:
+    """``n_resamples`` as a positive int, or a ValueError that says so."""
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, numbers.Integral)
+        or n_resamples <= 0
+    ):
+        raise ValueError(
+            f"`n_resamples` must be a positive integer, e.g. 10_000; got {n_resamples!r}."
+        )
+    return int(n_resamples)
+
+
+# ===================================================================== options
+def check_option(value, name, choices, *, describe=None):
+    """``value`` if it is one of ``choices``; else a ValueError listing them.
+
+    ``describe`` replaces the default ``"one of (...)"`` in the message, to
+    say what each choice means.
+    """
+    if value not in choices:
+        what = f"one of {tuple(choices)}" if describe is None else describe
+        raise ValueError(f"`{name}` must be {what}, not {value!r}.")
+    return value
+
+
+# ============================================================ frames, columns
+def check_frame(data, hint: str = FRAME_HINT) -> None:
+    """Refuse anything but a pandas DataFrame; ``hint`` says how to get one."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"`data` must be a pandas DataFrame, not {type(data).__name__}; {hint}."
+        )
+
+
+def check_name(x, name) -> None:
+    """Refuse a column argument that is not a single column name (str)."""
+    if not isinstance(x, str):
+        raise TypeError(
+            f"`{name}` must be a column name (str), not {type(x).__name__}."
+        )
+
+
+def as_columns(arg, name: str, *, allow_none=True) -> list[str]:
+    """Normalise a column argument (str, sequence of str or None) to a list."""
+    if arg is None:
+        if allow_none:
+            return []
+        raise ValueError(f"`{name}` is required.")
+    if isinstance(arg, (list, tuple)):
+        return list(arg)
+    return [arg]
+
+
+def check_columns(frame: pd.DataFrame, cols: list, name: str) -> None:
+    """Refuse a column that is not in ``frame`` (saying so if it is an index level)."""
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        if missing[0] in frame.index.names:
+            raise ValueError(
+                f"`{name}`: {missing[0]!r} is an index level, not a column; use "
+                f"df.reset_index({missing[0]!r}) first."
+            )
+        shown = ", ".join(map(repr, list(frame.columns)[:20]))
+        raise ValueError(
+            f"`{name}`: column {missing[0]!r} is not in the DataFrame; "
+            f"available columns: {shown}."
+        )
+
+
+def check_no_missing(frame: pd.DataFrame, col, name: str, fix: str) -> None:
+    """Refuse missing values in column ``col``; ``fix`` ends the message."""
+    na = frame[col].isna()
+    if na.any():
+        raise ValueError(
+            f"`{name}` column {col!r} has {int(na.sum())} missing values; {fix}."
+        )
+
+
+def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
+    """Refuse ``inf`` / ``-inf`` in numeric columns ``cols`` (NaN is handled apart).
+
+    ``dropna`` drops missing values, never infinite ones: an infinite score has
+    no mean, so it is an error on every entry point, with the fix in the message.
+    """
+    for col in cols:
+        series = frame[col]
+        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(
+            series
+        ):
+            continue
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isinf(values)
+        if bad.any():
+            raise ValueError(
+                f"`{name}` column {col!r} has {int(bad.sum())} infinite values "
+                f"(first: {float(values[bad][0])!r}); scores must be finite. Replace them "
+                f"(e.g. df[{col!r}].replace([np.inf, -np.inf], np.nan) and "
+                "dropna=True) or clip them to a finite range."
+            )
