@@ -12,11 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from . import metrics as metrics_mod
 from ._typing import METHODS, STRATEGIES, WEIGHTS
-from ._validate import as_columns, check_columns, check_level, check_n_resamples
+from ._validate import (
+    as_columns,
+    check_columns,
+    check_frame,
+    check_level,
+    check_n_resamples,
+    check_option,
+)
 from .metrics import Metric, get_metric
 
 __all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv"]
@@ -77,80 +83,30 @@ def bootstrap_iv(
     input=None,
 ) -> BootstrapArgs:
     """Validate and normalise the arguments of :func:`bootstrap`."""
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(
-            f"`data` must be a pandas DataFrame, not {type(data).__name__}; for "
-            "xarray objects use the DataArray accessor (da.evalci)."
-        )
-    if strategy not in STRATEGIES:
-        raise ValueError(f"`strategy` must be one of {STRATEGIES}, not {strategy!r}.")
-    if method not in METHODS:
-        raise ValueError(f"`method` must be one of {METHODS}, not {method!r}.")
-    if weight not in WEIGHTS:
-        raise ValueError(
-            f"`weight` must be 'input' (each input counts equally) or 'run' "
-            f"(pool runs), not {weight!r}."
-        )
+    check_frame(data, "for xarray objects use the DataArray accessor (da.evalci)")
+    check_option(strategy, "strategy", STRATEGIES)
+    check_option(method, "method", METHODS)
+    check_option(
+        weight,
+        "weight",
+        WEIGHTS,
+        describe="'input' (each input counts equally) or 'run' (pool runs)",
+    )
     confidence_level = check_level(confidence_level)
-    n_resamples = check_n_resamples(n_resamples)
-    if n_resamples < MIN_RESAMPLES:
-        raise ValueError(
-            f"`n_resamples` must be at least {MIN_RESAMPLES} for an interval (one "
-            f"resample has no spread); got {n_resamples}. Use 10_000 (the default)."
-        )
+    n_resamples = _check_resamples(n_resamples)
     if successes is not None or trials is not None:
-        if successes is None or trials is None or value is not None:
-            raise ValueError(
-                "a counts table needs both `successes` (e.g. 'n_correct') and `trials` "
-                "(e.g. 'n_runs'), and no `value`."
-            )
-        if strategy != "cluster" or metric != "mean":
-            raise ValueError(
-                "a counts table (successes=, trials=) supports strategy='cluster' with "
-                "metric='mean'; expand it to one row per run for other strategies."
-            )
-        check_columns(data, [successes, trials], "successes/trials")
-        value, metric = successes, _counts_metric(trials)
+        value, metric = _counts_table(data, value, strategy, metric, successes, trials)
     if row_runs is not None and strategy != "cluster":
         raise ValueError(
             "compressed rows (Dask input) support strategy='cluster' only."
         )
-    if value is None:
-        raise ValueError(
-            "`value` is required: the column with the outcome (or pass successes= "
-            "and trials= for a counts table)."
-        )
-    if not isinstance(value, str):
-        raise TypeError(
-            f"`value` must be one column name (str), not {type(value).__name__}; "
-            "for several value columns, call once per column."
-        )
+    value = _check_value(value)
     metric = get_metric(metric)
-    cluster = as_columns(cluster, "cluster")
-    if not cluster and strategy != "iid":
-        raise ValueError(
-            f"`cluster` is required for strategy={strategy!r}: name the column that "
-            "identifies inputs (e.g. cluster='input_id'), or use strategy='iid' to "
-            "treat rows as independent."
-        )
-    by = as_columns(by, "by")
-    strata = as_columns(strata, "strata")
-    if len(strata) > 1:
-        raise ValueError("`strata` must name one column.")
-    check_columns(data, [value], "value")
-    check_columns(data, cluster, "cluster")
-    check_columns(data, by, "by")
-    check_columns(data, strata, "strata")
+    cluster, by, strata = _key_columns(data, value, cluster, by, strata, strategy)
     if isinstance(metric, Metric):
         check_columns(data, list(metric.columns), "metric")
     input_cols = _check_input(data, input, cluster, by, strategy)
     _check_roles(data, value, cluster, input_cols, by, strata, metric)
-    overlap = set(cluster) & set(by)
-    if overlap:
-        raise ValueError(
-            f"`by` and `cluster` share column {sorted(overlap)[0]!r}: one CI per input "
-            "is not a bootstrap; group by a column that spans several inputs."
-        )
     return BootstrapArgs(
         value=value,
         cluster=cluster,
@@ -167,6 +123,73 @@ def bootstrap_iv(
         row_runs=row_runs,
         input=tuple(input_cols),
     )
+
+
+def _check_resamples(n_resamples) -> int:
+    """A positive integer, and at least the :data:`MIN_RESAMPLES` an interval needs."""
+    n_resamples = check_n_resamples(n_resamples)
+    if n_resamples < MIN_RESAMPLES:
+        raise ValueError(
+            f"`n_resamples` must be at least {MIN_RESAMPLES} for an interval (one "
+            f"resample has no spread); got {n_resamples}. Use 10_000 (the default)."
+        )
+    return n_resamples
+
+
+def _counts_table(data, value, strategy, metric, successes, trials):
+    """``successes=``/``trials=``: the value column and the counts metric."""
+    if successes is None or trials is None or value is not None:
+        raise ValueError(
+            "a counts table needs both `successes` (e.g. 'n_correct') and `trials` "
+            "(e.g. 'n_runs'), and no `value`."
+        )
+    if strategy != "cluster" or metric != "mean":
+        raise ValueError(
+            "a counts table (successes=, trials=) supports strategy='cluster' with "
+            "metric='mean'; expand it to one row per run for other strategies."
+        )
+    check_columns(data, [successes, trials], "successes/trials")
+    return successes, _counts_metric(trials)
+
+
+def _check_value(value) -> str:
+    if value is None:
+        raise ValueError(
+            "`value` is required: the column with the outcome (or pass successes= "
+            "and trials= for a counts table)."
+        )
+    if not isinstance(value, str):
+        raise TypeError(
+            f"`value` must be one column name (str), not {type(value).__name__}; "
+            "for several value columns, call once per column."
+        )
+    return value
+
+
+def _key_columns(data, value, cluster, by, strata, strategy):
+    """``cluster``, ``by`` and ``strata`` as lists of existing columns."""
+    cluster = as_columns(cluster, "cluster")
+    if not cluster and strategy != "iid":
+        raise ValueError(
+            f"`cluster` is required for strategy={strategy!r}: name the column that "
+            "identifies inputs (e.g. cluster='input_id'), or use strategy='iid' to "
+            "treat rows as independent."
+        )
+    by = as_columns(by, "by")
+    strata = as_columns(strata, "strata")
+    if len(strata) > 1:
+        raise ValueError("`strata` must name one column.")
+    check_columns(data, [value], "value")
+    check_columns(data, cluster, "cluster")
+    check_columns(data, by, "by")
+    check_columns(data, strata, "strata")
+    overlap = set(cluster) & set(by)
+    if overlap:
+        raise ValueError(
+            f"`by` and `cluster` share column {sorted(overlap)[0]!r}: one CI per input "
+            "is not a bootstrap; group by a column that spans several inputs."
+        )
+    return cluster, by, strata
 
 
 # strata == cluster is legal (each input its own stratum): warned as degenerate
