@@ -48,6 +48,14 @@ def factorize(frame: pd.DataFrame, cols: list[str], name: str):
     return inverse.reshape(-1).astype(np.int64), index
 
 
+def group_codes(frame: pd.DataFrame, by: list[str]):
+    """``(codes, groups, n_groups)`` of the ``by`` columns; one group without them."""
+    if not by:
+        return np.zeros(len(frame), dtype=np.int64), None, 1
+    codes, groups = factorize(frame, by, "by")
+    return codes, groups, len(groups)
+
+
 def value_codes(series: pd.Series) -> np.ndarray:
     """Codes that order rows by value (for a canonical order within an input)."""
     try:

@@ -20,6 +20,7 @@ import pandas as pd
 from . import resampling as _rs
 from ._args import BootstrapArgs
 from ._data import Cube, factorize, value_codes
+from ._data import group_codes as group_codes_of
 from ._validate import check_finite
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -182,11 +183,7 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
     frame = _clean_values(frame, args)
     if len(frame) == 0:
         raise ValueError("no rows left to resample (after dropping missing values).")
-    if args.by:
-        group_codes, groups = factorize(frame, args.by, "by")
-    else:
-        group_codes, groups = np.zeros(len(frame), dtype=np.int64), None
-    n_groups = 1 if groups is None else len(groups)
+    group_codes, groups, n_groups = group_codes_of(frame, args.by)
 
     if args.cluster:
         cluster_codes, cluster_keys = factorize(frame, args.cluster, "cluster")

@@ -179,6 +179,16 @@ def check_no_missing(frame: pd.DataFrame, col, name: str, fix: str) -> None:
         )
 
 
+def infinite(frame: pd.DataFrame, col) -> tuple[int, float] | None:
+    """``(count, first value)`` of the infinite values of a numeric column, or None."""
+    series = frame[col]
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        return None
+    values = series.to_numpy(dtype=float, na_value=np.nan)
+    bad = np.isinf(values)
+    return (int(bad.sum()), float(values[bad][0])) if bad.any() else None
+
+
 def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
     """Refuse ``inf`` / ``-inf`` in numeric columns ``cols`` (NaN is handled apart).
 
@@ -186,17 +196,11 @@ def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
     no mean, so it is an error on every entry point, with the fix in the message.
     """
     for col in cols:
-        series = frame[col]
-        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(
-            series
-        ):
-            continue
-        values = series.to_numpy(dtype=float, na_value=np.nan)
-        bad = np.isinf(values)
-        if bad.any():
+        found = infinite(frame, col)
+        if found is not None:
             raise ValueError(
-                f"`{name}` column {col!r} has {int(bad.sum())} infinite values "
-                f"(first: {float(values[bad][0])!r}); scores must be finite. Replace them "
+                f"`{name}` column {col!r} has {found[0]} infinite values "
+                f"(first: {found[1]!r}); scores must be finite. Replace them "
                 f"(e.g. df[{col!r}].replace([np.inf, -np.inf], np.nan) and "
                 "dropna=True) or clip them to a finite range."
             )

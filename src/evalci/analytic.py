@@ -20,6 +20,7 @@ import pandas as pd
 from scipy import stats
 
 from ._data import factorize, value_codes
+from ._data import group_codes as group_codes_of
 from ._typing import WEIGHTS
 from ._validate import (
     as_columns,
@@ -671,11 +672,7 @@ class _Cells:
 
 def _cells(frame: pd.DataFrame, args: _Args) -> _Cells:
     """Group and input codes in the order (group, input, value[, truth])."""
-    if args.by:
-        group_codes, groups = factorize(frame, args.by, "by")
-    else:
-        group_codes, groups = np.zeros(len(frame), dtype=np.int64), None
-    n_groups = 1 if groups is None else len(groups)
+    group_codes, groups, n_groups = group_codes_of(frame, args.by)
     if args.cluster:
         cluster_codes, cluster_keys = factorize(frame, args.cluster, "cluster")
     else:

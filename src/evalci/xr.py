@@ -21,7 +21,7 @@ import xarray as xr
 from . import _args, _dask, _table, core, engine
 from . import resampling as _rs
 from ._data import factorize
-from ._validate import check_columns, check_finite
+from ._validate import check_columns, check_finite, infinite
 from .metrics import Metric, get_metric
 
 __all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap", "compare"]
@@ -220,14 +220,8 @@ def _check_coords(da, input_dim, run_dim, strata, by):
 def _refuse_inf(frame, name, coords) -> None:
     """inf is not a missing run (NaN is): refuse it, saying how to mark it missing."""
     for col in [name, *coords]:
-        series = frame[col]
-        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(
-            series
-        ):
-            continue
-        values = series.to_numpy(dtype=float, na_value=np.nan)
-        bad = np.isinf(values)
-        if bad.any():
+        found = infinite(frame, col)
+        if found is not None:
             what = "values" if col == name else f"coordinate {col!r}"
             fix = (
                 "da.where(np.isfinite(da)) to count them as missing runs"
@@ -235,8 +229,8 @@ def _refuse_inf(frame, name, coords) -> None:
                 else f"da.assign_coords({col}=...) with finite values"
             )
             raise ValueError(
-                f"`da` {what} hold {int(bad.sum())} infinite values (first: "
-                f"{float(values[bad][0])!r}); scores must be finite (NaN marks a missing "
+                f"`da` {what} hold {found[0]} infinite values (first: "
+                f"{found[1]!r}); scores must be finite (NaN marks a missing "
                 f"run). Replace them, e.g. {fix}, or clip them to a finite range."
             )
 
