@@ -4,12 +4,18 @@ kernel, jackknife / acceleration over patterns, reproducibility.
 Statistical tests and their false-failure rates (for a random seed; the seeds
 here are fixed, so each test is deterministic):
 
-* mean / variance comparisons allow 4 standard errors: 6.3e-5 per comparison
-  (two-sided normal); ``test_law_matches_index_path`` makes 24 cases x at most
-  14 comparisons = 336 in all, so a family-wise rate of at most 2.1% for a
-  random seed (Bonferroni);
+* mean / variance comparisons allow 4.5 standard errors: 6.8e-6 per
+  comparison (two-sided normal); ``test_law_matches_index_path`` makes 50
+  cases x at most 14 comparisons = 700 in all, so a family-wise rate of at
+  most 0.5% for a random seed (Bonferroni);
 * chi-square / KS two-sample tests reject at p < 1e-4 (KS on discrete data is
-  conservative, so at most 1e-4); 7 such tests, at most 0.07%.
+  conservative, so at most 1e-4); 9 such tests, at most 0.09%.
+
+Run-level strategies have three pattern forms (``patterns.DrawPlan``): the
+mixture (default for 0/1 data), the conditional binomials (forced with
+``form="conditional"``, and the default for runs with more than two values)
+and patterns built from counts (``binary_run_patterns``); each is checked
+against the index path.
 """
 
 import numpy as np
@@ -19,15 +25,16 @@ from scipy import stats
 
 from evalci import core, intervals, metrics, patterns, resampling
 
-Z = 4.0  # standard errors allowed in mean / variance comparisons
+Z = 4.5  # standard errors allowed in mean / variance comparisons
 P_MIN = 1e-4  # rejection level of the two-sample tests
 
 
-def tidy(n=120, k=5, n_systems=2, unequal=False, seed=0, n_strata=3):
+def tidy(n=120, k=5, n_systems=2, unequal=False, seed=0, n_strata=3, levels=2):
     """0/1 runs: per-input difficulty shared by the systems (correlated pairs).
 
     Strata of unequal sizes (20%, 30%, 50% for 3) differ strongly in accuracy,
     so stratifying changes the bootstrap variance (ignoring strata is caught).
+    ``levels=3`` gives scores in {0, 0.5, 1} (three distinct runs per input).
     """
     gen = np.random.default_rng(seed)
     stratum = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 2])[np.arange(n) * 10 // n]
@@ -44,7 +51,11 @@ def tidy(n=120, k=5, n_systems=2, unequal=False, seed=0, n_strata=3):
                     "input_id": inp,
                     "run": np.concatenate([np.arange(kk) for kk in ks]),
                     "system": f"s{s}",
-                    "correct": (gen.random(len(inp)) < p[inp]).astype(int),
+                    "correct": (
+                        (gen.random(len(inp)) < p[inp]).astype(int)
+                        if levels == 2
+                        else (gen.random((2, len(inp))) < p[inp]).sum(0) / 2
+                    ),
                     "subject": stratum[inp],
                 }
             )
@@ -75,6 +86,40 @@ def unit_patterns(unit, strategy):
     if strategy == "cluster":
         return patterns.find_patterns(unit.T, unit.strata_bounds)
     return patterns.run_level_patterns(unit)
+
+
+def binary_inputs(p, df, strategy, weight):
+    """What the lead passes to binary_run_patterns: (c, k), rows, scale."""
+    unit, groups, clusters = p.units[0]
+    keys = p.cube.cluster_keys[clusters]
+    systems = ["s0"] if p.cube.groups is None else list(p.cube.groups[groups])
+    by = df.groupby(["input_id", "system"])["correct"]
+    c = by.sum().unstack()[systems].loc[keys].to_numpy().astype(np.int64)
+    k = by.size().unstack()[systems].loc[keys].to_numpy().astype(np.int64)
+    const = (k == k[:1]).all(axis=0)  # equal k: Cube.units skips reweighting
+    scale = np.ones(k.shape)
+    if strategy == "hierarchical" and weight == "input":
+        scale = np.where(const, 1.0, 1.0 / k)
+    elif strategy == "single_draw" and weight == "run":
+        scale = np.where(const, 1.0, k.astype(float))
+    g = len(systems)
+    low, high = np.tile([0.0, 1.0], (g, 1)), np.ones((g, 2))
+    return unit, c, k, low, high, scale
+
+
+def draw(unit, strategy, form, root, b, df=None, p=None, weight=None):
+    """Replicate sums on the pattern path, in one of its forms."""
+    if form == "binary":
+        unit, c, k, low, high, scale = binary_inputs(p, df, strategy, weight)
+        pat = patterns.binary_run_patterns(
+            unit.T, c, k, low, high, unit.strata_bounds, scale
+        )
+    else:
+        pat = unit_patterns(unit, strategy)
+    plan = patterns.draw_plan(
+        pat, strategy, "conditional" if form == "conditional" else None
+    )
+    return patterns.replicate_sums(pat, root, 0, strategy, b, plan=plan), plan
 
 
 def permute_unit(unit, seed):
@@ -212,31 +257,48 @@ def _moments_close(a, b, label):
     assert (diff <= Z * np.hypot(sa, sb) + 1e-15).all(), (label, "var", diff)
 
 
-CASES = [
-    (strategy, weight, strata, unequal)
-    for strategy in ("cluster", "hierarchical", "single_draw")
-    for weight in ("input", "run")
-    for strata in (False, True)
-    for unequal in (False, True)
-]
+CASES = (
+    [
+        (strategy, weight, strata, unequal, form, 2)
+        for strategy in ("cluster", "hierarchical", "single_draw")
+        for form in (("auto",) if strategy == "cluster" else ("auto", "conditional"))
+        for weight in ("input", "run")
+        for strata in (False, True)
+        for unequal in (False, True)
+    ]
+    + [
+        (strategy, weight, True, unequal, "binary", 2)
+        for strategy in ("hierarchical", "single_draw")
+        for weight in ("input", "run")
+        for unequal in (False, True)
+    ]
+    + [
+        (strategy, "input", True, True, "auto", 3)  # three distinct runs per input
+        for strategy in ("cluster", "hierarchical", "single_draw")
+    ]
+)
 
 
-@pytest.mark.parametrize("strategy,weight,strata,unequal", CASES)
-def test_law_matches_index_path(strategy, weight, strata, unequal):
-    # 3 systems jointly: per-system values, paired differences and the raw sums
+@pytest.mark.parametrize("strategy,weight,strata,unequal,form,levels", CASES)
+def test_law_matches_index_path(strategy, weight, strata, unequal, form, levels):
+    # 2-3 systems jointly: per-system values, paired differences and raw sums
     n_sys = 3 if strategy == "cluster" or unequal else 2
-    seed = CASES.index((strategy, weight, strata, unequal))
-    df = tidy(n=90, k=4, n_systems=n_sys, unequal=unequal, seed=seed)
+    seed = CASES.index((strategy, weight, strata, unequal, form, levels))
+    df = tidy(n=90, k=4, n_systems=n_sys, unequal=unequal, seed=seed, levels=levels)
     p, root = make_pass(df, strategy, weight, strata)
     unit = p.units[0][0]
     b = 3_000
     idx = resampling.replicate_sums(unit, root, strategy, b)
-    pat = patterns.replicate_sums(
-        unit_patterns(unit, strategy), np.random.SeedSequence(7), 0, strategy, b
-    )
+    pat, plan = draw(unit, strategy, form, np.random.SeedSequence(7), b, df, p, weight)
+    if strategy == "cluster":
+        assert plan.form == "cluster"
+    elif form == "conditional" or (levels == 3 and strategy == "hierarchical"):
+        assert plan.form == "conditional"
+    else:
+        assert plan.form == "mixture"
     vi, vp = metrics._ratio(idx), metrics._ratio(pat)  # (B, G)
     di, dp = np.diff(vi, axis=1), np.diff(vp, axis=1)  # paired differences
-    label = (strategy, weight, strata, unequal)
+    label = (strategy, weight, strata, unequal, form, levels)
     _moments_close(
         np.column_stack([vi, di, idx.reshape(b, -1)]),
         np.column_stack([vp, dp, pat.reshape(b, -1)]),
@@ -245,6 +307,48 @@ def test_law_matches_index_path(strategy, weight, strata, unequal):
     # the estimand: the index path's estimate is the centre of both
     est = metrics._ratio(unit.T.sum(0))
     assert np.abs(vp.mean(0) - est).max() < Z * vp.std(0).max() / np.sqrt(b) + 0.01
+
+
+@pytest.mark.parametrize("strategy", ["hierarchical", "single_draw"])
+@pytest.mark.parametrize("weight", ["input", "run"])
+@pytest.mark.parametrize("unequal", [False, True])
+def test_binary_run_patterns_equal_row_patterns(strategy, weight, unequal):
+    df = tidy(n=70, k=4, n_systems=2, unequal=unequal, seed=12)
+    p, root = make_pass(df, strategy, weight)
+    unit, c, k, low, high, scale = binary_inputs(p, df, strategy, weight)
+    got = patterns.binary_run_patterns(
+        unit.T, c, k, low, high, unit.strata_bounds, scale
+    )
+    ref = patterns.run_level_patterns(unit)
+    np.testing.assert_array_equal(got.inverse, ref.inverse)
+    np.testing.assert_array_equal(got.multiplicity, ref.multiplicity)
+    np.testing.assert_array_equal(got.stats, ref.stats)
+    for q in range(ref.n_patterns):
+        for j in range(2):
+            a = np.repeat(got.values[q, j], got.value_counts[q, j], axis=0)
+            b = np.repeat(ref.values[q, j], ref.value_counts[q, j], axis=0)
+            np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)
+    if not unequal:  # no reweighting: bit-identical replicates
+        np.testing.assert_array_equal(
+            patterns.replicate_sums(got, root, 0, strategy, 300),
+            patterns.replicate_sums(ref, root, 0, strategy, 300),
+        )
+
+
+def test_mixture_and_conditional_forms_agree():
+    # the two exact run-level forms, against each other, with more power
+    df = tidy(n=150, k=5, n_systems=2, unequal=True, seed=21)
+    for strategy in ("hierarchical", "single_draw"):
+        p, _ = make_pass(df, strategy, "input")
+        unit = p.units[0][0]
+        mix, plan_m = draw(unit, strategy, "auto", np.random.SeedSequence(1), 8000)
+        con, plan_c = draw(
+            unit, strategy, "conditional", np.random.SeedSequence(2), 8000
+        )
+        assert (plan_m.form, plan_c.form) == ("mixture", "conditional")
+        vm, vc = metrics._ratio(mix), metrics._ratio(con)
+        assert stats.ks_2samp(vm[:, 1] - vm[:, 0], vc[:, 1] - vc[:, 0]).pvalue > P_MIN
+        _moments_close(vm, vc, strategy)
 
 
 def test_law_ks_two_sample():
@@ -383,32 +487,44 @@ def test_acceleration_homogeneous_stratum_and_singleton():
 
 
 # ------------------------------------------------------ (d) reproducibility
-@pytest.mark.parametrize("strategy", ["cluster", "hierarchical", "single_draw"])
-def test_blocks_and_input_order_do_not_change_replicates(strategy):
+@pytest.mark.parametrize(
+    "strategy,form",
+    [
+        ("cluster", None),
+        ("hierarchical", None),
+        ("single_draw", None),
+        ("hierarchical", "conditional"),
+        ("single_draw", "conditional"),
+    ],
+)
+def test_blocks_and_input_order_do_not_change_replicates(strategy, form):
     df = tidy(n=60, k=3, n_systems=2, unequal=True, seed=8)
     p, root = make_pass(df, strategy, "input", strata=True)
     unit = p.units[0][0]
     pat = unit_patterns(unit, strategy)
-    whole = patterns.pattern_replicate_sums(pat, root, 0, strategy, 0, 10)
+
+    def block(pat, first, n, index=0):
+        plan = patterns.draw_plan(pat, strategy, form)
+        return patterns.pattern_replicate_sums(
+            pat, root, index, strategy, first, n, plan=plan
+        )
+
+    whole = block(pat, 0, 10)
     split = np.concatenate(
-        [
-            patterns.pattern_replicate_sums(pat, root, 0, strategy, lo, hi - lo)
-            for lo, hi in ((0, 3), (3, 4), (4, 10))
-        ]
+        [block(pat, lo, hi - lo) for lo, hi in ((0, 3), (3, 4), (4, 10))]
     )
     np.testing.assert_array_equal(split, whole)
-    np.testing.assert_array_equal(
-        patterns.replicate_sums(pat, root, 0, strategy, 600), whole[:600]
-    )
+    if form is None:
+        np.testing.assert_array_equal(
+            patterns.replicate_sums(pat, root, 0, strategy, 600), whole[:600]
+        )
     # the stream keying is by unit index: another unit draws other numbers
-    other = patterns.pattern_replicate_sums(pat, root, 1, strategy, 0, 1)
-    assert not np.array_equal(other, whole[:64])
+    assert not np.array_equal(block(pat, 0, 1, index=1), whole[:64])
     # shuffled inputs: canonical patterns, hence bit-identical replicates
     shuffled, _ = permute_unit(unit, 11)
-    again = patterns.pattern_replicate_sums(
-        unit_patterns(shuffled, strategy), root, 0, strategy, 0, 10
+    np.testing.assert_array_equal(
+        block(unit_patterns(shuffled, strategy), 0, 10), whole
     )
-    np.testing.assert_array_equal(again, whole)
 
 
 def test_equal_k_sums_stay_integers():

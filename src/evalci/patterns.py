@@ -53,7 +53,10 @@ __all__ = [
     "find_patterns",
     "run_level_patterns",
     "run_level_exact",
+    "binary_run_patterns",
     "should_use_patterns",
+    "DrawPlan",
+    "draw_plan",
     "pattern_replicate_sums",
     "replicate_sums",
     "pattern_jackknife",
@@ -127,12 +130,12 @@ def _sorted_codes(col: np.ndarray) -> tuple[np.ndarray, int]:
     hashing (O(N)) and the few uniques sorted. NaN sorts last.
     """
     lo, hi = col.min(), col.max()
-    if lo == hi:  # constant column (also the common "1" or "k" column)
-        return np.zeros(col.shape[0], dtype=np.int64), 1
+    if lo == hi:  # constant column (the common "1" or "k" column): no digit
+        return None, 1
     if np.isfinite(lo) and np.isfinite(hi) and hi - lo <= _SMALL_RANGE:
-        shifted = col - lo
+        shifted = col - lo if lo != 0 else col
         codes = shifted.astype(np.int64)
-        if np.array_equal(codes, shifted):
+        if (codes == shifted).all():
             return codes, int(hi - lo) + 1
     codes, uniques = pd.factorize(col, use_na_sentinel=False)
     rank = np.empty(len(uniques), dtype=np.int64)
@@ -148,24 +151,33 @@ def _compress(key: np.ndarray) -> tuple[np.ndarray, int]:
     return rank[codes], len(uniques)
 
 
-def _row_codes(x: np.ndarray, lead: np.ndarray | None = None, radix0: int = 1):
+def _row_codes(x, lead: np.ndarray | None = None, radix0: int = 1):
     """One int64 code per row of ``x`` (R, c), ordered lexicographically.
+
+    ``x`` is a 2-D array or a list of its c columns (1-D arrays of length R).
 
     ``lead`` (R,) with ``radix0`` values is the most significant digit. The
     mixed-radix key is re-numbered densely whenever the next digit could
     overflow int64. Returns dense codes ``0 .. U-1`` and U.
     """
-    n = x.shape[0]
-    key = np.zeros(n, dtype=np.int64) if lead is None else lead.astype(np.int64)
+    columns = list(x.T) if isinstance(x, np.ndarray) else list(x)
+    n = len(lead) if lead is not None else len(columns[0]) if columns else 0
+    key = None if lead is None else lead.astype(np.int64)
     radix = radix0
-    for j in range(x.shape[1]):
-        codes, r = _sorted_codes(x[:, j])
+    for col in columns:
+        codes, r = _sorted_codes(col)
         if r == 1:
+            continue
+        if key is None:
+            key, radix = codes, r
             continue
         if radix * r > _INT64_MAX:
             key, radix = _compress(key)
-        key = key * r + codes
+        key *= r
+        key += codes
         radix *= r
+    if key is None:
+        return np.zeros(n, dtype=np.int64), 1
     return _dense(key, radix)
 
 
@@ -173,9 +185,31 @@ def _dense(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
     n = key.shape[0]
     if radix <= max(4 * n, 1 << 16):  # counting is O(N + radix)
         present = np.bincount(key, minlength=radix) > 0
+        if present.all():
+            return key, radix
         lut = np.cumsum(present) - 1
         return lut[key], int(present.sum())
     return _compress(key)
+
+
+def _group_rows(key, bounds: np.ndarray):
+    """Canonical distinct rows of ``key`` (N, c) per stratum.
+
+    ``key`` is a 2-D array or a list of its columns.
+
+    Returns ``inverse`` (N,), ``first`` (P,) (first input of each pattern),
+    ``multiplicity`` (P,), the stratum of each pattern and pattern bounds.
+    """
+    n = int(bounds[-1])
+    n_strata = len(bounds) - 1
+    stratum = np.repeat(np.arange(n_strata, dtype=np.int64), np.diff(bounds))
+    inverse, n_pat = _row_codes(key, stratum if n_strata > 1 else None, n_strata)
+    multiplicity = np.bincount(inverse, minlength=n_pat).astype(np.int64)
+    first = np.empty(n_pat, dtype=np.int64)
+    first[inverse[::-1]] = np.arange(n - 1, -1, -1)
+    p_stratum = stratum[first]
+    p_bounds = np.searchsorted(p_stratum, np.arange(n_strata + 1)).astype(np.int64)
+    return inverse, first, multiplicity, p_stratum, p_bounds
 
 
 def find_patterns(T: np.ndarray, strata_bounds: np.ndarray) -> Patterns:
@@ -194,21 +228,14 @@ def find_patterns(T: np.ndarray, strata_bounds: np.ndarray) -> Patterns:
         ``inverse`` (N,) and ``bounds`` (H + 1,).
     """
     T = np.asarray(T, dtype=float)
-    n = T.shape[0]
     bounds = np.asarray(strata_bounds, dtype=np.int64)
-    n_strata = len(bounds) - 1
-    flat = T.reshape(n, -1)
-    stratum = np.repeat(np.arange(n_strata, dtype=np.int64), np.diff(bounds))
-    inverse, n_pat = _row_codes(flat, stratum if n_strata > 1 else None, n_strata)
-    multiplicity = np.bincount(inverse, minlength=n_pat).astype(np.int64)
-    first = np.empty(n_pat, dtype=np.int64)
-    first[inverse[::-1]] = np.arange(n - 1, -1, -1)  # first input of each pattern
-    p_stratum = stratum[first]
-    p_bounds = np.searchsorted(p_stratum, np.arange(n_strata + 1)).astype(np.int64)
+    inverse, first, mult, stratum, p_bounds = _group_rows(
+        T.reshape(T.shape[0], -1), bounds
+    )
     return Patterns(
         stats=T[first],
-        stratum=p_stratum,
-        multiplicity=multiplicity,
+        stratum=stratum,
+        multiplicity=mult,
         inverse=inverse,
         bounds=p_bounds,
     )
@@ -229,32 +256,70 @@ def run_level_exact(unit: _rs.Unit) -> bool:
     return len(unit.rows) == g and len(unit.starts) == g and len(unit.counts) == g
 
 
-def _distinct_runs(rows, starts, counts):
-    """Per input: distinct run rows (sorted) and their counts.
+def _input_of_rows(starts: np.ndarray, k: np.ndarray, n_rows: int) -> np.ndarray:
+    """Input of each row, when the inputs' row ranges tile ``0 .. n_rows``.
 
-    Returns ``values`` (N, V, m) zero-padded, ``cnt`` (N, V) int64.
+    ``Cube.units`` lays each group's rows out input after input (in cluster
+    code order), so this is one repeat; otherwise None.
+    """
+    order = np.argsort(starts, kind="stable")
+    s, kk = starts[order], k[order]
+    if len(s) and (
+        s[0] != 0 or s[-1] + kk[-1] != n_rows or (s[1:] != s[:-1] + kk[:-1]).any()
+    ):
+        return None
+    return np.repeat(order, kk)
+
+
+def _run_counts(rows, starts, counts):
+    """Per input, how many of its runs hold each distinct row value.
+
+    Returns ``(per, uniq)``: ``per`` (N, C) int64 counts over the C distinct
+    rows ``uniq`` (C, m) of the group (sorted), or None when N * C would be
+    too large (many distinct rows: continuous scores).
+    """
+    n = len(starts)
+    k = np.asarray(counts, dtype=np.int64)
+    starts = np.asarray(starts, dtype=np.int64)
+    row_code, n_codes = _row_codes(rows)
+    if n * n_codes > max(4 * rows.shape[0], 1 << 20):
+        return None
+    inp = _input_of_rows(starts, k, rows.shape[0])
+    code = row_code
+    if inp is None:  # general layout: gather each input's rows
+        inp = np.repeat(np.arange(n, dtype=np.int64), k)
+        ridx = np.repeat(starts - np.cumsum(k) + k, k) + np.arange(int(k.sum()))
+        code = row_code[ridx]
+    inp *= n_codes
+    inp += code
+    per = np.bincount(inp, minlength=n * n_codes).reshape(n, n_codes)
+    # one row of each distinct value: search the rows of an input that has it
+    owner = (per > 0).argmax(axis=0)
+    uniq = np.empty((n_codes, rows.shape[1]))
+    for c, i in enumerate(owner):
+        seg = row_code[starts[i] : starts[i] + k[i]]
+        uniq[c] = rows[starts[i] + int(np.flatnonzero(seg == c)[0])]
+    return per, uniq
+
+
+def _distinct_runs(rows, starts, counts):
+    """Per input: distinct run rows (sorted) and their counts, any number of them.
+
+    Returns ``values`` (N, V, m) zero-padded, ``cnt`` (N, V) int64. O(R log R):
+    the fallback for groups with many distinct rows.
     """
     n = len(starts)
     k = np.asarray(counts, dtype=np.int64)
     m = rows.shape[1]
-    total = int(k.sum())
     inp = np.repeat(np.arange(n, dtype=np.int64), k)
     ridx = np.repeat(np.asarray(starts, dtype=np.int64) - np.cumsum(k) + k, k)
-    ridx += np.arange(total, dtype=np.int64)
+    ridx += np.arange(int(k.sum()), dtype=np.int64)
     row_code_all, n_codes = _row_codes(rows)
-    code = row_code_all[ridx]
     uniq_rows = np.empty((n_codes, m))
     uniq_rows[row_code_all] = rows
-    # (input, value) pairs in order: input first, then value code
-    if n * n_codes <= max(4 * total, 1 << 20):
-        per = np.bincount(inp * n_codes + code, minlength=n * n_codes)
-        pair = np.flatnonzero(per)
-        pair_count = per[pair]
-    else:
-        pair, pair_count = np.unique(inp * n_codes + code, return_counts=True)
+    pair, pair_count = np.unique(inp * n_codes + row_code_all[ridx], return_counts=True)
     p_inp, p_code = np.divmod(pair, n_codes)
-    first = np.searchsorted(p_inp, np.arange(n))
-    slot = np.arange(len(pair)) - first[p_inp]
+    slot = np.arange(len(pair)) - np.searchsorted(p_inp, np.arange(n))[p_inp]
     v = int(slot.max()) + 1 if len(pair) else 1
     values = np.zeros((n, v, m))
     cnt = np.zeros((n, v), dtype=np.int64)
@@ -263,15 +328,28 @@ def _distinct_runs(rows, starts, counts):
     return values, cnt
 
 
+def _compact(per: np.ndarray, uniq: np.ndarray):
+    """Counts over all C distinct rows (P, C) -> per-pattern slots (P, V, m), (P, V)."""
+    pi, ci = np.nonzero(per)  # row-major: by pattern, then by value
+    slot = np.arange(len(pi)) - np.searchsorted(pi, np.arange(per.shape[0]))[pi]
+    v = int(slot.max()) + 1 if len(pi) else 1
+    values = np.zeros((per.shape[0], v, uniq.shape[1]))
+    cnt = np.zeros((per.shape[0], v), dtype=np.int64)
+    values[pi, slot] = uniq[ci]
+    cnt[pi, slot] = per[pi, ci]
+    return values, cnt
+
+
 def run_level_patterns(unit: _rs.Unit) -> Patterns:
     """Joint patterns for the run-level strategies, from an index-path ``Unit``.
 
     An input's pattern is its cluster statistics ``T`` together with, per
-    group, its distinct run rows (``unit.rows``, weighted exactly as the index
-    path weights them) and their counts; two inputs share a pattern only if
-    all of these are equal, so their run-level draws have the same law. For
-    0/1 data there are at most ``2`` values per group and P is at most the
-    number of distinct (c, k) combinations.
+    group, how many of its runs hold each distinct run row (``unit.rows``,
+    weighted exactly as the index path weights them); two inputs share a
+    pattern only if all of these are equal, so their run-level draws have the
+    same law. For 0/1 data an input has at most 2 distinct runs per group and
+    P is at most the number of distinct (c, k) combinations. O(R) for the R
+    run rows when groups have few distinct rows, O(R log R) otherwise.
 
     Raises ValueError when ``unit`` has no run rows (see
     :func:`run_level_exact`).
@@ -282,29 +360,103 @@ def run_level_patterns(unit: _rs.Unit) -> Patterns:
             "build the unit with strategy='hierarchical' or 'single_draw'."
         )
     n, g, m = unit.T.shape
-    per_group = [
-        _distinct_runs(unit.rows[j], unit.starts[j], unit.counts[j]) for j in range(g)
-    ]
-    v = max(vals.shape[1] for vals, _ in per_group)
-    values = np.zeros((n, g, v, m))
-    cnt = np.zeros((n, g, v), dtype=np.int64)
-    for j, (vals, c) in enumerate(per_group):
+    cols = list(unit.T.reshape(n, g * m).T)
+    groups = []
+    for j in range(g):
+        dense = _run_counts(unit.rows[j], unit.starts[j], unit.counts[j])
+        if dense is not None:
+            cols += list(dense[0].T)
+        else:
+            vals, cnt = _distinct_runs(unit.rows[j], unit.starts[j], unit.counts[j])
+            cols += list(vals.reshape(n, -1).T) + list(cnt.T)
+            dense = (vals, cnt)
+        groups.append(dense)
+    inverse, first, mult, stratum, p_bounds = _group_rows(
+        cols, np.asarray(unit.strata_bounds, dtype=np.int64)
+    )
+    slots = []
+    for a, b in groups:
+        if a.ndim == 2:  # dense counts (N, C) and the distinct rows
+            slots.append(_compact(a[first], b))
+        else:
+            slots.append((a[first], b[first]))
+    v = max(vals.shape[1] for vals, _ in slots)
+    values = np.zeros((len(first), g, v, m))
+    cnt = np.zeros((len(first), g, v), dtype=np.int64)
+    for j, (vals, c) in enumerate(slots):
         values[:, j, : vals.shape[1]] = vals
         cnt[:, j, : c.shape[1]] = c
-    key = np.concatenate(
-        [unit.T, values.reshape(n, g, v * m), cnt.astype(float)], axis=2
-    )
-    pat = find_patterns(key, unit.strata_bounds)
-    first = np.empty(pat.n_patterns, dtype=np.int64)
-    first[pat.inverse[::-1]] = np.arange(n - 1, -1, -1)
     return Patterns(
         stats=unit.T[first],
-        stratum=pat.stratum,
-        multiplicity=pat.multiplicity,
-        inverse=pat.inverse,
-        bounds=pat.bounds,
-        values=values[first],
-        value_counts=cnt[first],
+        stratum=stratum,
+        multiplicity=mult,
+        inverse=inverse,
+        bounds=p_bounds,
+        values=values,
+        value_counts=cnt,
+    )
+
+
+def binary_run_patterns(
+    T: np.ndarray,
+    successes: np.ndarray,
+    runs: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    strata_bounds: np.ndarray,
+    scale: np.ndarray | None = None,
+) -> Patterns:
+    """Run-level patterns from per-input counts, without the run rows: O(N).
+
+    For a metric whose run rows take two values per group -- ``low`` for a
+    failed run, ``high`` for a success (mean and accuracy of 0/1 data:
+    ``(0, 1)`` and ``(1, 1)``) -- an input is described per group by its
+    ``successes`` c and ``runs`` k. This gives the same patterns and law as
+    :func:`run_level_patterns` on the unit's rows, at O(N) instead of O(N k).
+
+    Parameters
+    ----------
+    T : (N, G, m)
+        The unit's cluster statistics (for the estimate and jackknife).
+    successes, runs : (N, G) int
+        c and k of each input and group (k > 0).
+    low, high : (G, m)
+        The two *raw* run rows of each group.
+    scale : (N, G), optional
+        The factor ``Cube.units`` applies to an input's run rows: ``1 / k`` for
+        hierarchical with ``weight="input"``, ``k`` for single_draw with
+        ``weight="run"``, 1 otherwise (also when the equal-k scale-invariant
+        shortcut skips the reweighting). Rounding may differ from the index
+        path's ``x / k`` in the last bit.
+    """
+    T = np.asarray(T, dtype=float)
+    c = np.asarray(successes, dtype=np.int64)
+    k = np.asarray(runs, dtype=np.int64)
+    n, g, m = T.shape
+    cols = list(T.reshape(n, g * m).T) + list(c.T) + list(k.T)
+    if scale is not None:
+        scale = np.broadcast_to(np.asarray(scale, dtype=float), (n, g))
+        cols += list(scale.T)
+    inverse, first, mult, stratum, p_bounds = _group_rows(
+        cols, np.asarray(strata_bounds, dtype=np.int64)
+    )
+    f = np.ones((len(first), g)) if scale is None else scale[first]
+    values = np.stack(
+        [
+            f[:, :, None] * np.asarray(low, float),
+            f[:, :, None] * np.asarray(high, float),
+        ],
+        axis=2,
+    )  # (P, G, 2, m)
+    cnt = np.stack([k[first] - c[first], c[first]], axis=2)
+    return Patterns(
+        stats=T[first],
+        stratum=stratum,
+        multiplicity=mult,
+        inverse=inverse,
+        bounds=p_bounds,
+        values=values,
+        value_counts=cnt,
     )
 
 
@@ -338,46 +490,250 @@ def should_use_patterns(n_inputs: int, n_patterns: int, n_columns: int) -> bool:
 
 
 # ------------------------------------------------------------------ drawing
-def _pattern_counts(gen, patterns: Patterns, n_rep: int) -> np.ndarray:
-    """Pattern counts ``(n_rep, P)``: per stratum, Multinomial(N_h, n_p / N_h)."""
-    p = patterns.n_patterns
-    mult = patterns.multiplicity
-    w = np.zeros((n_rep, p), dtype=np.int64)
-    bounds = patterns.bounds
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        if hi == lo:
-            continue
-        n_h = int(mult[lo:hi].sum())
-        w[:, lo:hi] = gen.multinomial(n_h, mult[lo:hi] / n_h, size=n_rep)
+#: The mixture form enumerates (pattern, joint run outcome) pairs: at most
+#: this many statistics (pairs x G x m) are built, else the conditional form.
+MIXTURE_BUDGET = 1 << 22
+
+
+@dataclass(frozen=True)
+class DrawPlan:
+    """How the replicates of one unit are drawn on the pattern path.
+
+    Every form first draws, per stratum, ``Multinomial(N_h, pvals_h)`` counts
+    over ``categories``; a replicate's sums are ``counts @ stats``, plus, for
+    the conditional form, run-level binomials per pattern.
+
+    ``form`` is one of
+
+    * ``"cluster"``: categories are the patterns, ``pvals = n_p / N_h``;
+    * ``"mixture"`` (run level, exact): one resampled input contributes a
+      random vector Z -- its pattern drawn with probability ``n_p / N_h``,
+      then its runs (``k`` with replacement, or one) -- and the N_h draws are
+      iid, so a replicate is ``Multinomial(N_h, P(Z = z))`` over the distinct
+      values z of Z. For two-valued runs (0/1 data) hierarchical Z has at most
+      ``k + 1`` values per group (``Binomial(k, c / k)`` correct runs) and
+      single_draw at most 2. Used when the joint outcomes fit
+      :data:`MIXTURE_BUDGET` and (hierarchical) every input has at most two
+      distinct runs per group;
+    * ``"conditional"`` (run level, exact, any data): categories are the
+      patterns; then per group and pattern drawn ``W_p`` times the runs are
+      ``Multinomial(W_p k, cnt / k)`` (hierarchical) or ``Multinomial(W_p,
+      cnt / k)`` (single_draw) over its distinct runs, drawn as conditional
+      binomials (for 0/1 data ``Binomial(W_p k, c / k)`` / ``Binomial(W_p,
+      c / k)``).
+
+    The form depends on the data only. Probabilities are float64 (as
+    ``n_p / N_h`` is): "exact" means the law of the index path up to
+    rounding of the probabilities (~1e-16).
+    """
+
+    form: str
+    stats: np.ndarray  # (Q, G, m) contribution of one draw of each category
+    strata: tuple  # per non-empty stratum: (lo, hi, N_h, pvals (hi - lo,))
+    runs: tuple | None = None  # conditional form: per group (k, slots, rows)
+    hierarchical: bool = False
+
+    @property
+    def n_categories(self) -> int:
+        return self.stats.shape[0]
+
+    @property
+    def n_draws(self) -> int:
+        """Random variates per replicate (multinomial categories + binomials)."""
+        extra = 0
+        if self.runs is not None:
+            extra = sum(len(r) for _, slots, _ in self.runs for r, _, _ in slots[:-1])
+        return self.n_categories + extra
+
+
+def _strata(bounds: np.ndarray, sizes: np.ndarray, probs: np.ndarray) -> tuple:
+    plan = []
+    for h, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        if hi > lo:
+            pv = probs[lo:hi]
+            plan.append((int(lo), int(hi), int(sizes[h]), pv / pv.sum()))
+    return tuple(plan)
+
+
+def _stratum_sizes(patterns: Patterns) -> np.ndarray:
+    return np.diff(patterns.input_bounds)
+
+
+def _runs_plan(patterns: Patterns) -> tuple:
+    """Per group: the value slots to draw and the patterns each slot is random for.
+
+    The multinomial over an input's distinct runs is drawn as conditional
+    binomials, slot by slot: slot s of pattern p takes ``Binomial(remaining,
+    cnt_s / (k - cnt_0 - ... - cnt_{s-1}))``. Where that probability is 0 or 1
+    the draw is deterministic (0, or all that remains) and is not made; which
+    patterns are random depends on the data only.
+    """
+    values, cnt = patterns.values, patterns.value_counts
+    k = cnt.sum(axis=2)  # (P, G)
+    left = k[:, :, None] - (np.cumsum(cnt, axis=2) - cnt)  # runs not in slots < s
+    cond = cnt / np.maximum(left, 1)
+    plan = []
+    for j in range(values.shape[1]):
+        used = np.flatnonzero((cnt[:, j] > 0).any(axis=0))
+        n_slots = int(used.max()) + 1 if used.size else 1
+        slots = []
+        for s in range(n_slots):
+            c = cond[:, j, s]
+            rand = np.flatnonzero((c > 0) & (c < 1))
+            slots.append((rand, c[rand], np.flatnonzero(c == 1)))
+        rows = np.ascontiguousarray(values[:, j, :n_slots].transpose(1, 0, 2))
+        plan.append(
+            (k[:, j], tuple(slots), rows.reshape(n_slots * values.shape[0], -1))
+        )
+    return tuple(plan)
+
+
+def _group_outcomes(patterns: Patterns, j: int, hierarchical: bool):
+    """Per pattern, the values of one draw's contribution to group j.
+
+    Returns ``z`` (P, S, m) and ``prob`` (P, S) (zero where padded), or None
+    when the group has more than two distinct runs per input (hierarchical).
+    """
+    vals = patterns.values[:, j]  # (P, V, m)
+    cnt = patterns.value_counts[:, j]  # (P, V)
+    used = np.flatnonzero((cnt > 0).any(axis=0))
+    n_slots = int(used.max()) + 1 if used.size else 1
+    vals, cnt = vals[:, :n_slots], cnt[:, :n_slots]
+    k = cnt.sum(axis=1)  # (P,)
+    if not hierarchical:  # one run: its value, with probability cnt / k
+        return vals, cnt / k[:, None]
+    if n_slots > 2:
+        return None
+    if n_slots == 1:  # every run of every input alike: k copies of it
+        return (k[:, None] * vals[:, 0])[:, None, :], np.ones((len(k), 1))
+    from scipy import stats  # the binomial pmf, accurate to ~1e-15
+
+    y = np.arange(int(k.max()) + 1)  # runs landing on the second value
+    prob = stats.binom.pmf(y[None, :], k[:, None], cnt[:, 1:2] / k[:, None])
+    prob[y[None, :] > k[:, None]] = 0.0
+    z = (
+        y[None, :, None] * vals[:, 1:2]
+        + (k[:, None] - y[None, :])[:, :, None] * vals[:, 0:1]
+    )
+    return z, prob
+
+
+def _mixture_plan(patterns: Patterns, hierarchical: bool) -> DrawPlan | None:
+    """The mixture form (see :class:`DrawPlan`), or None if it does not apply."""
+    p, g, m = patterns.stats.shape
+    outcomes = []
+    size = p * g * m
+    for j in range(g):
+        out = _group_outcomes(patterns, j, hierarchical)
+        if out is None:
+            return None
+        size *= out[1].shape[1]
+        if size > MIXTURE_BUDGET:
+            return None
+        outcomes.append(out)
+    # joint outcome of one draw: groups are independent given the pattern
+    shape = (p,) + tuple(o[1].shape[1] for o in outcomes)
+    prob = np.broadcast_to(
+        (patterns.multiplicity / _stratum_sizes(patterns)[patterns.stratum]).reshape(
+            (p,) + (1,) * g
+        ),
+        shape,
+    ).copy()
+    z = np.empty(shape + (g, m))
+    for j, (zj, pj) in enumerate(outcomes):
+        axes = [1] * g
+        axes[j] = pj.shape[1]
+        prob *= pj.reshape((p, *axes))
+        z[..., j, :] = zj.reshape((p, *axes, m))
+    stratum = np.broadcast_to(patterns.stratum.reshape((p,) + (1,) * g), shape)
+    keep = prob.reshape(-1) > 0
+    z = z.reshape(-1, g * m)[keep]
+    prob = prob.reshape(-1)[keep]
+    stratum = stratum.reshape(-1)[keep]
+    # distinct outcomes per stratum, canonical (stratum, lexicographic) order
+    n_strata = len(patterns.bounds) - 1
+    code, n_cat = _row_codes(z, stratum if n_strata > 1 else None, n_strata)
+    pvals = np.bincount(code, weights=prob, minlength=n_cat)
+    first = np.empty(n_cat, dtype=np.int64)
+    first[code[::-1]] = np.arange(len(code) - 1, -1, -1)
+    cat_stratum = stratum[first]
+    bounds = np.searchsorted(cat_stratum, np.arange(n_strata + 1))
+    return DrawPlan(
+        form="mixture",
+        stats=z[first].reshape(n_cat, g, m),
+        strata=_strata(bounds, _stratum_sizes(patterns), pvals),
+        hierarchical=hierarchical,
+    )
+
+
+def draw_plan(patterns: Patterns, strategy: str, form: str | None = None) -> DrawPlan:
+    """The :class:`DrawPlan` for ``strategy`` (data shape only; O(P) to build).
+
+    ``strategy`` is ``"cluster"`` (also for ``iid`` / ``mode_aggregate``
+    after the engine's mapping), ``"hierarchical"`` or ``"single_draw"``;
+    the run-level ones need ``patterns`` from :func:`run_level_patterns` or
+    :func:`binary_run_patterns`. ``form="conditional"`` forces the
+    conditional run-level form (for tests and comparisons); by default the
+    mixture form is used where it applies.
+    """
+    if strategy in RUN_LEVEL:
+        if patterns.values is None:
+            raise ValueError(
+                f"strategy={strategy!r} on patterns needs run_level_patterns(unit), "
+                "not find_patterns(T, ...)."
+            )
+        hierarchical = strategy == "hierarchical"
+        plan = None if form == "conditional" else _mixture_plan(patterns, hierarchical)
+        if plan is not None:
+            return plan
+        return DrawPlan(
+            form="conditional",
+            stats=patterns.stats,
+            strata=_strata(
+                patterns.bounds, _stratum_sizes(patterns), patterns.multiplicity * 1.0
+            ),
+            runs=_runs_plan(patterns),
+            hierarchical=hierarchical,
+        )
+    if strategy != "cluster":
+        raise ValueError(f"unknown strategy {strategy!r} for the pattern path.")
+    return DrawPlan(
+        form="cluster",
+        stats=patterns.stats,
+        strata=_strata(
+            patterns.bounds, _stratum_sizes(patterns), patterns.multiplicity * 1.0
+        ),
+    )
+
+
+def _category_counts(gen, strata: tuple, n_cat: int, n_rep: int) -> np.ndarray:
+    """Counts ``(n_rep, Q)``: per stratum in order, Multinomial(N_h, pvals_h)."""
+    if len(strata) == 1 and strata[0][1] - strata[0][0] == n_cat:
+        return gen.multinomial(strata[0][2], strata[0][3], size=n_rep)
+    w = np.zeros((n_rep, n_cat), dtype=np.int64)
+    for lo, hi, n_h, pvals in strata:
+        w[:, lo:hi] = gen.multinomial(n_h, pvals, size=n_rep)
     return w
 
 
-def _run_level_sums(gen, w, patterns: Patterns, strategy: str, out) -> None:
+def _conditional_sums(gen, w, runs, hierarchical: bool, out) -> None:
     """Fill ``out`` (n_rep, G, m) with run-level sums for pattern counts ``w``."""
-    values, cnt = patterns.values, patterns.value_counts
-    p, g, v, m = values.shape
-    k = cnt.sum(axis=2)  # (P, G)
-    # conditional probability of slot s given the earlier slots were not hit
-    before = np.cumsum(cnt, axis=2) - cnt  # (P, G, V)
-    left = k[:, :, None] - before
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cond = np.where(left > 0, cnt / np.maximum(left, 1), 0.0)
-    used = (cnt > 0).any(axis=0)  # (G, V): slots some pattern uses
-    hits = np.empty((w.shape[0], p, v))
-    for j in range(g):
-        remaining = w * k[:, j] if strategy == "hierarchical" else w.copy()
-        n_slots = int(np.flatnonzero(used[j]).max()) + 1 if used[j].any() else 1
-        hits[:] = 0.0
-        for s in range(n_slots - 1):
-            drawn = gen.binomial(remaining, cond[:, j, s])
-            hits[:, :, s] = drawn
-            remaining -= drawn
-        hits[:, :, n_slots - 1] = remaining
-        np.matmul(
-            hits[:, :, :n_slots].reshape(w.shape[0], p * n_slots),
-            values[:, j, :n_slots].reshape(p * n_slots, m),
-            out=out[:, j, :],
-        )
+    n_rep, p = w.shape
+    for j, (k, slots, rows) in enumerate(runs):
+        remaining = w * k if hierarchical else w.copy()
+        hits = np.zeros((n_rep, len(slots), p))
+        for s, (rand, probs, certain) in enumerate(slots):
+            if s == len(slots) - 1:  # the last slot takes what remains
+                hits[:, s] = remaining
+                break
+            if rand.size:
+                drawn = gen.binomial(remaining[:, rand], probs)
+                hits[:, s, rand] = drawn
+                remaining[:, rand] -= drawn
+            if certain.size:
+                hits[:, s, certain] = remaining[:, certain]
+                remaining[:, certain] = 0
+        np.matmul(hits.reshape(n_rep, -1), rows, out=out[:, j, :])
 
 
 def pattern_replicate_sums(
@@ -387,34 +743,29 @@ def pattern_replicate_sums(
     strategy: str,
     first: int,
     n_streams: int,
+    *,
+    plan: DrawPlan | None = None,
 ) -> np.ndarray:
     """Summed statistics ``(n_streams * STREAM_SIZE, G, m)`` for a block of streams.
 
     The pattern analogue of :func:`evalci.resampling.stream_replicate_sums`:
     stream ``first + s`` gives replicates ``(first + s) * 64 ...`` whatever
-    the blocking. ``strategy`` is ``"cluster"`` (also used for ``iid`` and
-    ``mode_aggregate`` after the engine's mapping), ``"hierarchical"`` or
-    ``"single_draw"``; the run-level ones need ``patterns`` from
-    :func:`run_level_patterns`.
+    the blocking. ``plan`` (from :func:`draw_plan`, built here if not given)
+    may be computed once and shared by the blocks of a unit.
     """
-    run_level = strategy in RUN_LEVEL
-    if run_level and patterns.values is None:
-        raise ValueError(
-            f"strategy={strategy!r} on patterns needs run_level_patterns(unit), "
-            "not find_patterns(T, ...)."
-        )
-    if not run_level and strategy != "cluster":
-        raise ValueError(f"unknown strategy {strategy!r} for the pattern path.")
-    p, g, m = patterns.stats.shape
+    if plan is None:
+        plan = draw_plan(patterns, strategy)
+    g, m = patterns.stats.shape[1:]
+    q = plan.n_categories
     size = _rs.STREAM_SIZE
     out = np.empty((n_streams * size, g, m))
-    flat_stats = patterns.stats.reshape(p, g * m)
+    flat_stats = plan.stats.reshape(q, g * m)
     for s in range(n_streams):
         gen = _rs.stream(root, _rs._BOOT, unit_index, first + s)
-        w = _pattern_counts(gen, patterns, size)
+        w = _category_counts(gen, plan.strata, q, size)
         block = out[s * size : (s + 1) * size]
-        if run_level:
-            _run_level_sums(gen, w, patterns, strategy, block)
+        if plan.runs is not None:
+            _conditional_sums(gen, w, plan.runs, plan.hierarchical, block)
         else:
             np.matmul(w.astype(float), flat_stats, out=block.reshape(size, g * m))
     return out
@@ -426,12 +777,15 @@ def replicate_sums(
     unit_index: int,
     strategy: str,
     n_resamples: int,
+    *,
+    plan: DrawPlan | None = None,
 ) -> np.ndarray:
     """All replicate sums ``(n_resamples, G, m)``: one block (memory is O(B P))."""
     total = _rs.n_streams_for(n_resamples)
-    return pattern_replicate_sums(patterns, root, unit_index, strategy, 0, total)[
-        :n_resamples
-    ]
+    sums = pattern_replicate_sums(
+        patterns, root, unit_index, strategy, 0, total, plan=plan
+    )
+    return sums[:n_resamples]
 
 
 # ------------------------------------------------------------------ jackknife
