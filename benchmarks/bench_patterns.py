@@ -124,9 +124,21 @@ def index_ci(unit: rs.Unit, strategy: str, b: int, root):
     return intervals.interval(reps.T, est, "bca", 0.95, accel=accel)
 
 
-def pattern_ci(unit: rs.Unit, strategy: str, b: int, root):
+def binary_patterns(unit: rs.Unit, c: np.ndarray, k: int):
+    """Run-level patterns from the counts (what Cube.units can pass: O(N))."""
+    g = c.shape[1]
+    low, high = np.tile([0.0, 1.0], (g, 1)), np.ones((g, 2))
+    return pt.binary_run_patterns(
+        unit.T, c, np.full_like(c, k), low, high, unit.strata_bounds
+    )
+
+
+def pattern_ci(unit: rs.Unit, strategy: str, b: int, root, counts=None):
+    """``counts=(c, k)``: run-level patterns from counts, not from the rows."""
     if strategy == "cluster":
         pat = pt.find_patterns(unit.T, unit.strata_bounds)
+    elif counts is not None:
+        pat = binary_patterns(unit, *counts)
     else:
         pat = pt.run_level_patterns(unit)
     total = unit.T.sum(axis=0)
@@ -228,35 +240,89 @@ def section_phases(n, b, repeat, root):
             reps.T, FINALIZE(total), "bca", 0.95, accel=accel
         ),
     }
+    hu = make_unit(c, K, "hierarchical")
+    rows = hu.rows[0]
+    kk = np.full_like(c, K)
+    sums3 = unit.T  # raw cell sums (equal k: T is not divided)
+    low, high = np.array([[0.0, 1.0]]), np.array([[1.0, 1.0]])
+    phases.update(
+        {
+            "run level, from the rows:": None,
+            "  run_level_patterns": lambda: pt.run_level_patterns(hu),
+            "run level, from counts:": None,
+            "  two_values (N k rows)": lambda: pt.two_values(rows),
+            "  binary_counts": lambda: pt.binary_counts(sums3, kk, low, high),
+            "  binary_run_patterns": lambda: pt.binary_run_patterns(
+                unit.T, c, kk, low, high, unit.strata_bounds
+            ),
+            "  draw_plan (mixture)": lambda: pt.draw_plan(
+                binary_patterns(hu, c, K), "hierarchical"
+            ),
+        }
+    )
     print(f"\n   phases of the pattern path at N={n:,}, B={b:,}:")
     for name, fn in phases.items():
-        print(f"     {name:<20} {fmt(timed(fn, repeat)[0])}")
+        print(f"     {name:<26} {'' if fn is None else fmt(timed(fn, repeat)[0])}")
 
 
 def section_run_level(sizes, b, b_index, repeat, root):
     print(f"\n2. Run-level strategies, one 0/1 system, k={K}, B={b:,} (load {load()})")
     print(
-        f"  {'N':>9} {'strategy':<13} {'P':>3} {'index':>11} {'B_index':>8} "
-        f"{'patterns':>10} {'speed-up':>9} {'/cluster':>9} {'target':>7}"
+        "  patterns from the unit's run rows (run_level_patterns, O(N k)) or from\n"
+        "  per-input counts (binary_run_patterns, O(N)); index run-level timed at\n"
+        "  N <= 100,000 only (it draws N k runs per replicate)."
     )
-    c_by_n = {n: make_counts(n, K, 1) for n in sizes}
+    print(
+        f"  {'N':>9} {'strategy':<13} {'from':<6} {'P':>3} {'form':<8} {'index':>11} "
+        f"{'B_index':>8} {'patterns':>10} {'speed-up':>9} {'/cluster':>9} {'target':>7}"
+    )
     for n in sizes:
-        base = None
-        for strategy in ("cluster", "hierarchical", "single_draw"):
-            unit = make_unit(c_by_n[n], K, strategy)
+        c = make_counts(n, K, 1)
+        units = {
+            s: make_unit(c, K, s) for s in ("cluster", "hierarchical", "single_draw")
+        }
+        cases = [("cluster", "T")] + [
+            (s, f) for s in ("hierarchical", "single_draw") for f in ("rows", "counts")
+        ]
+        # time the pattern cases round-robin so that load changes hit all alike
+        fns = {
+            case: (
+                lambda u=units[case[0]], st=case[0], cc=(c, K) if case[1] == "counts"
+                else None: pattern_ci(u, st, b, root, cc)
+            )
+            for case in cases
+        }  # fmt: skip
+        for fn in fns.values():
+            fn()
+        walls = {case: [] for case in cases}
+        for _ in range(repeat):
+            for case, fn in fns.items():
+                t0 = time.perf_counter()
+                fn()
+                walls[case].append(time.perf_counter() - t0)
+        base = float(np.median(walls[cases[0]]))
+        index_done = {}
+        for case in cases:
+            strategy, source = case
+            unit = units[strategy]
             if strategy == "cluster":
-                p = pt.find_patterns(unit.T, unit.strata_bounds).n_patterns
+                pat = pt.find_patterns(unit.T, unit.strata_bounds)
+            elif source == "counts":
+                pat = binary_patterns(unit, c, K)
             else:
-                p = pt.run_level_patterns(unit).n_patterns
-            tp = timed(lambda u=unit, s=strategy: pattern_ci(u, s, b, root), repeat)[0]
-            base = tp if base is None else base
+                pat = pt.run_level_patterns(unit)
+            plan = pt.draw_plan(pat, strategy)
+            tp = float(np.median(walls[case]))
             bi = b_index.get(n, b)
             if strategy != "cluster":
                 bi = max(64, bi // K)  # index run-level draws N*k per replicate
-            if n <= 100_000:
-                ti = timed(lambda u=unit, s=strategy, bb=bi: index_ci(u, s, bb, root),
+            if n <= 100_000 and strategy not in index_done:
+                ti = timed(lambda u=unit, st=strategy, bb=bi: index_ci(u, st, bb, root),
                            1, warmup=n <= 1_000)[0]  # fmt: skip
-                t_index, mark = scaled(ti, bi, b), "~" if bi < b else " "
+                index_done[strategy] = (scaled(ti, bi, b), bi)
+            if strategy in index_done:
+                t_index, bi = index_done[strategy]
+                mark = "~" if bi < b else " "
                 ix, bis, sp = mark + fmt(t_index), f"{bi:>8,}", f"{t_index / tp:8.0f}x"
             else:
                 ix, bis, sp = f"{'skipped':>11}", f"{'':>8}", f"{'':>9}"
@@ -264,72 +330,97 @@ def section_run_level(sizes, b, b_index, repeat, root):
             tgt = "" if strategy == "cluster" else (
                 "<=1.5x " + ("PASS" if ratio <= 1.5 else "MISS"))  # fmt: skip
             print(
-                f"  {n:>9,} {strategy:<13} {p:>3} {ix} {bis} {fmt(tp)} {sp} "
-                f"{ratio:>8.2f}x {tgt}"
+                f"  {n:>9,} {strategy:<13} {source:<6} {pat.n_patterns:>3} "
+                f"{plan.form:<8} {ix} {bis} {fmt(tp)} {sp} {ratio:>8.2f}x {tgt}"
             )
 
 
 def section_systems(sizes, b, b_index, repeat, root):
     print(
-        f"\n3. Several systems jointly (paired draws), cluster, k={K}, B={b:,} "
-        f"(load {load()})"
+        f"\n3. Several systems jointly (paired draws), k={K}, B={b:,} (load {load()})"
     )
     print(
-        f"  {'N':>9} {'G':>3} {'P':>9} {'P/N':>6} {'rule':<8} {'index':>11} "
-        f"{'B_index':>8} {'patterns':>10} {'speed-up':>9}"
+        "  run-level patterns from counts (binary_run_patterns); 'draws' is\n"
+        "  DrawPlan.n_draws, what should_use_patterns is given."
+    )
+    print(
+        f"  {'N':>9} {'G':>3} {'strategy':<13} {'P':>7} {'draws':>7} {'form':<11} "
+        f"{'rule':<8} {'index':>11} {'B_index':>8} {'patterns':>10} {'speed-up':>9} "
+        f"{'/cluster':>8}"
     )
     for n in sizes:
         for g in (2, 10):
             c = make_counts(n, K, g)
-            unit = make_unit(c, K, "cluster")
-            pat = pt.find_patterns(unit.T, unit.strata_bounds)
-            p = pat.n_patterns
-            rule = "patterns" if pt.should_use_patterns(n, p, 2 * g) else "index"
-            bi = b_index.get(n, b)
-            ti = timed(lambda u=unit, bb=bi: index_ci(u, "cluster", bb, root), 1,
-                       warmup=n <= 1_000)[0]  # fmt: skip
-            t_index, mark = scaled(ti, bi, b), "~" if bi < b else " "
-            if p <= n // 2 or n <= 1_000:
-                bp = b if p * 4 <= n else bi
-                tp = timed(lambda u=unit, bb=bp: pattern_ci(u, "cluster", bb, root),
-                           repeat if bp == b else 1, warmup=bp == b)[0]  # fmt: skip
-                tp = scaled(tp, bp, b)
-                pp, sp = ("~" if bp < b else " ") + fmt(tp), f"{t_index / tp:8.1f}x"
-            else:
-                pp, sp = f"{'skipped':>11}", ""
-            print(
-                f"  {n:>9,} {g:>3} {p:>9,} {p / n:>6.3f} {rule:<8} {mark}{fmt(t_index)}"
-                f" {bi:>8,} {pp} {sp}"
-            )
+            base = None
+            for strategy in ("cluster", "hierarchical", "single_draw"):
+                unit = make_unit(c, K, strategy)
+                if strategy == "cluster":
+                    pat = pt.find_patterns(unit.T, unit.strata_bounds)
+                else:
+                    pat = binary_patterns(unit, c, K)
+                plan = pt.draw_plan(pat, strategy)
+                n_runs = {"cluster": 0, "hierarchical": n * g * K}.get(strategy, n * g)
+                rule = pt.should_use_patterns(n, plan.n_draws, 2 * g, n_runs=n_runs)
+                bi = b_index.get(n, b)
+                if strategy != "cluster":
+                    bi = max(64, bi // K)
+                if strategy == "cluster" or n <= 1_000:
+                    ti = timed(lambda u=unit, st=strategy, bb=bi: index_ci(u, st, bb, root),
+                               1, warmup=n <= 1_000)[0]  # fmt: skip
+                    t_index = scaled(ti, bi, b)
+                    ix = ("~" if bi < b else " ") + fmt(t_index)
+                else:
+                    t_index, ix, bi = None, f"{'skipped':>11}", 0
+                if rule or n <= 1_000:
+                    tp = timed(lambda u=unit, st=strategy, cc=c: pattern_ci(u, st, b, root, (cc, K)),
+                               repeat if rule else 1)[0]  # fmt: skip
+                    base = tp if strategy == "cluster" else base
+                    pp = " " + fmt(tp)
+                    sp = f"{t_index / tp:8.1f}x" if t_index else ""
+                    rel = f"{tp / base:7.2f}x" if base else ""
+                else:
+                    pp, sp, rel = f"{'skipped':>11}", "", ""
+                print(
+                    f"  {n:>9,} {g:>3} {strategy:<13} {pat.n_patterns:>7,} "
+                    f"{plan.n_draws:>7,} {plan.form:<11} "
+                    f"{'patterns' if rule else 'index':<8} {ix} "
+                    f"{(f'{bi:,}' if bi else ''):>8} {pp} {sp:>9} {rel:>8}"
+                )
 
 
 def section_crossover(repeat, root):
     """Index vs pattern kernel as P/N grows: the data behind should_use_patterns."""
-    n, b = 20_000, 640
+    b = 640
     print(
-        f"\n4. Crossover: replicate sums only (+ find_patterns), N={n:,}, B={b} "
-        f"(load {load()})"
+        f"\n4. Crossover: cluster replicate sums (+ find_patterns), B={b} "
+        f"(load {load()}); inputs spread uniformly over P distinct rows"
     )
     print(
-        f"  {'cols':>4} {'P/N':>7} {'index':>10} {'patterns':>10} {'index/patterns':>15}"
+        f"  {'N':>7} {'cols':>4} {'P/N':>7} {'index':>10} {'patterns':>10} "
+        f"{'index/patterns':>15}"
     )
     gen = np.random.default_rng(3)
-    for g in (1, 2, 10):
-        for frac in (1 / 256, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0):
-            p = max(1, int(n * frac))
-            table = gen.normal(size=(p, g, 2))
-            ids = np.concatenate([np.arange(p), gen.integers(0, p, n - p)])
-            unit = rs.Unit(index=0, T=table[ids], strata_bounds=np.array([0, n]))
-            ti = timed(lambda u=unit: rs.replicate_sums(u, root, "cluster", b), repeat)[
-                0
-            ]
-            tp = timed(
-                lambda u=unit: pt.replicate_sums(
-                    pt.find_patterns(u.T, u.strata_bounds), root, 0, "cluster", b
-                ),
-                repeat,
-            )[0]
-            print(f"  {2 * g:>4} {frac:>7.4f} {fmt(ti)} {fmt(tp)} {ti / tp:>14.2f}x")
+    for n in (2_000, 20_000):
+        for g in (1, 2, 10):
+            for frac in (1 / 256, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2):
+                p = max(1, int(n * frac))
+                table = gen.normal(size=(p, g, 2))
+                ids = np.concatenate([np.arange(p), gen.integers(0, p, n - p)])
+                unit = rs.Unit(index=0, T=table[ids], strata_bounds=np.array([0, n]))
+                ti = timed(
+                    lambda u=unit: rs.replicate_sums(u, root, "cluster", b), repeat
+                )[0]
+                tp = timed(
+                    lambda u=unit: pt.replicate_sums(
+                        pt.find_patterns(u.T, u.strata_bounds), root, 0, "cluster", b
+                    ),
+                    repeat,
+                )[0]
+                rule = pt.should_use_patterns(n, p, 2 * g)
+                print(
+                    f"  {n:>7,} {2 * g:>4} {frac:>7.4f} {fmt(ti)} {fmt(tp)} "
+                    f"{ti / tp:>14.2f}x {'patterns' if rule else 'index'}"
+                )
 
 
 def section_table(n, repeat):

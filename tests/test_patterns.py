@@ -89,22 +89,38 @@ def unit_patterns(unit, strategy):
 
 
 def binary_inputs(p, df, strategy, weight):
-    """What the lead passes to binary_run_patterns: (c, k), rows, scale."""
+    """What Cube.units would pass to binary_run_patterns: (c, k), values, scale.
+
+    Built as the lead would (raw rows -> two_values, cell sums ->
+    binary_counts) and checked against pandas counts of the table.
+    """
     unit, groups, clusters = p.units[0]
-    keys = p.cube.cluster_keys[clusters]
-    systems = ["s0"] if p.cube.groups is None else list(p.cube.groups[groups])
-    by = df.groupby(["input_id", "system"])["correct"]
-    c = by.sum().unstack()[systems].loc[keys].to_numpy().astype(np.int64)
-    k = by.size().unstack()[systems].loc[keys].to_numpy().astype(np.int64)
+    cube = p.cube
+    k = cube.cell_counts()[np.ix_(clusters, groups)].astype(np.int64)
+    pairs = [patterns.two_values(cube.stats[cube.row_group == g]) for g in groups]
+    low = np.array([lo for lo, _ in pairs])
+    high = np.array([hi for _, hi in pairs])
+    c = patterns.binary_counts(cube.cell_sums()[np.ix_(clusters, groups)], k, low, high)
+    keys = cube.cluster_keys[clusters]
+    systems = ["s0"] if cube.groups is None else list(cube.groups[groups])
+    ref = df.groupby(["input_id", "system"])["correct"].sum().unstack()
+    np.testing.assert_array_equal(c, ref[systems].loc[keys].to_numpy())
     const = (k == k[:1]).all(axis=0)  # equal k: Cube.units skips reweighting
     scale = np.ones(k.shape)
     if strategy == "hierarchical" and weight == "input":
         scale = np.where(const, 1.0, 1.0 / k)
     elif strategy == "single_draw" and weight == "run":
         scale = np.where(const, 1.0, k.astype(float))
-    g = len(systems)
-    low, high = np.tile([0.0, 1.0], (g, 1)), np.ones((g, 2))
     return unit, c, k, low, high, scale
+
+
+def test_two_values():
+    lo, hi = patterns.two_values(np.array([[1.0, 1], [0, 1], [1, 1]]))
+    np.testing.assert_array_equal(lo, [0, 1])
+    np.testing.assert_array_equal(hi, [1, 1])
+    lo, hi = patterns.two_values(np.ones((4, 2)))
+    np.testing.assert_array_equal(lo, hi)
+    assert patterns.two_values(np.array([[0.0, 1], [0.5, 1], [1, 1]])) is None
 
 
 def draw(unit, strategy, form, root, b, df=None, p=None, weight=None):
@@ -233,11 +249,21 @@ def test_run_level_patterns_need_rows():
 
 
 def test_should_use_patterns():
-    assert patterns.should_use_patterns(1_000, 6, 2)
-    assert patterns.should_use_patterns(1_000_000, 36, 4)
+    assert patterns.should_use_patterns(1_000, 6, 2)  # one 0/1 system, k = 5
+    assert patterns.should_use_patterns(1_000_000, 36, 4)  # two systems
+    assert not patterns.should_use_patterns(1_000, 36, 4)  # P/N = 1/28
     assert not patterns.should_use_patterns(1_000, 990, 20)  # 10 systems: P ~ N
-    assert not patterns.should_use_patterns(1_000, 400, 2)
     assert not patterns.should_use_patterns(1, 1, 2)
+    # run level: the index path's run draws count too (two systems, k = 5)
+    assert patterns.should_use_patterns(1_000, 36, 4, n_runs=1_000 * 2 * 5)
+    assert not patterns.should_use_patterns(1_000, 8_874, 20, n_runs=1_000 * 10 * 5)
+    # the plan's draws per replicate are what the rule is given
+    p, _ = make_pass(tidy(n=400, k=5, n_systems=1), "hierarchical", by=None)
+    pat = patterns.run_level_patterns(p.units[0][0])
+    plan = patterns.draw_plan(pat, "hierarchical")
+    assert plan.form == "mixture" and plan.n_draws <= 3 * 6  # 3 strata, y = 0..5
+    cond = patterns.draw_plan(pat, "hierarchical", "conditional")
+    assert cond.n_draws > pat.n_patterns
 
 
 # ------------------------------------------------------------- (b) the law

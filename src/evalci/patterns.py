@@ -54,6 +54,8 @@ __all__ = [
     "run_level_patterns",
     "run_level_exact",
     "binary_run_patterns",
+    "two_values",
+    "binary_counts",
     "should_use_patterns",
     "DrawPlan",
     "draw_plan",
@@ -397,6 +399,54 @@ def run_level_patterns(unit: _rs.Unit) -> Patterns:
     )
 
 
+def two_values(rows: np.ndarray):
+    """``(low, high)`` if the rows ``(R, m)`` take at most two distinct values.
+
+    ``low <= high`` lexicographically (equal when every row is the same), or
+    None when there are three or more distinct rows. O(R m): the check that
+    lets :func:`binary_run_patterns` replace the run rows by counts. Pass the
+    *raw* rows of one group (``Cube.stats`` of the group, before weighting).
+    """
+    rows = np.asarray(rows, dtype=float)
+    first = rows[0]
+    other = rows[:, 0] != first[0]  # column by column: fast for few columns
+    for j in range(1, rows.shape[1]):
+        other |= rows[:, j] != first[j]
+    if not other.any():
+        return first.copy(), first.copy()
+    second = rows[int(np.argmax(other))]
+    is_second = rows[:, 0] == second[0]
+    for j in range(1, rows.shape[1]):
+        is_second &= rows[:, j] == second[j]
+    if not np.array_equal(other, is_second):  # a row that is neither
+        return None
+    if tuple(second) < tuple(first):
+        first, second = second, first
+    return first.copy(), second.copy()
+
+
+def binary_counts(
+    sums: np.ndarray, runs: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> np.ndarray:
+    """Successes ``c`` (N, G) from raw cell sums of two-valued rows: O(N G).
+
+    ``sums`` (N, G, m) are the *unweighted* per-input sums of the rows
+    (``Cube.cell_sums()``), ``runs`` (N, G) the runs k, ``low``/``high``
+    (G, m) the two row values per group: ``sums = (k - c) low + c high``.
+    """
+    sums = np.asarray(sums, dtype=float)
+    low, high = np.asarray(low, float), np.asarray(high, float)
+    c = np.zeros(np.shape(runs), dtype=np.int64)
+    for j in range(sums.shape[1]):
+        diff = high[j] - low[j]
+        if not diff.any():
+            continue  # one value: every run is "low"
+        col = int(np.flatnonzero(diff)[0])
+        x = (sums[:, j, col] - runs[:, j] * low[j, col]) / diff[col]
+        c[:, j] = np.rint(x).astype(np.int64)
+    return c
+
+
 def binary_run_patterns(
     T: np.ndarray,
     successes: np.ndarray,
@@ -461,32 +511,56 @@ def binary_run_patterns(
 
 
 # ------------------------------------------------------------------ choosing
-#: Patterns when ``P <= N / PATTERN_RATIO`` (see :func:`should_use_patterns`).
-PATTERN_RATIO = 4
+#: Patterns when ``P * PATTERN_RATIO <= N`` (see :func:`should_use_patterns`).
+PATTERN_RATIO = 32
 
 
-def should_use_patterns(n_inputs: int, n_patterns: int, n_columns: int) -> bool:
+def should_use_patterns(
+    n_inputs: int, n_patterns: int, n_columns: int, *, n_runs: int = 0
+) -> bool:
     """Whether the pattern path should resample this unit (data shape only).
 
-    Per replicate the index kernel costs about ``N`` integer draws plus ``N``
-    gathers per statistic column (or a count and an ``N x cols`` product);
-    the pattern path costs a ``P``-category multinomial (about P binomial
-    draws) plus a ``P x cols`` product. Measured on this machine
-    (``benchmarks/bench_patterns.py --crossover``, cluster strategy, B=2,000,
-    N=20,000; see the module's RESULTS notes in the report): the pattern path
-    is faster up to P/N ~ 0.5 with 2 columns and up to P/N ~ 0.9 with 20
-    columns. ``P <= N / 4`` leaves a safety margin for other machines, and
-    every case it sends to patterns is one where P is well below N (the cost
-    of finding patterns, O(N), is below one index replicate's).
+    ``n_patterns`` is the number of random variates one replicate draws on
+    the pattern path -- :attr:`DrawPlan.n_draws`: P for cluster, the mixture's
+    categories, or P plus the run binomials for the conditional form --
+    ``n_columns`` is ``G * m``, and ``n_runs`` the run draws the index path
+    makes per replicate on top of its N cluster draws: 0 for cluster, the
+    unit's total runs ``sum(k)`` over groups for hierarchical, ``N * G`` for
+    single_draw. The rule is ``n_patterns * 32 <= n_inputs + n_runs``.
+
+    Per replicate the index kernel costs N integer draws plus N gathers per
+    column (or a count and an ``N x cols`` product); the pattern path costs
+    about P binomial variates (numpy's multinomial: ~70-200 ns each, since
+    every one recomputes its set-up) plus a ``P x cols`` product. Measured
+    (``benchmarks/bench_patterns.py --crossover``: cluster, B=640, inputs
+    spread uniformly over P rows, N = 2,000 and 20,000, 2 / 4 / 20 columns,
+    2 shared cores), index time / pattern time was
+
+    ======  =========  =========  =========  =========
+    P/N     1/256      1/64       1/32       1/16
+    ======  =========  =========  =========  =========
+    ratio   7 - 22x    2.9 - 7x   1.2 - 2.6x 0.6 - 1.3x
+    ======  =========  =========  =========  =========
+
+    so the crossover is at P/N ~ 1/25 (2 columns) to ~1/12 (20 columns).
+    ``P <= N / 32`` keeps every case on the faster path (with at least 1.2x at
+    the boundary in every configuration measured); one 0/1 system with k=5
+    (P <= 6) takes patterns from N = 192, two systems (P <= 36) from N = 1,152.
+    Run-level index draws cost ``N + n_runs`` variates per replicate (each
+    also gathering a run row, so dearer than a cluster draw): the same ratio
+    is conservative there. Measured at N=1,000, B=2,000: two systems,
+    hierarchical mixture (36 draws vs 11,000) 10x faster than the index path,
+    single_draw (4 vs 3,000) 23x; ten systems, conditional form (8,874 draws
+    vs 51,000 / 11,000): 0.6x / 0.2x, and the rule picks the index path.
+    ``n_columns`` is kept for a column-aware rule; the measured gain from it
+    was not worth a second constant.
 
     The rule reads the data's shape only, never the number of resamples,
     blocks or workers, so that a Dask schedule and the numpy path take the
-    same path and give the same replicates. ``n_columns`` (``G * m``) is part
-    of the signature for a future column-aware threshold; the margin above
-    covers every column count measured.
+    same path and give the same replicates.
     """
-    del n_columns  # the measured crossover only moves up with more columns
-    return n_inputs >= 2 and n_patterns * PATTERN_RATIO <= n_inputs
+    del n_columns
+    return n_inputs >= 2 and n_patterns * PATTERN_RATIO <= n_inputs + n_runs
 
 
 # ------------------------------------------------------------------ drawing
