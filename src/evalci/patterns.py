@@ -10,27 +10,36 @@ are ``counts @ pattern_stats``. Groups (systems) of one draw unit share draws,
 so patterns are *joint*: distinct rows of the flattened ``(G * m)``
 statistics, and comparisons stay paired.
 
-Run-level strategies are exact too, for any data. An input drawn ``W`` times
-contributes, per group, ``W k`` runs drawn with replacement from its ``k``
-runs (``hierarchical``) or ``W`` single runs (``single_draw``). Either way the
-number of draws that land on each *distinct* run row is
-``Multinomial(trials, count_v / k)`` over the input's distinct (already
-weighted) row values; for 0/1 data there are at most two, and this is the
-``Binomial(W k, c / k)`` (hierarchical) or ``Binomial(W, c / k)``
-(single_draw) of the issue. :func:`run_level_patterns` builds the patterns
-for that from a :class:`~evalci.resampling.Unit` as it is today, using the
-*same weighted rows* as the index path, so the estimand is identical.
+Run-level strategies are exact too, for any data (:class:`DrawPlan`). One
+resampled input contributes a random vector: its pattern (probability
+``n_p / N_h``), then per group ``k`` runs drawn with replacement from its
+``k`` runs (``hierarchical``) or one run (``single_draw``). The N_h draws of a
+stratum are iid, so
+
+* the *mixture* form draws ``Multinomial(N_h, P(Z = z))`` over the distinct
+  values z of one draw's contribution Z. For 0/1 data Z has at most
+  ``k + 1`` values per group (``Binomial(k, c / k)`` correct runs;
+  ``Binomial(W k, c / k)`` of the issue, summed over the W copies) or 2
+  (single_draw), so a run-level replicate costs what a cluster one does;
+* the *conditional* form (any number of distinct runs, many groups) draws the
+  pattern counts W, then per pattern and group ``Multinomial(W k, cnt / k)``
+  (or ``(W, cnt / k)``) over its distinct runs, as conditional binomials.
+
+Run-level patterns come from the unit's weighted run rows
+(:func:`run_level_patterns`, O(N k)), or, for two-valued rows (0/1 data),
+from per-input counts (:func:`binary_run_patterns`, O(N)); both use the rows
+*as the index path weights them*, so the estimand is identical.
 
 Reproducibility contract (as in :mod:`evalci.resampling`): replicate ``b``
 comes from stream ``stream(root, _BOOT, unit_index, b // STREAM_SIZE)``,
 whatever the blocking. Within one stream the draws are, in order:
 
-1. for each stratum in order, ``multinomial(N_h, n_p / N_h, size=64)`` over
-   its patterns (in canonical order);
-2. for run-level strategies, for each group in order, for each value slot
-   ``v = 0 .. V_g - 2`` in order, one ``binomial(remaining, p_v)`` of shape
-   ``(64, P)`` (the multinomial over an input's distinct runs as a chain of
-   conditional binomials; the last slot takes what remains).
+1. for each stratum in order, ``multinomial(N_h, pvals_h, size=64)`` over its
+   categories in canonical order (patterns, or the mixture's outcomes);
+2. conditional form only: for each group in order, for each value slot
+   ``v = 0 .. V_g - 2`` in order, one ``binomial(remaining, p_v)`` over the
+   patterns for which that slot is random (the last slot takes what
+   remains).
 
 Patterns are found in a canonical order -- stratum, then lexicographic on the
 values -- so results do not depend on the order of the inputs. The draws of
@@ -124,8 +133,10 @@ class Patterns:
 
 
 # ------------------------------------------------------------------ finding
-def _sorted_codes(col: np.ndarray) -> tuple[np.ndarray, int]:
+def _sorted_codes(col: np.ndarray) -> tuple[np.ndarray | None, int]:
     """Codes of ``col`` that order like its values, and their number (radix).
+
+    A constant column gives ``(None, 1)``: it adds no digit.
 
     Integer-valued columns of small range are coded ``value - min`` (codes may
     skip unused values; order is all that matters); others are factorised by
@@ -483,6 +494,10 @@ def binary_run_patterns(
     c = np.asarray(successes, dtype=np.int64)
     k = np.asarray(runs, dtype=np.int64)
     n, g, m = T.shape
+    if c.shape != (n, g) or k.shape != (n, g):
+        raise ValueError(f"successes and runs must have shape {(n, g)}.")
+    if (k <= 0).any() or (c < 0).any() or (c > k).any():
+        raise ValueError("need 0 <= successes <= runs and runs > 0 for every input.")
     cols = list(T.reshape(n, g * m).T) + list(c.T) + list(k.T)
     if scale is not None:
         scale = np.broadcast_to(np.asarray(scale, dtype=float), (n, g))
