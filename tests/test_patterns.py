@@ -346,15 +346,19 @@ def test_binary_run_patterns_equal_row_patterns(strategy, weight, unequal):
         unit.T, c, k, low, high, unit.strata_bounds, scale
     )
     ref = patterns.run_level_patterns(unit)
-    np.testing.assert_array_equal(got.inverse, ref.inverse)
-    np.testing.assert_array_equal(got.multiplicity, ref.multiplicity)
-    np.testing.assert_array_equal(got.stats, ref.stats)
-    for q in range(ref.n_patterns):
+    # the same partition of the inputs (patterns ordered by (c, k) here)
+    pairs = np.unique(np.column_stack([got.inverse, ref.inverse]), axis=0)
+    assert len(pairs) == got.n_patterns == ref.n_patterns
+    to_ref = dict(pairs.tolist())
+    np.testing.assert_array_equal(got.stats[got.inverse], unit.T)
+    for q in range(got.n_patterns):
+        r = to_ref[q]
+        assert got.multiplicity[q] == ref.multiplicity[r]
         for j in range(2):
             a = np.repeat(got.values[q, j], got.value_counts[q, j], axis=0)
-            b = np.repeat(ref.values[q, j], ref.value_counts[q, j], axis=0)
+            b = np.repeat(ref.values[r, j], ref.value_counts[r, j], axis=0)
             np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)
-    if not unequal:  # no reweighting: bit-identical replicates
+    if not unequal:  # T = (c, k), no reweighting: same order, same replicates
         np.testing.assert_array_equal(
             patterns.replicate_sums(got, root, 0, strategy, 300),
             patterns.replicate_sums(ref, root, 0, strategy, 300),
@@ -562,3 +566,17 @@ def test_equal_k_sums_stay_integers():
     sums = patterns.replicate_sums(pat, root, 0, "cluster", 500)
     np.testing.assert_array_equal(sums, np.round(sums))
     np.testing.assert_array_equal(sums[:, 0, 1], 250.0)
+
+
+def test_binary_run_patterns_checks_its_inputs():
+    gen = np.random.default_rng(2)
+    c = gen.integers(0, 4, (50, 1))
+    k = np.full((50, 1), 3)
+    low, high = np.array([[0.0, 1.0]]), np.array([[1.0, 1.0]])
+    # a T that is not a function of (c, k): patterns split on T as well
+    T = np.stack([c + gen.integers(0, 2, c.shape) * 0.5, k * 1.0], axis=2)
+    pat = patterns.binary_run_patterns(T, c, k, low, high, np.array([0, 50]))
+    np.testing.assert_array_equal(pat.stats[pat.inverse], T)
+    np.testing.assert_array_equal(pat.value_counts[pat.inverse][:, 0, 1], c[:, 0])
+    with pytest.raises(ValueError, match="successes <= runs"):
+        patterns.binary_run_patterns(T, c + 5, k, low, high, np.array([0, 50]))

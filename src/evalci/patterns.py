@@ -145,6 +145,8 @@ def _sorted_codes(col: np.ndarray) -> tuple[np.ndarray | None, int]:
     lo, hi = col.min(), col.max()
     if lo == hi:  # constant column (the common "1" or "k" column): no digit
         return None, 1
+    if col.dtype.kind in "iu" and hi - lo <= _SMALL_RANGE:  # integer counts
+        return col.astype(np.int64) - np.int64(lo), int(hi - lo) + 1
     if np.isfinite(lo) and np.isfinite(hi) and hi - lo <= _SMALL_RANGE:
         shifted = col - lo if lo != 0 else col
         codes = shifted.astype(np.int64)
@@ -205,6 +207,13 @@ def _dense(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
     return _compress(key)
 
 
+def _first_index(inverse: np.ndarray, n_codes: int) -> np.ndarray:
+    """Position of the first occurrence of each code ``0 .. n_codes - 1``."""
+    first = np.empty(n_codes, dtype=np.int64)
+    first[inverse[::-1]] = np.arange(len(inverse) - 1, -1, -1)
+    return first
+
+
 def _group_rows(key, bounds: np.ndarray):
     """Canonical distinct rows of ``key`` (N, c) per stratum.
 
@@ -213,14 +222,14 @@ def _group_rows(key, bounds: np.ndarray):
     Returns ``inverse`` (N,), ``first`` (P,) (first input of each pattern),
     ``multiplicity`` (P,), the stratum of each pattern and pattern bounds.
     """
-    n = int(bounds[-1])
     n_strata = len(bounds) - 1
-    stratum = np.repeat(np.arange(n_strata, dtype=np.int64), np.diff(bounds))
-    inverse, n_pat = _row_codes(key, stratum if n_strata > 1 else None, n_strata)
+    lead = None
+    if n_strata > 1:  # the stratum is the most significant digit
+        lead = np.repeat(np.arange(n_strata, dtype=np.int64), np.diff(bounds))
+    inverse, n_pat = _row_codes(key, lead, n_strata)
     multiplicity = np.bincount(inverse, minlength=n_pat).astype(np.int64)
-    first = np.empty(n_pat, dtype=np.int64)
-    first[inverse[::-1]] = np.arange(n - 1, -1, -1)
-    p_stratum = stratum[first]
+    first = _first_index(inverse, n_pat)
+    p_stratum = (np.searchsorted(bounds, first, side="right") - 1).astype(np.int64)
     p_bounds = np.searchsorted(p_stratum, np.arange(n_strata + 1)).astype(np.int64)
     return inverse, first, multiplicity, p_stratum, p_bounds
 
@@ -472,8 +481,10 @@ def binary_run_patterns(
     For a metric whose run rows take two values per group -- ``low`` for a
     failed run, ``high`` for a success (mean and accuracy of 0/1 data:
     ``(0, 1)`` and ``(1, 1)``) -- an input is described per group by its
-    ``successes`` c and ``runs`` k. This gives the same patterns and law as
+    ``successes`` c and ``runs`` k. This gives the same law as
     :func:`run_level_patterns` on the unit's rows, at O(N) instead of O(N k).
+    Patterns are ordered by (stratum, c, k) here, by (stratum, T, runs) there:
+    both canonical, so their replicates differ but their law does not.
 
     Parameters
     ----------
@@ -496,15 +507,27 @@ def binary_run_patterns(
     n, g, m = T.shape
     if c.shape != (n, g) or k.shape != (n, g):
         raise ValueError(f"successes and runs must have shape {(n, g)}.")
-    if (k <= 0).any() or (c < 0).any() or (c > k).any():
+    if k.min() <= 0 or c.min() < 0 or (k - c).min() < 0:
         raise ValueError("need 0 <= successes <= runs and runs > 0 for every input.")
-    cols = list(T.reshape(n, g * m).T) + list(c.T) + list(k.T)
+    bounds = np.asarray(strata_bounds, dtype=np.int64)
     if scale is not None:
         scale = np.broadcast_to(np.asarray(scale, dtype=float), (n, g))
-        cols += list(scale.T)
-    inverse, first, mult, stratum, p_bounds = _group_rows(
-        cols, np.asarray(strata_bounds, dtype=np.int64)
-    )
+    # In Cube.units T and the scale are functions of (c, k) per group: group on
+    # the integer counts (fast), then check that; if not, group on all of it.
+    grouped = _group_rows(list(c.T) + list(k.T), bounds)
+    inverse, first = grouped[0], grouped[1]
+
+    def constant_within_patterns(x):  # (N, c): equal rows inside each pattern
+        return all(np.array_equal(col, np.take(col[first], inverse)) for col in x.T)
+
+    if not constant_within_patterns(T.reshape(n, g * m)) or (
+        scale is not None and not constant_within_patterns(scale)
+    ):
+        cols = list(c.T) + list(k.T) + list(T.reshape(n, g * m).T)
+        if scale is not None:
+            cols += list(scale.T)
+        grouped = _group_rows(cols, bounds)
+    inverse, first, mult, stratum, p_bounds = grouped
     f = np.ones((len(first), g)) if scale is None else scale[first]
     values = np.stack(
         [
@@ -743,8 +766,7 @@ def _mixture_plan(patterns: Patterns, hierarchical: bool) -> DrawPlan | None:
     n_strata = len(patterns.bounds) - 1
     code, n_cat = _row_codes(z, stratum if n_strata > 1 else None, n_strata)
     pvals = np.bincount(code, weights=prob, minlength=n_cat)
-    first = np.empty(n_cat, dtype=np.int64)
-    first[code[::-1]] = np.arange(len(code) - 1, -1, -1)
+    first = _first_index(code, n_cat)
     cat_stratum = stratum[first]
     bounds = np.searchsorted(cat_stratum, np.arange(n_strata + 1))
     return DrawPlan(
