@@ -9,19 +9,19 @@ Run from the repository root::
 What is timed is the kernel of one BCa accuracy CI, from a draw unit (the
 ``resampling.Unit`` the engine builds) to the interval:
 
-* index: ``resampling.replicate_sums`` -> ``core._fast_unit`` (estimate,
+* index: ``resampling.replicate_sums`` -> ``engine._fast_unit`` (estimate,
   replicates, N-input jackknife) -> ``intervals.acceleration`` ->
   ``intervals.interval(method="bca")``;
 * patterns: ``find_patterns`` (or ``run_level_patterns``) ->
   ``patterns.replicate_sums`` -> finalize -> ``pattern_jackknife`` ->
   ``pattern_acceleration`` -> the same ``intervals.interval``.
 
-Building the unit from a DataFrame (``core._start_pass``: validation, sort,
+Building the unit from a DataFrame (``engine.start_pass``: validation, sort,
 statistics) is common to both paths and timed apart (``--table N``).
 
 Units are built directly from per-input counts (0/1 runs, k equal, weight
 "input", a scale-invariant metric: ``T = (c, k)``, run rows ``(x, 1)``); the
-script first checks that they equal what ``core._start_pass`` builds from the
+script first checks that they equal what ``engine.start_pass`` builds from the
 tidy table.
 
 The index path is too slow at large N for full B: it is timed with fewer
@@ -41,7 +41,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from evalci import core, intervals, metrics
+from evalci import _args, engine, intervals, metrics
 from evalci import patterns as pt
 from evalci import resampling as rs
 
@@ -94,11 +94,11 @@ def tidy(c: np.ndarray, k: int) -> pd.DataFrame:
 
 
 def start_pass(df: pd.DataFrame, strategy: str, by):
-    args = core._bootstrap_iv(
+    args = _args.bootstrap_iv(
         df, "correct", "input_id", strategy, "mean", by, None, "bca", 0.95,
         1000, "input", True,
     )  # fmt: skip
-    return core._start_pass(df, args, np.random.SeedSequence(0))
+    return engine.start_pass(df, args, np.random.SeedSequence(0))
 
 
 def check_units():
@@ -119,7 +119,7 @@ def check_units():
 # -- kernels ---------------------------------------------------------------------
 def index_ci(unit: rs.Unit, strategy: str, b: int, root):
     sums = rs.replicate_sums(unit, root, strategy, b)
-    est, reps, jack = core._fast_unit(unit, metrics.mean, sums)
+    est, reps, jack = engine._fast_unit(unit, metrics.mean, sums)
     accel = intervals.acceleration(jack.T, unit.strata_bounds)
     return intervals.interval(reps.T, est, "bca", 0.95, accel=accel)
 
@@ -428,7 +428,7 @@ def section_table(n, repeat):
     c = make_counts(n, K, 1)
     df = tidy(c, K).drop(columns="system")
     t = timed(lambda: start_pass(df, "cluster", None), repeat, warmup=False)[0]
-    print(f"\n5. core._start_pass on the tidy table, N={n:,} x k={K} rows: {fmt(t)}"
+    print(f"\n5. engine.start_pass on the tidy table, N={n:,} x k={K} rows: {fmt(t)}"
           " (DataFrame -> Unit; the same for both kernels)")  # fmt: skip
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalci import core, intervals, metrics, patterns, resampling
+from evalci import _args, engine, intervals, metrics, patterns, resampling
 
 Z = 4.5  # standard errors allowed in mean / variance comparisons
 P_MIN = 1e-4  # rejection level of the two-sample tests
@@ -64,7 +64,7 @@ def tidy(n=120, k=5, n_systems=2, unequal=False, seed=0, n_strata=3, levels=2):
 
 
 def make_pass(df, strategy, weight="input", strata=True, metric="mean", by="system"):
-    args = core._bootstrap_iv(
+    args = _args.bootstrap_iv(
         df,
         "correct",
         "input_id",
@@ -79,7 +79,7 @@ def make_pass(df, strategy, weight="input", strata=True, metric="mean", by="syst
         True,
     )
     root = np.random.SeedSequence(2024)
-    return core._start_pass(df, args, root), root
+    return engine.start_pass(df, args, root), root
 
 
 def unit_patterns(unit, strategy):
@@ -458,6 +458,7 @@ def _chi2_same(a, b):
         ("single_draw", "run", True),
     ],
 )
+@pytest.mark.filterwarnings("ignore::evalci.FewClustersWarning")  # a tiny case
 def test_law_matches_slow_loop(strategy, weight, strata):
     rows = [
         (i, r, x, RAW_STRATA[i])
@@ -484,7 +485,7 @@ def test_jackknife_and_acceleration_equal_index_path(strategy, strata):
     unit = p.units[0][0]
     pat = unit_patterns(unit, strategy)
     metric = p.args.metric
-    _, _, jack_full = core._fast_unit(unit, metric, np.zeros((1,) + unit.T.shape[1:]))
+    _, _, jack_full = engine._fast_unit(unit, metric, np.zeros((1,) + unit.T.shape[1:]))
     jack_p = patterns.pattern_jackknife(pat, metric.finalize, unit.T.sum(axis=0))
     np.testing.assert_array_equal(patterns.expand_jackknife(jack_p, pat), jack_full)
     # default total (multiplicity-weighted): equal up to rounding
