@@ -258,9 +258,14 @@ def test_cruxeval_31_systems_in_one_call():
         ds.estimate.to_series().loc[expected.index], expected, rtol=1e-12
     )
     assert (ds.low <= ds.estimate).all() and (ds.estimate <= ds.high).all()
-    # one system alone: same draws as in the joint call (shared unit, key 0)
+    # one system alone takes the pattern kernel (P <= 11 patterns for 800
+    # inputs); the joint call, 31 systems with P ~ N, the index kernel: the
+    # same law, so the intervals agree within Monte-Carlo error (the SE of a
+    # 2.5% quantile at B=2,000 is about 0.1 SE of the estimate; 0.35 SE is > 3)
     one = da.isel(system=[5]).evalci.cluster_ci(n_resamples=2000, rng=0)
-    np.testing.assert_array_equal(one.low.values, ds.low.values[[5]])
+    se = float(ds.standard_error[5])
+    assert abs(float(one.low[0]) - float(ds.low[5])) < 0.35 * se
+    assert abs(float(one.high[0]) - float(ds.high[5])) < 0.35 * se
 
 
 def test_gpqa_as_input_run_system(gpqa):

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import intervals as _intervals
+from . import patterns
 from . import resampling as _rs
 from ._args import BootstrapArgs
 from ._data import Cube
@@ -117,10 +118,16 @@ class Pass:
     n_runs: np.ndarray
     strategy: str  # the resampling the units use (iid, mode_aggregate -> cluster)
     units: list  # (Unit, group positions, cluster codes)
+    plans: list  # per unit: (Patterns, DrawPlan) on the pattern path, else None
 
     @property
     def fast(self) -> bool:
         return isinstance(self.args.metric, Metric)
+
+    @property
+    def paths(self) -> list[str]:
+        """The kernel each unit resamples with: ``"patterns"`` or ``"index"``."""
+        return ["index" if q is None else "patterns" for q in self.plans]
 
 
 def start_pass(data, args: BootstrapArgs, root) -> Pass:
@@ -135,8 +142,14 @@ def start_pass(data, args: BootstrapArgs, root) -> Pass:
     weight = "run" if cube.input_weighted else args.weight
     units = cube.units(strategy, weight, fast and args.metric.scale_invariant)
     check_units(units, cube, args)
+    plans = [
+        _pattern_plan(unit, groups, clusters, cube, strategy, weight, args)
+        if fast
+        else None
+        for unit, groups, clusters in units
+    ]
     _check_memory(units, args)
-    return Pass(args, root, cube, n_runs, strategy, units)
+    return Pass(args, root, cube, n_runs, strategy, units, plans)
 
 
 def _check_callable(cube: Cube, args: BootstrapArgs) -> None:
@@ -214,6 +227,65 @@ def _check_memory(units, args: BootstrapArgs) -> None:
         )
 
 
+#: Tests may force one kernel ("index" or "patterns") to compare their laws.
+_FORCE_PATH: str | None = None
+
+
+def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
+    """``(Patterns, DrawPlan)`` when the pattern path serves this unit, else None.
+
+    The choice reads the data's shape only (distinct patterns against inputs,
+    :func:`evalci.patterns.should_use_patterns`), never the number of
+    resamples or how the work is scheduled, so every backend takes the same
+    path. Counts tables at the run level have no run rows for the index
+    kernel: they always take the (exact) pattern path.
+    """
+    # counts tables have no run rows for the index kernel's run-level draws
+    counts_runs = strategy in patterns.RUN_LEVEL and args.trials is not None
+    if _FORCE_PATH == "index" and not counts_runs:
+        return None
+    if strategy in patterns.RUN_LEVEL:
+        found = _run_patterns(unit, groups, clusters, cube, strategy, weight, args)
+        kk = cube.cell_runs()[np.ix_(clusters, groups)]
+        n_runs = int(kk.sum()) if strategy == "hierarchical" else kk.size
+    else:
+        found, n_runs = patterns.find_patterns(unit.T, unit.strata_bounds), 0
+    plan = patterns.draw_plan(found, strategy)
+    use = patterns.should_use_patterns(
+        unit.n_clusters, plan.n_draws, unit.T.shape[1] * unit.T.shape[2], n_runs=n_runs
+    )
+    if use or _FORCE_PATH == "patterns" or counts_runs:
+        return found, plan
+    return None
+
+
+def _run_patterns(unit, groups, clusters, cube, strategy, weight, args):
+    """Run-level patterns: from per-input counts when every group's runs take
+    two values (0/1 data, counts tables), else from the unit's run rows."""
+    kk = np.rint(cube.cell_runs()[np.ix_(clusters, groups)]).astype(np.int64)
+    sums = cube.cell_sums()[np.ix_(clusters, groups)]
+    if cube.runs is not None:  # counts table: a run is [0, 1] or [1, 1]
+        low = np.tile([0.0, 1.0], (len(groups), 1))
+        high = np.tile([1.0, 1.0], (len(groups), 1))
+    else:
+        pairs = [patterns.two_values(cube.stats[cube.row_group == g]) for g in groups]
+        if any(v is None for v in pairs):
+            return patterns.run_level_patterns(unit)
+        low, high = (np.array(v) for v in zip(*pairs, strict=True))
+    c = patterns.binary_counts(sums, kk, low, high)
+    # the factor Cube.units applies to each run row (exact grid at equal k)
+    constant = args.metric.scale_invariant & (kk == kk[:1]).all(axis=0)
+    if strategy == "hierarchical" and weight == "input":
+        scale = np.where(constant, 1.0, 1.0 / kk)
+    elif strategy == "single_draw" and weight == "run":
+        scale = np.where(constant, 1.0, kk.astype(float))
+    else:
+        scale = None
+    return patterns.binary_run_patterns(
+        unit.T, c, kk, low, high, unit.strata_bounds, scale
+    )
+
+
 def unit_sums(p: Pass, u: int, first: int, n_streams: int):
     """Replicate sums of streams ``first .. first + n_streams`` of unit ``u``.
 
@@ -222,9 +294,13 @@ def unit_sums(p: Pass, u: int, first: int, n_streams: int):
     """
     if not p.fast or u >= len(p.units):
         return None
-    return _rs.stream_replicate_sums(
-        p.units[u][0], p.root, p.strategy, first, n_streams
-    )
+    unit = p.units[u][0]
+    if p.plans[u] is not None:  # the exact pattern path (issue 10)
+        found, plan = p.plans[u]
+        return patterns.pattern_replicate_sums(
+            found, p.root, unit.index, p.strategy, first, n_streams, plan=plan
+        )
+    return _rs.stream_replicate_sums(unit, p.root, p.strategy, first, n_streams)
 
 
 def finish_pass(p: Pass, sums=None) -> Replicates:
@@ -242,7 +318,12 @@ def finish_pass(p: Pass, sums=None) -> Replicates:
     jackknife = []
     for u, (unit, groups, clusters) in enumerate(p.units):
         if p.fast:
-            if sums is None:
+            if sums is None and p.plans[u] is not None:
+                found, plan = p.plans[u]
+                unit_sums = patterns.replicate_sums(
+                    found, p.root, unit.index, p.strategy, args.n_resamples, plan=plan
+                )
+            elif sums is None:
                 unit_sums = _rs.replicate_sums(
                     unit, p.root, p.strategy, args.n_resamples
                 )

@@ -161,6 +161,10 @@ def stream_replicate_sums(
         # cheaper than counting (measured ~3x at N=1,000 for 2 columns); the
         # choice depends on the data's shape only, never on scheduling.
         t = unit.T.reshape(n, g * m)
+        # A column constant within every stratum (the runs column at equal k)
+        # sums to the same value in every replicate, n_h draws per stratum:
+        # no need to gather it (21-29% of the time for accuracy).
+        fixed = _fixed_sums(t, unit.strata_bounds)
         cols = [np.ascontiguousarray(t[:, j]) for j in range(g * m)]
         gather = g * m <= GATHER_COLUMNS
         offsets = (np.arange(STREAM_SIZE) * n)[:, None]
@@ -172,7 +176,10 @@ def stream_replicate_sums(
             rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
             if gather:
                 for j, col in enumerate(cols):
-                    flat[rows, j] = np.take(col, block).sum(axis=1)
+                    if fixed[j] is None:
+                        flat[rows, j] = np.take(col, block).sum(axis=1)
+                    else:
+                        flat[rows, j] = fixed[j]
             else:
                 block += offsets
                 w[...] = _counts(block.ravel(), STREAM_SIZE, n)
@@ -188,6 +195,21 @@ def stream_replicate_sums(
         for j in range(g):
             rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
             out[rows, j, :] = _sum_rows(unit.rows[j], rep, row)
+    return out
+
+
+def _fixed_sums(t: np.ndarray, bounds: np.ndarray) -> list:
+    """Per column, its replicate sum when constant within every stratum, else None."""
+    out = []
+    for j in range(t.shape[1]):
+        col, total = t[:, j], 0.0
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            if hi > lo and not (col[lo:hi] == col[lo]).all():
+                out.append(None)
+                break
+            total += (hi - lo) * col[lo] if hi > lo else 0.0
+        else:
+            out.append(total)
     return out
 
 
