@@ -22,7 +22,13 @@ from . import intervals as _intervals
 from . import metrics as _metrics
 from . import resampling as _rs
 from ._data import factorize
-from ._validate import as_columns, check_columns, check_finite
+from ._validate import (
+    as_columns,
+    check_columns,
+    check_finite,
+    check_frame,
+    check_option,
+)
 from ._warnings import DegenerateDataWarning, EvalciWarning
 from ._warnings import warn as _warn
 from .metrics import Metric
@@ -194,18 +200,15 @@ def check_options(method, adjust, alternative, missing, mme) -> float | None:
     DataFrames, Dask-backed DataArrays) refuse the same things with the same
     messages before any data is read.
     """
-    if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, not {method!r}.")
-    if adjust not in (None, "bonferroni", "holm"):
-        raise ValueError(
-            f"`adjust` must be None, 'bonferroni' or 'holm', not {adjust!r}."
-        )
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(
-            f"`alternative` must be one of {_ALTERNATIVES}, not {alternative!r}."
-        )
-    if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', not {missing!r}.")
+    check_option(method, "method", _METHODS)
+    check_option(
+        adjust,
+        "adjust",
+        (None, "bonferroni", "holm"),
+        describe="None, 'bonferroni' or 'holm'",
+    )
+    check_option(alternative, "alternative", _ALTERNATIVES)
+    check_option(missing, "missing", ("raise", "drop"), describe="'raise' or 'drop'")
     return _check_mme(mme)
 
 
@@ -243,6 +246,36 @@ def decide(
     return _decide(low, high, _check_mme(mme), estimate, _g)
 
 
+_NOISE = (
+    "the gap is not distinguishable from noise (which is not evidence that there "
+    "is no gap)."
+)
+
+
+def _equivalent(low, high, mme, fmt):
+    """The equivalence verdict if the interval lies inside ``(-mme, mme)``, else None."""
+    if mme is None or not (-mme + _TOL < low and high < mme - _TOL):
+        return None
+    return (
+        "equivalent within ±mme",
+        f"the whole interval lies within ±{fmt(mme)}: any gap is smaller than "
+        "the minimum meaningful effect.",
+    )
+
+
+def _decide_vetoed(low, high, mme, fmt, not_significant):
+    """:func:`_decide` for an interval that excludes 0 but is not significant."""
+    equivalent = _equivalent(low, high, mme, fmt)
+    if equivalent is not None:
+        return equivalent
+    if mme is None:
+        return "no detectable difference", f"{not_significant}: {_NOISE}"
+    return (
+        "inconclusive",
+        f"{not_significant}: more inputs or runs are needed to decide.",
+    )
+
+
 def _decide(low, high, mme, estimate=None, fmt=_g, not_significant=None):
     """:func:`decide` with a number format and an optional multiplicity veto.
 
@@ -254,32 +287,13 @@ def _decide(low, high, mme, estimate=None, fmt=_g, not_significant=None):
         return "inconclusive", "the interval could not be computed."
     above, below = low > 0, high < 0
     if not_significant is not None and (above or below):
-        if mme is not None and -mme + _TOL < low and high < mme - _TOL:
-            return (
-                "equivalent within ±mme",
-                f"the whole interval lies within ±{fmt(mme)}: any gap is smaller "
-                "than the minimum meaningful effect.",
-            )
-        if mme is None:
-            return (
-                "no detectable difference",
-                f"{not_significant}: the gap is not distinguishable from noise "
-                "(which is not evidence that there is no gap).",
-            )
-        return (
-            "inconclusive",
-            f"{not_significant}: more inputs or runs are needed to decide.",
-        )
+        return _decide_vetoed(low, high, mme, fmt, not_significant)
     if mme is None:
         if above:
             return "better", "b is better than a: the interval excludes 0."
         if below:
             return "worse", "b is worse than a: the interval excludes 0."
-        return (
-            "no detectable difference",
-            "the interval includes 0: the gap is not distinguishable from noise "
-            "(which is not evidence that there is no gap).",
-        )
+        return "no detectable difference", f"the interval includes 0: {_NOISE}"
     if above and low >= mme - _TOL:
         return (
             "better",
@@ -290,12 +304,9 @@ def _decide(low, high, mme, estimate=None, fmt=_g, not_significant=None):
             "worse",
             f"b is worse than a by at least the minimum meaningful effect {fmt(mme)}.",
         )
-    if -mme + _TOL < low and high < mme - _TOL:
-        return (
-            "equivalent within ±mme",
-            f"the whole interval lies within ±{fmt(mme)}: any gap is smaller than "
-            "the minimum meaningful effect.",
-        )
+    equivalent = _equivalent(low, high, mme, fmt)
+    if equivalent is not None:
+        return equivalent
     if below and estimate is not None and estimate <= -mme + _TOL:
         return (
             "worse",
@@ -359,6 +370,74 @@ def _sign_test(c, n, alternative):
     return one if (c > 0) == (alternative == "greater") else 1.0
 
 
+def _pair_level(confidence_level, adjust, m):
+    """The level of each pair's interval: simultaneous under Bonferroni."""
+    if adjust == "bonferroni":
+        return 1 - (1 - confidence_level) / m
+    return confidence_level
+
+
+def _no_exact_bound(metric) -> str:
+    """Explanation of a degenerate gap with no exact bound."""
+    return (
+        "every bootstrap resample gives the same gap, so the "
+        "bootstrap interval has zero width and says nothing about "
+        f"uncertainty; no exact bound is available for metric "
+        f"{metric!r} (it needs per-input scores in [0, 1]), so "
+        "nothing can be decided from these data."
+    )
+
+
+def _exact_bound_text(row, mme, level, alternative, fmt) -> str:
+    """What a degenerate pair's exact bound says (the start of its explanation)."""
+    n = int(row.n_inputs)
+    side = "two-sided" if alternative == "two-sided" else "one-sided"
+    u = float(_share_bound(n, 1 - level, alternative == "two-sided"))
+    if abs(row.gap) <= _TOL:
+        what = f"the two systems score the same on all {n} inputs"
+        share = "the share of inputs on which they differ"
+    else:
+        what = (
+            f"b - a is {fmt(row.gap)} on every one of the {n} inputs (p: "
+            "exact sign test)"
+        )
+        share = "the share of inputs where the difference is not that"
+    text = (
+        f"{what}, so every bootstrap resample gives the same gap and the "
+        "bootstrap interval has zero width, which says nothing about "
+        f"uncertainty; instead, {share} is at most {fmt(u)} (exact "
+        f"Clopper-Pearson {side} {level:.4g} bound with 0 of {n}), which "
+        f"puts the gap in [{fmt(row.low)}, {fmt(row.high)}]"
+    )
+    if mme is not None and abs(row.gap) <= _TOL and u >= mme:
+        tail = 1 - level if side == "one-sided" else (1 - level) / 2
+        need = int(np.floor(np.log(tail) / np.log1p(-mme))) + 1
+        text += (
+            f" (equivalence within ±{fmt(mme)} needs at least {need} inputs "
+            "with no difference)"
+        )
+    return text + ": "
+
+
+def _holm_veto(row, alpha, m):
+    """Why an interval that excludes 0 is not significant under Holm, or None."""
+    if not (row.low > 0 or row.high < 0):
+        return None
+    p = row.pvalue_adjusted
+    if np.isnan(p):
+        return (
+            "the interval excludes 0, but the Holm-adjusted p-value could "
+            "not be computed (some pair has no p-value)"
+        )
+    if p >= alpha:
+        return (
+            f"the interval excludes 0, but not after Holm's adjustment for "
+            f"{m} comparisons (adjusted p = "
+            f"{_fmt_p(p, row.pvalue_adjusted_at_floor)}, not below {alpha:g})"
+        )
+    return None
+
+
 def _judge(t, mme, adjust, confidence_level, alternative, metric, fmt=_g):
     """Decision and explanation of every pair (rows of a comparison table).
 
@@ -369,64 +448,16 @@ def _judge(t, mme, adjust, confidence_level, alternative, metric, fmt=_g):
     """
     m = len(t)
     alpha = 1 - confidence_level
-    level = 1 - alpha / m if adjust == "bonferroni" else confidence_level
+    level = _pair_level(confidence_level, adjust, m)
     out = []
     for row in t.itertuples(index=False):
         prefix = ""
         if row.degenerate:
-            n = int(row.n_inputs)
-            side = "two-sided" if alternative == "two-sided" else "one-sided"
             if np.isnan(row.low) and np.isnan(row.high):
-                out.append(
-                    (
-                        "inconclusive",
-                        "every bootstrap resample gives the same gap, so the "
-                        "bootstrap interval has zero width and says nothing about "
-                        f"uncertainty; no exact bound is available for metric "
-                        f"{metric!r} (it needs per-input scores in [0, 1]), so "
-                        "nothing can be decided from these data.",
-                    )
-                )
+                out.append(("inconclusive", _no_exact_bound(metric)))
                 continue
-            u = float(_share_bound(n, 1 - level, alternative == "two-sided"))
-            if abs(row.gap) <= _TOL:
-                what = f"the two systems score the same on all {n} inputs"
-                share = "the share of inputs on which they differ"
-            else:
-                what = (
-                    f"b - a is {fmt(row.gap)} on every one of the {n} inputs (p: "
-                    "exact sign test)"
-                )
-                share = "the share of inputs where the difference is not that"
-            prefix = (
-                f"{what}, so every bootstrap resample gives the same gap and the "
-                "bootstrap interval has zero width, which says nothing about "
-                f"uncertainty; instead, {share} is at most {fmt(u)} (exact "
-                f"Clopper-Pearson {side} {level:.4g} bound with 0 of {n}), which "
-                f"puts the gap in [{fmt(row.low)}, {fmt(row.high)}]"
-            )
-            if mme is not None and abs(row.gap) <= _TOL and u >= mme:
-                tail = 1 - level if side == "one-sided" else (1 - level) / 2
-                need = int(np.floor(np.log(tail) / np.log1p(-mme))) + 1
-                prefix += (
-                    f" (equivalence within ±{fmt(mme)} needs at least {need} inputs "
-                    "with no difference)"
-                )
-            prefix += ": "
-        veto = None
-        if adjust == "holm" and (row.low > 0 or row.high < 0):
-            p = row.pvalue_adjusted
-            if np.isnan(p):
-                veto = (
-                    "the interval excludes 0, but the Holm-adjusted p-value could "
-                    "not be computed (some pair has no p-value)"
-                )
-            elif p >= alpha:
-                veto = (
-                    f"the interval excludes 0, but not after Holm's adjustment for "
-                    f"{m} comparisons (adjusted p = "
-                    f"{_fmt_p(p, row.pvalue_adjusted_at_floor)}, not below {alpha:g})"
-                )
+            prefix = _exact_bound_text(row, mme, level, alternative, fmt)
+        veto = _holm_veto(row, alpha, m) if adjust == "holm" else None
         d, e = _decide(row.low, row.high, mme, row.gap, fmt, veto)
         out.append((d, prefix + e))
     return out
@@ -457,14 +488,8 @@ def _pvalues(gaps, estimate, method, accel, z0, alternative):
     if method == "normal":
         # the normal interval excludes 0 once |gap| > z * SE
         with np.errstate(divide="ignore", invalid="ignore"):
-            zstat = estimate / gaps.std(axis=-1, ddof=1)
-        if alternative == "two-sided":
-            p = 2 * stats.norm.sf(np.abs(zstat))
-        elif alternative == "greater":
-            p = stats.norm.sf(zstat)
-        else:
-            p = stats.norm.cdf(zstat)
-        p = np.nan_to_num(p, nan=1.0)  # 0 / 0: no spread and no gap (degenerate)
+            se = gaps.std(axis=-1, ddof=1)
+        p = _normal_pvalue(estimate, se, alternative)
     else:
         point = 2 * estimate if method == "basic" else np.zeros_like(estimate)
         below = (gaps < point[:, None]).sum(axis=1)
@@ -485,6 +510,22 @@ def _pvalues(gaps, estimate, method, accel, z0, alternative):
             p = 1 - s
     at_floor = p < 1.0 / b  # NaN compares False
     return np.clip(p, 1.0 / b, 1.0), at_floor
+
+
+def _normal_pvalue(estimate, se, alternative):
+    """Normal-approximation p-value of ``estimate / se``.
+
+    0 / 0 (no spread and no gap: degenerate) gives 1, not NaN.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zstat = estimate / se
+    if alternative == "two-sided":
+        p = 2 * stats.norm.sf(np.abs(zstat))
+    elif alternative == "greater":
+        p = stats.norm.sf(zstat)
+    else:
+        p = stats.norm.cdf(zstat)
+    return np.nan_to_num(p, nan=1.0)
 
 
 def _holm(p: np.ndarray, at_floor: np.ndarray | None = None):
@@ -663,15 +704,7 @@ def _clt_gaps(cube, weight, pairs, alternative, level):
         z = stats.norm.ppf(1 - alpha)
         low = gap - z * se if alternative == "greater" else np.full_like(gap, -np.inf)
         high = gap + z * se if alternative == "less" else np.full_like(gap, np.inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        zstat = gap / se
-    if alternative == "two-sided":
-        p = 2 * stats.norm.sf(np.abs(zstat))
-    elif alternative == "greater":
-        p = stats.norm.sf(zstat)
-    else:
-        p = stats.norm.cdf(zstat)
-    return est, gap, low, high, se, np.nan_to_num(p, nan=1.0)
+    return est, gap, low, high, se, _normal_pvalue(gap, se, alternative)
 
 
 def _n_inputs(cube) -> int:
@@ -706,8 +739,7 @@ def _win_loss_tie(score, pairs):
     n = len(pairs)
     if score is None:
         return [np.full(n, np.nan)] * 3
-    ia = np.array([a for a, _ in pairs])
-    ib = np.array([b for _, b in pairs])
+    ia, ib = _sides(pairs)
     diff = score[:, ib] - score[:, ia]  # (N, n_pairs)
     wins, losses = (diff > 0).sum(axis=0), (diff < 0).sum(axis=0)
     return wins, losses, len(score) - wins - losses
@@ -724,6 +756,307 @@ def _bounded(frame, args) -> bool:
         return False
     y = y.to_numpy(dtype=float, na_value=np.nan)
     return bool(np.nanmin(y) >= 0 and np.nanmax(y) <= 1) if len(y) else False
+
+
+def _sides(pairs):
+    """Positions of the ``a`` and of the ``b`` system of every pair, as arrays."""
+    return np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
+
+
+def _boot_method(method: str) -> str:
+    """The bootstrap method behind ``method`` (rows for ``"clt"`` as for percentile)."""
+    return "percentile" if method == "clt" else method
+
+
+def _metric_name(metric) -> str:
+    """The name a result shows for a metric (a Metric's name, a callable's)."""
+    if isinstance(metric, Metric):
+        return metric.name
+    return getattr(metric, "__name__", "callable")
+
+
+def _pandas_frame(
+    data, value, cluster, system, strategy, metric, strata, successes, trials
+):
+    """``data`` as a pandas DataFrame (a Dask one reduced exactly) and its run counts."""
+    row_runs = None
+    if _dask.is_dask_frame(data):
+        keys = [*as_columns(cluster, "cluster"), system]
+        data, row_runs = core._from_dask(
+            data, value, keys, strategy, metric, None, strata, successes, trials
+        )
+    check_frame(data)
+    return data, row_runs
+
+
+def _systems(data, cluster, system):
+    """The input columns and the (sorted) systems of a comparison, checked."""
+    check_columns(data, [system], "system")
+    cluster_cols = as_columns(cluster, "cluster")
+    if not cluster_cols:
+        raise ValueError("`cluster` is required: the column that identifies inputs.")
+    check_columns(data, cluster_cols, "cluster")
+    if system in cluster_cols:
+        raise ValueError("`system` and `cluster` must be different columns.")
+    _, systems = factorize(data, [system], "system")
+    if len(systems) < 2:
+        raise ValueError(
+            f"`system` column {system!r} has {len(systems)} system(s); a comparison "
+            "needs at least 2."
+        )
+    return cluster_cols, systems
+
+
+def _used_systems(systems, pairs):
+    """The systems the pairs name, and the pairs as positions among those.
+
+    Sorted, as the engine sorts the groups it is given.
+    """
+    used = sorted({i for p in pairs for i in p})
+    remap = {old: new for new, old in enumerate(used)}
+    return systems[used], [(remap[a], remap[b]) for a, b in pairs]
+
+
+def _paired_rows(
+    data,
+    value,
+    cluster,
+    system,
+    systems_used,
+    *,
+    strategy,
+    method,
+    missing,
+    dropna,
+    metric,
+    strata,
+    confidence_level,
+    n_resamples,
+    weight,
+    successes,
+    trials,
+    input,
+    row_runs=None,
+    warn=True,
+):
+    """The validated arguments and the rows of a paired comparison: ``(args, frame)``.
+
+    One place, so that :func:`compare` and :func:`evalci.report` (its scores)
+    use the same rows. See :func:`_paired_frame` for the order of the steps.
+    """
+    args = _args.bootstrap_iv(
+        data,
+        value,
+        cluster,
+        strategy,
+        metric,
+        [system],
+        strata,
+        _boot_method(method),
+        confidence_level,
+        n_resamples,
+        weight,
+        dropna,
+        successes,
+        trials,
+        row_runs,
+        input,
+    )
+    # NaN rows first, then the same-inputs check (a dropped row can unpair them)
+    keys = [*cluster, *args.input]
+    frame = _paired_frame(data, args, keys, system, systems_used, missing, warn=warn)
+    return args, frame
+
+
+@dataclass
+class _Gaps:
+    """The numbers of a comparison, one per pair (``estimate``: one per system).
+
+    Filled by :func:`_clt_step` or :func:`_bootstrap_step`; :func:`_exact_bounds`
+    overwrites the entries of degenerate pairs.
+    """
+
+    cube: object
+    estimate: np.ndarray
+    gap: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    se: np.ndarray
+    p: np.ndarray
+    at_floor: np.ndarray
+    degenerate: np.ndarray
+    n_units: np.ndarray
+    n_inputs: np.ndarray
+    distribution: np.ndarray | None = None
+
+
+def _clt_step(frame, args, root, pairs, alternative, level) -> _Gaps:
+    """The gaps of ``method="clt"``: the paired normal approximation."""
+    if not isinstance(args.metric, Metric) or args.metric.name not in (
+        "mean",
+        "accuracy",
+    ):
+        raise ValueError(
+            "method='clt' covers the mean and accuracy metrics; use a bootstrap "
+            "method ('percentile', 'bca') for other metrics."
+        )
+    if args.strategy != "cluster":
+        raise ValueError(
+            "method='clt' is the paired cluster-robust normal interval; "
+            "use strategy='cluster'."
+        )
+    cube, _ = _table.prepare(frame, args, root)
+    weight = "run" if cube.input_weighted else args.weight
+    engine.check_units(cube.units("cluster", weight), cube, args)  # few clusters
+    est, gap, low, high, se, p = _clt_gaps(cube, weight, pairs, alternative, level)
+    m = len(pairs)
+    return _Gaps(
+        cube,
+        est,
+        gap,
+        low,
+        high,
+        se,
+        p,
+        at_floor=np.zeros(m, bool),
+        degenerate=~(se > 0),
+        n_units=np.full(m, cube.n_clusters),
+        n_inputs=np.full(m, _n_inputs(cube)),
+    )
+
+
+def _bootstrap_step(frame, args, root, pairs, method, alternative, level) -> _Gaps:
+    """The gaps of a bootstrap ``method``: every system from the same draws."""
+    ia, ib = _sides(pairs)
+    rep = engine.replicates(frame, args, root)
+    if not rep.paired:  # cannot happen after _paired_frame; never unpair silently
+        raise RuntimeError(
+            "internal error: the compared systems do not share their inputs."
+        )
+    est, reps = rep.estimate, rep.reps
+    _, jack, bounds = rep.jackknife[0]
+    gaps = reps[ib] - reps[ia]
+    gap = est[ib] - est[ia]
+    accel = np.zeros(len(pairs))
+    if rep.fast or method == "bca":
+        accel = _intervals.acceleration((jack[:, ib] - jack[:, ia]).T, bounds)
+    low, high, z0 = _intervals.interval(
+        gaps, gap, method, level, accel=accel, alternative=alternative
+    )
+    se = gaps.std(axis=1, ddof=1)
+    p, at_floor = _pvalues(gaps, gap, method, accel, z0, alternative)
+    with np.errstate(invalid="ignore"):
+        spread = np.ptp(gaps, axis=1)
+    return _Gaps(
+        rep.cube,
+        est,
+        gap,
+        low,
+        high,
+        se,
+        p,
+        at_floor,
+        degenerate=spread <= _TOL * np.maximum(1.0, np.abs(gap)),
+        n_units=np.full(len(pairs), rep.n_clusters[0]),
+        n_inputs=np.full(len(pairs), rep.n_inputs[0]),
+        distribution=gaps,
+    )
+
+
+def _exact_bounds(g: _Gaps, score, frame, args, pairs, names, level, alternative):
+    """Degenerate gaps (no spread): an exact bound and the sign test, with a warning.
+
+    Overwrites ``low``, ``high``, ``p`` and ``at_floor`` of those pairs in ``g``
+    (NaN where no exact bound exists).
+    """
+    ia, ib = _sides(pairs)
+    bounded = score is not None and _bounded(frame, args)
+    for j in np.flatnonzero(g.degenerate):
+        d = score[:, ib[j]] - score[:, ia[j]] if bounded else None
+        if d is not None and np.ptp(d) <= _TOL:
+            c = float(np.round(d[0], 12))
+            # independent units: the resampled clusters (inputs unless nested)
+            g.low[j], g.high[j], _ = _degenerate_bound(
+                c, g.n_units[j], 1 - level, alternative
+            )
+            g.p[j] = _sign_test(c, int(g.n_units[j]), alternative)
+        else:
+            g.low[j] = g.high[j] = g.p[j] = np.nan
+        g.at_floor[j] = False
+    shown = ", ".join(
+        f"{names[b]} - {names[a]}" for a, b in np.array(pairs)[g.degenerate][:3]
+    )
+    _warn(
+        f"the bootstrap distribution of the gap {shown} has no spread (every "
+        "resample gives the same gap, e.g. both systems score the same on every "
+        "input): its interval would have zero width and say nothing about "
+        "uncertainty. The decision uses an exact bound instead (see the "
+        "`explanation` column).",
+        DegenerateDataWarning,
+    )
+
+
+def _adjusted(p, at_floor, adjust):
+    """Adjusted p-values (``p`` itself without ``adjust``) and which are bounds."""
+    m = len(p)
+    if adjust == "bonferroni":
+        p_adj = np.minimum(p * m, 1.0)
+        return p_adj, at_floor & (p_adj < 1.0)
+    if adjust == "holm":
+        p_adj, adj_floor = _holm(p, at_floor)
+        if np.isnan(p).any():
+            _warn(
+                f"{int(np.isnan(p).sum())} of the {m} pairs have no p-value, so "
+                "Holm's step-down adjustment (which ranks all of them) cannot be "
+                "computed: every adjusted p-value is NaN. Compare those pairs apart.",
+                DegenerateDataWarning,
+            )
+        return p_adj, adj_floor
+    return p, at_floor
+
+
+def _gap_table(g: _Gaps, names, pairs, adjusted, mme, score) -> pd.DataFrame:
+    """The per-pair table of a comparison, without its decisions.
+
+    ``adjusted``: the adjusted p-values and which are bounds (:func:`_adjusted`).
+    """
+    ia, ib = _sides(pairs)
+    p_adj, adj_floor = adjusted
+    wins, losses, ties = _win_loss_tie(score, pairs)
+    low, high = g.low, g.high
+    return pd.DataFrame(
+        {
+            "a": [names[a] for a, _ in pairs],
+            "b": [names[b] for _, b in pairs],
+            "estimate_a": g.estimate[ia],
+            "estimate_b": g.estimate[ib],
+            "gap": g.gap,
+            "low": low,
+            "high": high,
+            "standard_error": g.se,
+            "pvalue": g.p,
+            "pvalue_adjusted": p_adj,
+            "pvalue_at_floor": g.at_floor,
+            "pvalue_adjusted_at_floor": adj_floor,
+            "excludes_zero": (low > 0) | (high < 0),
+            "clears_mme": ((low >= mme - _TOL) | (high <= -mme + _TOL))
+            if mme is not None
+            else np.nan,
+            "degenerate": g.degenerate,
+            "wins": wins,
+            "losses": losses,
+            "ties": ties,
+            "n_inputs": g.n_inputs,
+        }
+    )
+
+
+def _add_decisions(table, mme, adjust, confidence_level, alternative, metric):
+    """Insert ``decision`` and ``explanation`` before ``degenerate`` (in place)."""
+    decisions = _judge(table, mme, adjust, confidence_level, alternative, metric)
+    where = table.columns.get_loc("degenerate")
+    table.insert(where, "decision", [d for d, _ in decisions])
+    table.insert(where + 1, "explanation", [e for _, e in decisions])
 
 
 def compare(
@@ -836,201 +1169,47 @@ def compare(
     [46, 62, 90]
     """
     mme = check_options(method, adjust, alternative, missing, mme)
-    row_runs = None
-    if _dask.is_dask_frame(data):
-        data, row_runs = core._from_dask(
-            data,
-            value,
-            [*as_columns(cluster, "cluster"), system],
-            strategy,
-            metric,
-            None,
-            strata,
-            successes,
-            trials,
-        )
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(
-            f"`data` must be a pandas DataFrame, not {type(data).__name__}."
-        )
-    check_columns(data, [system], "system")
-    cluster_cols = as_columns(cluster, "cluster")
-    if not cluster_cols:
-        raise ValueError("`cluster` is required: the column that identifies inputs.")
-    check_columns(data, cluster_cols, "cluster")
-    if system in cluster_cols:
-        raise ValueError("`system` and `cluster` must be different columns.")
-    _, systems = factorize(data, [system], "system")
-    if len(systems) < 2:
-        raise ValueError(
-            f"`system` column {system!r} has {len(systems)} system(s); a comparison "
-            "needs at least 2."
-        )
-    pair_pos = _pairs(systems, baseline, pairs)
-    args = _args.bootstrap_iv(
+    data, row_runs = _pandas_frame(
+        data, value, cluster, system, strategy, metric, strata, successes, trials
+    )
+    cluster_cols, systems = _systems(data, cluster, system)
+    names, pair_pos = _used_systems(systems, _pairs(systems, baseline, pairs))
+    args, frame = _paired_rows(
         data,
         value,
         cluster_cols,
-        strategy,
-        metric,
-        [system],
-        strata,
-        "percentile" if method == "clt" else method,
-        confidence_level,
-        n_resamples,
-        weight,
-        dropna,
-        successes,
-        trials,
-        row_runs,
-        input,
+        system,
+        names,
+        strategy=strategy,
+        method=method,
+        missing=missing,
+        dropna=dropna,
+        metric=metric,
+        strata=strata,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        weight=weight,
+        successes=successes,
+        trials=trials,
+        input=input,
+        row_runs=row_runs,
     )
-    used = sorted({i for p in pair_pos for i in p})
-    # NaN rows first, then the same-inputs check (a dropped row can unpair them)
-    keys = [*cluster_cols, *args.input]
-    frame = _paired_frame(data, args, keys, system, systems[used], missing)
-    # positions within the systems actually used (sorted, as the engine sorts)
-    remap = {old: new for new, old in enumerate(used)}
-    pair_pos = [(remap[a], remap[b]) for a, b in pair_pos]
-    names = systems[used]
-    m = len(pair_pos)
-    level = (
-        1 - (1 - confidence_level) / m if adjust == "bonferroni" else confidence_level
-    )
-    ia = np.array([a for a, _ in pair_pos])
-    ib = np.array([b for _, b in pair_pos])
-
+    level = _pair_level(confidence_level, adjust, len(pair_pos))
     root = _rs.seed_sequence(rng)
     if method == "clt":
-        if not isinstance(args.metric, Metric) or args.metric.name not in (
-            "mean",
-            "accuracy",
-        ):
-            raise ValueError(
-                "method='clt' covers the mean and accuracy metrics; use a bootstrap "
-                "method ('percentile', 'bca') for other metrics."
-            )
-        if strategy != "cluster":
-            raise ValueError(
-                "method='clt' is the paired cluster-robust normal interval; "
-                "use strategy='cluster'."
-            )
-        cube, _ = _table.prepare(frame, args, root)
-        weight = "run" if cube.input_weighted else args.weight
-        engine.check_units(cube.units("cluster", weight), cube, args)  # few clusters
-        est, gap, low, high, se, p = _clt_gaps(
-            cube, weight, pair_pos, alternative, level
-        )
-        at_floor = np.zeros(m, bool)
-        gaps = None
-        degenerate = ~(se > 0)
-        n_units = np.full(m, cube.n_clusters)
-        n_inputs = np.full(m, _n_inputs(cube))
+        g = _clt_step(frame, args, root, pair_pos, alternative, level)
     else:
-        rep = engine.replicates(frame, args, root)
-        if not rep.paired:  # cannot happen after _paired_frame; never unpair silently
-            raise RuntimeError(
-                "internal error: the compared systems do not share their inputs."
-            )
-        cube, est, reps = rep.cube, rep.estimate, rep.reps
-        groups_u, jack, bounds = rep.jackknife[0]
-        gaps = reps[ib] - reps[ia]
-        gap = est[ib] - est[ia]
-        accel = np.zeros(m)
-        if rep.fast or method == "bca":
-            accel = _intervals.acceleration((jack[:, ib] - jack[:, ia]).T, bounds)
-        low, high, z0 = _intervals.interval(
-            gaps, gap, method, level, accel=accel, alternative=alternative
-        )
-        se = gaps.std(axis=1, ddof=1)
-        p, at_floor = _pvalues(gaps, gap, method, accel, z0, alternative)
-        with np.errstate(invalid="ignore"):
-            spread = np.ptp(gaps, axis=1)
-        degenerate = spread <= _TOL * np.maximum(1.0, np.abs(gap))
-        n_inputs = np.full(m, rep.n_inputs[0])
-        n_units = np.full(m, rep.n_clusters[0])
-    score = _input_scores(cube, args.weight, args.metric)
-    if degenerate.any():
-        # no spread: the bootstrap says nothing; use the exact bound instead
-        bounded = score is not None and _bounded(frame, args)
-        for j in np.flatnonzero(degenerate):
-            d = score[:, ib[j]] - score[:, ia[j]] if bounded else None
-            if d is not None and np.ptp(d) <= _TOL:
-                c = float(np.round(d[0], 12))
-                # independent units: the resampled clusters (inputs unless nested)
-                low[j], high[j], _ = _degenerate_bound(
-                    c, n_units[j], 1 - level, alternative
-                )
-                p[j] = _sign_test(c, int(n_units[j]), alternative)
-            else:
-                low[j] = high[j] = p[j] = np.nan
-            at_floor[j] = False
-        shown = ", ".join(
-            f"{names[b]} - {names[a]}" for a, b in np.array(pair_pos)[degenerate][:3]
-        )
-        _warn(
-            f"the bootstrap distribution of the gap {shown} has no spread (every "
-            "resample gives the same gap, e.g. both systems score the same on every "
-            "input): its interval would have zero width and say nothing about "
-            "uncertainty. The decision uses an exact bound instead (see the "
-            "`explanation` column).",
-            DegenerateDataWarning,
-        )
-    if adjust == "bonferroni":
-        p_adj = np.minimum(p * m, 1.0)
-        adj_floor = at_floor & (p_adj < 1.0)
-    elif adjust == "holm":
-        p_adj, adj_floor = _holm(p, at_floor)
-        if np.isnan(p).any():
-            _warn(
-                f"{int(np.isnan(p).sum())} of the {m} pairs have no p-value, so "
-                "Holm's step-down adjustment (which ranks all of them) cannot be "
-                "computed: every adjusted p-value is NaN. Compare those pairs apart.",
-                DegenerateDataWarning,
-            )
-    else:
-        p_adj, adj_floor = p, at_floor
-    wins, losses, ties = _win_loss_tie(score, pair_pos)
-    table = pd.DataFrame(
-        {
-            "a": [names[a] for a, _ in pair_pos],
-            "b": [names[b] for _, b in pair_pos],
-            "estimate_a": est[ia],
-            "estimate_b": est[ib],
-            "gap": gap,
-            "low": low,
-            "high": high,
-            "standard_error": se,
-            "pvalue": p,
-            "pvalue_adjusted": p_adj,
-            "pvalue_at_floor": at_floor,
-            "pvalue_adjusted_at_floor": adj_floor,
-            "excludes_zero": (low > 0) | (high < 0),
-            "clears_mme": ((low >= mme - _TOL) | (high <= -mme + _TOL))
-            if mme is not None
-            else np.nan,
-            "degenerate": degenerate,
-            "wins": wins,
-            "losses": losses,
-            "ties": ties,
-            "n_inputs": n_inputs,
-        }
-    )
-    name = (
-        args.metric.name
-        if isinstance(args.metric, Metric)
-        else getattr(args.metric, "__name__", "callable")
-    )
-    decisions = _judge(table, mme, adjust, confidence_level, alternative, name)
-    table.insert(
-        table.columns.get_loc("degenerate"), "decision", [d for d, _ in decisions]
-    )
-    table.insert(
-        table.columns.get_loc("degenerate"), "explanation", [e for _, e in decisions]
-    )
+        g = _bootstrap_step(frame, args, root, pair_pos, method, alternative, level)
+    score = _input_scores(g.cube, args.weight, args.metric)
+    if g.degenerate.any():  # no spread: the bootstrap says nothing
+        _exact_bounds(g, score, frame, args, pair_pos, names, level, alternative)
+    adjusted = _adjusted(g.p, g.at_floor, adjust)
+    table = _gap_table(g, names, pair_pos, adjusted, mme, score)
+    name = _metric_name(args.metric)
+    _add_decisions(table, mme, adjust, confidence_level, alternative, name)
     return ComparisonResult(
         table=table,
-        gap_distribution=gaps,
+        gap_distribution=g.distribution,
         method=method,
         strategy=strategy,
         confidence_level=confidence_level,

@@ -15,17 +15,25 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import _args, _dask, core
+from . import _dask, core
 from . import resampling as _rs
 from ._data import factorize
-from ._validate import as_columns, check_columns, check_finite
+from ._validate import (
+    as_columns,
+    check_columns,
+    check_finite,
+    check_frame,
+    check_no_missing,
+    check_option,
+)
 from .compare import (
     ComparisonResult,
+    _boot_method,
     _bounded,
     _check_mme,
     _fmt_p,
     _judge,
-    _paired_frame,
+    _paired_rows,
 )
 from .compare import compare as _compare
 from .metrics import Metric
@@ -40,11 +48,7 @@ def _counts_columns(data, successes, trials):
     """Validated (successes, trials) arrays of a counts table."""
     check_columns(data, [successes, trials], "successes/trials")
     for col in (successes, trials):
-        if data[col].isna().any():
-            raise ValueError(
-                f"`successes/trials` column {col!r} has {int(data[col].isna().sum())} "
-                "missing values; drop or fill those rows."
-            )
+        check_no_missing(data, col, "successes/trials", "drop or fill those rows")
     check_finite(data, [successes, trials], "successes/trials")
     c, n = data[successes], data[trials]
     ok = pd.api.types.is_numeric_dtype(c) and pd.api.types.is_numeric_dtype(n)
@@ -57,6 +61,31 @@ def _counts_columns(data, successes, trials):
             "be integers with 0 <= successes <= trials and trials >= 1 in every row."
         )
     return c, n
+
+
+def _row_sums(data, value, successes, trials):
+    """Per row: runs, the sum of the value and of its square (checked columns)."""
+    if successes is not None or trials is not None:
+        if successes is None or trials is None or value is not None:
+            raise ValueError(
+                "a counts table needs both `successes` (e.g. 'n_correct') and "
+                "`trials` (e.g. 'n_runs'), and no `value`."
+            )
+        s1, n = _counts_columns(data, successes, trials)
+        return n, s1, s1  # 0/1 runs: y * y = y
+    if value is None:
+        raise ValueError(
+            "`value` is required: the column with the outcome (or pass "
+            "successes= and trials= for a counts table)."
+        )
+    check_columns(data, [value], "value")
+    check_no_missing(data, value, "value", "drop or fill them")
+    y = data[value]
+    if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
+        raise ValueError(f"`value` column {value!r} must be numeric (0/1 or a score).")
+    check_finite(data, [value], "value")
+    s1 = y.to_numpy(dtype=float)
+    return np.ones_like(s1), s1, s1 * s1
 
 
 def flaky(
@@ -108,41 +137,12 @@ def flaky(
     >>> int(table.flaky.sum())
     135
     """
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(
-            f"`data` must be a pandas DataFrame, not {type(data).__name__}."
-        )
+    check_frame(data)
     cluster = as_columns(cluster, "cluster", allow_none=False)
     by = as_columns(by, "by")
     check_columns(data, cluster, "cluster")
     check_columns(data, by, "by")
-    if successes is not None or trials is not None:
-        if successes is None or trials is None or value is not None:
-            raise ValueError(
-                "a counts table needs both `successes` (e.g. 'n_correct') and "
-                "`trials` (e.g. 'n_runs'), and no `value`."
-            )
-        s1, n = _counts_columns(data, successes, trials)
-        s2 = s1  # 0/1 runs: y * y = y
-    else:
-        if value is None:
-            raise ValueError(
-                "`value` is required: the column with the outcome (or pass "
-                "successes= and trials= for a counts table)."
-            )
-        check_columns(data, [value], "value")
-        y = data[value]
-        if y.isna().any():
-            raise ValueError(
-                f"`value` column {value!r} has missing values; drop or fill them."
-            )
-        if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
-            raise ValueError(
-                f"`value` column {value!r} must be numeric (0/1 or a score)."
-            )
-        check_finite(data, [value], "value")
-        s1 = y.to_numpy(dtype=float)
-        n, s2 = np.ones_like(s1), s1 * s1
+    n, s1, s2 = _row_sums(data, value, successes, trials)
     keys = by + cluster
     codes, index = factorize(data, keys, "cluster")
     n = np.bincount(codes, weights=n)
@@ -303,17 +303,18 @@ class Report:
         )
         return ", ".join(parts), top_text
 
-    def _lines(self) -> dict:
-        u = self._u()
-        comp = self.comparison
-        est = self.scores
-        ks = self.runs
-        k_text = ", ".join(
+    def _k_text(self) -> str:
+        """Runs per input of every system: ``"a: k=5, b: k=4.5 (3-5)"``."""
+        return ", ".join(
             f"{s}: k={r['k_mean']:.3g}"
             + (f" ({r['k_min']}-{r['k_max']})" if r["k_min"] != r["k_max"] else "")
-            for s, r in ks.iterrows()
+            for s, r in self.runs.iterrows()
         )
-        scores = [
+
+    def _score_rows(self, u: _Units) -> list[tuple[str, str, str]]:
+        """``(system, score, interval)`` of every system, in ``u``."""
+        est = self.scores
+        return [
             (
                 str(s),
                 u(est.estimate[s]),
@@ -326,6 +327,28 @@ class Report:
             )
             for s in est.groups
         ]
+
+    def _judgment(self, row, decision: str, why: str) -> str:
+        """One pair's judgment: does the gap exclude 0, clear the mme, and so?"""
+        if row.degenerate:
+            zero = "the exact bound (no spread in the bootstrap)"
+        else:
+            zero = "the interval"
+        zero += f" {'excludes' if row.excludes_zero else 'includes'} 0"
+        clears = (
+            ""
+            if self.mme is None
+            else (
+                "; it clears the minimum meaningful effect"
+                if row.clears_mme
+                else "; it does not clear the minimum meaningful effect"
+            )
+        )
+        return f"{row.b} vs {row.a}: {zero}{clears} -> {decision}: {why}"
+
+    def _gap_rows(self, u: _Units) -> tuple[list[tuple], list[str]]:
+        """``(pair, gap, interval, p, decision)`` of every pair, and its judgment."""
+        comp = self.comparison
         decisions = _judge(
             comp.table,
             comp.mme,
@@ -348,32 +371,29 @@ class Report:
                     decision,
                 )
             )
-            if row.degenerate:
-                zero = "the exact bound (no spread in the bootstrap)"
-            else:
-                zero = "the interval"
-            zero += f" {'excludes' if row.excludes_zero else 'includes'} 0"
-            clears = (
-                ""
-                if self.mme is None
-                else (
-                    "; it clears the minimum meaningful effect"
-                    if row.clears_mme
-                    else "; it does not clear the minimum meaningful effect"
-                )
-            )
-            judgments.append(f"{row.b} vs {row.a}: {zero}{clears} -> {decision}: {why}")
+            judgments.append(self._judgment(row, decision, why))
+        return gaps, judgments
+
+    def _method_text(self) -> str:
+        """How the scores and the gaps were computed, in one phrase."""
+        comp = self.comparison
+        return (
+            f"{self.scores.confidence_level:.0%} {self.scores.method} "
+            f"{self.scores.strategy} bootstrap, {self.scores.n_resamples} resamples; "
+            f"gaps: {comp.method}"
+            + (f", p-values {comp.adjust}-adjusted" if comp.adjust else "")
+        )
+
+    def _lines(self) -> dict:
+        u = self._u()
+        k_text = self._k_text()
+        scores = self._score_rows(u)
+        gaps, judgments = self._gap_rows(u)
         flaky_text, top_text = self._flaky_text()
         mme = (
             "not set (set it before running the comparison)"
             if self.mme is None
             else u(self.mme)
-        )
-        method = (
-            f"{self.scores.confidence_level:.0%} {self.scores.method} "
-            f"{self.scores.strategy} bootstrap, {self.scores.n_resamples} resamples; "
-            f"gaps: {comp.method}"
-            + (f", p-values {comp.adjust}-adjusted" if comp.adjust else "")
         )
         return dict(
             k_text=k_text,
@@ -383,7 +403,7 @@ class Report:
             flaky_text=flaky_text,
             top_text=top_text,
             mme=mme,
-            method=method,
+            method=self._method_text(),
             units=u.statement,
         )
 
@@ -508,6 +528,99 @@ class Report:
         return self.to_markdown()
 
 
+def _check_report_args(data, mme, units):
+    """The arguments only :func:`report` takes, and its data; ``mme`` normalised."""
+    if _dask.is_dask_frame(data):
+        raise TypeError(
+            "report() needs a pandas DataFrame; compute the Dask DataFrame first "
+            "(ddf.compute()), or use ddf.evalci.compare(...) for the gaps alone."
+        )
+    check_frame(data)
+    mme = _check_mme(mme)
+    if units is not None:
+        check_option(
+            units,
+            "units",
+            _UNITS,
+            describe="'points' (percentage points) or 'fraction' (the metric's "
+            "own scale)",
+        )
+    return mme
+
+
+def _used_rows(
+    comparison, data, value, cluster, system, method, missing, dropna, shared
+):
+    """The validated arguments and the rows ``comparison`` used: ``(args, frame)``.
+
+    ``shared``: the arguments ``report`` passed to :func:`compare` as well.
+    Validated by ``compare`` already, so no second warning.
+    """
+    used = pd.unique(pd.concat([comparison.table.a, comparison.table.b]))
+    return _paired_rows(
+        data,
+        value,
+        cluster,
+        system,
+        used,
+        strategy="cluster",
+        method=method,
+        missing=missing,
+        dropna=dropna,
+        warn=False,
+        **shared,
+    )
+
+
+def _units(units, frame, args, counts: bool) -> tuple[str, bool]:
+    """The report's unit (the default for ``None``) and whether scores are 0-1."""
+    mean_type = counts or (
+        isinstance(args.metric, Metric) and args.metric.name in ("mean", "accuracy")
+    )
+    proportion = bool(mean_type and _bounded(frame, args))
+    if units is None:
+        units = "points" if proportion else "fraction"
+    elif units == "points" and not proportion:
+        raise ValueError(
+            "`units`='points' (percentage points) needs a score on a 0-1 scale "
+            "(accuracy, a pass rate, a counts table); this metric is not one, so "
+            "pass units='fraction'."
+        )
+    return units, proportion
+
+
+def _runs(frame, system, input_cols, trials) -> pd.DataFrame:
+    """Runs per input of every system: ``k_min``, ``k_mean``, ``k_max``.
+
+    ``trials``: the runs column of a counts table (else one row is one run).
+    """
+    cell = frame.groupby([system, *input_cols])
+    k = (cell[trials].sum() if trials is not None else cell.size()).groupby(level=0)
+    runs = pd.DataFrame({"k_min": k.min(), "k_mean": k.mean(), "k_max": k.max()})
+    return runs.astype({"k_min": np.int64, "k_max": np.int64})
+
+
+def _flaky_table(frame, args, system, input_cols, successes, trials):
+    """:func:`flaky` per system; empty when the value is not a numeric score."""
+    if successes is not None:
+        return flaky(
+            frame, None, input_cols, by=system, successes=successes, trials=trials
+        )
+    y = frame[args.value]
+    if pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        return flaky(frame, args.value, input_cols, by=system)
+    return pd.DataFrame(
+        {
+            system: [],
+            **{c: [] for c in input_cols},
+            "n_runs": [],
+            "flaky": [],
+            "share": [],
+            "pass_rate": [],
+        }
+    )
+
+
 def report(
     data: pd.DataFrame,
     value: str | None = None,
@@ -563,23 +676,20 @@ def report(
     >>> print(rep.to_text().splitlines()[2])
     1. Inputs N = 198; runs per input openai/gpt-5-nano-2025-08-07: k=5, openai/gpt-5.4-mini-2026-03-17: k=5
     """
-    if _dask.is_dask_frame(data):
-        raise TypeError(
-            "report() needs a pandas DataFrame; compute the Dask DataFrame first "
-            "(ddf.compute()), or use ddf.evalci.compare(...) for the gaps alone."
-        )
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(
-            f"`data` must be a pandas DataFrame, not {type(data).__name__}."
-        )
-    mme = _check_mme(mme)
-    if units is not None and units not in _UNITS:
-        raise ValueError(
-            f"`units` must be 'points' (percentage points) or 'fraction' (the "
-            f"metric's own scale), not {units!r}."
-        )
+    mme = _check_report_args(data, mme, units)
     cluster_cols = as_columns(cluster, "cluster")
     root = _rs.seed_sequence(rng)
+    # what the comparison, its rows and the scores share
+    shared = dict(
+        metric=metric,
+        strata=strata,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        weight=weight,
+        successes=successes,
+        trials=trials,
+        input=input,
+    )
     comparison = _compare(
         data,
         value,
@@ -587,108 +697,39 @@ def report(
         system,
         baseline=baseline,
         pairs=pairs,
-        metric=metric,
         method=method,
         mme=mme,
         adjust=adjust,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        strata=strata,
-        weight=weight,
         missing=missing,
         dropna=dropna,
         rng=root,
-        successes=successes,
-        trials=trials,
-        input=input,
+        **shared,
     )
-    # the rows the comparison used (validated by compare; no second warning)
-    args = _args.bootstrap_iv(
-        data,
-        value,
-        cluster_cols,
-        "cluster",
-        metric,
-        [system],
-        strata,
-        "percentile" if method == "clt" else method,
-        confidence_level,
-        n_resamples,
-        weight,
-        dropna,
-        successes,
-        trials,
-        input=input,
+    args, frame = _used_rows(
+        comparison, data, value, cluster_cols, system, method, missing, dropna, shared
     )
-    used = pd.unique(pd.concat([comparison.table.a, comparison.table.b]))
-    keys = [*cluster_cols, *args.input]
-    frame = _paired_frame(data, args, keys, system, used, missing, warn=False)
     input_cols = list(args.input) or cluster_cols  # the unit runs are counted in
     counts = successes is not None
-    mean_type = counts or (
-        isinstance(args.metric, Metric) and args.metric.name in ("mean", "accuracy")
-    )
-    proportion = bool(mean_type and _bounded(frame, args))
-    if units is None:
-        units = "points" if proportion else "fraction"
-    elif units == "points" and not proportion:
-        raise ValueError(
-            "`units`='points' (percentage points) needs a score on a 0-1 scale "
-            "(accuracy, a pass rate, a counts table); this metric is not one, so "
-            "pass units='fraction'."
-        )
+    units, proportion = _units(units, frame, args, counts)
     scores = core.cluster_ci(
         frame,
         value,
         cluster_cols,
         by=system,
-        metric=metric,
-        method="percentile" if method == "clt" else method,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        strata=strata,
-        weight=weight,
+        method=_boot_method(method),
         rng=root,
-        successes=successes,
-        trials=trials,
-        input=input,
+        **shared,
     )
-    cell = frame.groupby([system, *input_cols])
-    k = (cell[trials].sum() if counts else cell.size()).groupby(level=0)
-    runs = pd.DataFrame({"k_min": k.min(), "k_mean": k.mean(), "k_max": k.max()})
-    runs = runs.astype({"k_min": np.int64, "k_max": np.int64})
-    if counts:
-        flaky_table = flaky(
-            frame, None, input_cols, by=system, successes=successes, trials=trials
-        )
-    else:
-        y = frame[args.value]
-        numeric = pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
-        flaky_table = (
-            flaky(frame, args.value, input_cols, by=system)
-            if numeric
-            else pd.DataFrame(
-                {
-                    system: [],
-                    **{c: [] for c in input_cols},
-                    "n_runs": [],
-                    "flaky": [],
-                    "share": [],
-                    "pass_rate": [],
-                }
-            )
-        )
-    metric_name = comparison.metric
     return Report(
         scores=scores,
         comparison=comparison,
-        flaky=flaky_table,
+        runs=_runs(frame, system, input_cols, trials if counts else None),
+        flaky=_flaky_table(frame, args, system, input_cols, successes, trials),
         n_inputs=int(frame.groupby(input_cols).ngroups),
-        runs=runs,
         mme=mme,
         value=f"{successes}/{trials}" if counts else str(value),
         units=units,
         max_flaky=max_flaky,
-        metric=metric_name,
+        metric=comparison.metric,
         proportion=proportion,
     )
