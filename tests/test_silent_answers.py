@@ -461,3 +461,28 @@ def test_labels_that_mix_numbers_and_text_are_refused():
             cluster="input_id",
             metric=evalci.metrics.accuracy(truth="label"),
         )
+
+
+def test_degenerate_gap_with_nested_inputs_counts_clusters():
+    # 20 repositories x 5 problems, both systems solve everything: the exact
+    # bound is over the 20 independent clusters, and the explanation says so
+    df = pd.DataFrame(
+        {
+            "repo": np.repeat([f"r{i}" for i in range(20)], 5),
+            "input_id": range(100),
+            "correct": 1,
+        }
+    )
+    two = pd.concat([df.assign(system="A"), df.assign(system="B")])
+    with (
+        pytest.warns(evalci.DegenerateDataWarning),
+        pytest.warns(evalci.FewClustersWarning),
+    ):
+        res = evalci.compare(
+            two, "correct", cluster="repo", input="input_id", mme=0.02, n_resamples=200
+        )
+    row = res.table.iloc[0]
+    bound = 1 - 0.025 ** (1 / 20)  # Clopper-Pearson, 0 of 20, two-sided 95%
+    assert row.high == pytest.approx(bound) and row.n_clusters == 20
+    assert "all 20 clusters" in row.explanation
+    assert row.decision == "inconclusive"

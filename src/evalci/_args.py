@@ -18,10 +18,12 @@ from ._typing import METHODS, STRATEGIES, WEIGHTS
 from ._validate import (
     as_columns,
     check_columns,
+    check_counts_args,
     check_frame,
     check_level,
     check_n_resamples,
     check_option,
+    check_value,
 )
 from .metrics import Metric, get_metric
 
@@ -100,7 +102,7 @@ def bootstrap_iv(
         raise ValueError(
             "compressed rows (Dask input) support strategy='cluster' only."
         )
-    value = _check_value(value)
+    value = check_value(value)
     metric = get_metric(metric)
     cluster, by, strata = _key_columns(data, value, cluster, by, strata, strategy)
     if isinstance(metric, Metric):
@@ -138,32 +140,15 @@ def _check_resamples(n_resamples) -> int:
 
 def _counts_table(data, value, strategy, metric, successes, trials):
     """``successes=``/``trials=``: the value column and the counts metric."""
-    if successes is None or trials is None or value is not None:
+    check_counts_args(value, successes, trials)
+    if strategy not in ("cluster", "hierarchical", "single_draw") or metric != "mean":
         raise ValueError(
-            "a counts table needs both `successes` (e.g. 'n_correct') and `trials` "
-            "(e.g. 'n_runs'), and no `value`."
-        )
-    if strategy != "cluster" or metric != "mean":
-        raise ValueError(
-            "a counts table (successes=, trials=) supports strategy='cluster' with "
-            "metric='mean'; expand it to one row per run for other strategies."
+            "a counts table (successes=, trials=) supports metric='mean' with "
+            "strategy='cluster', 'hierarchical' or 'single_draw' (exact binomial "
+            "draws per input); expand it to one row per run for other strategies."
         )
     check_columns(data, [successes, trials], "successes/trials")
     return successes, _counts_metric(trials)
-
-
-def _check_value(value) -> str:
-    if value is None:
-        raise ValueError(
-            "`value` is required: the column with the outcome (or pass successes= "
-            "and trials= for a counts table)."
-        )
-    if not isinstance(value, str):
-        raise TypeError(
-            f"`value` must be one column name (str), not {type(value).__name__}; "
-            "for several value columns, call once per column."
-        )
-    return value
 
 
 def _key_columns(data, value, cluster, by, strata, strategy):

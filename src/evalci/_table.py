@@ -21,7 +21,7 @@ from . import resampling as _rs
 from ._args import BootstrapArgs
 from ._data import Cube, factorize, value_codes
 from ._data import group_codes as group_codes_of
-from ._validate import check_finite
+from ._validate import check_counts, check_finite
 from ._warnings import (
     ClusteringIgnoredWarning,
     EstimandWarning,
@@ -56,7 +56,7 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
     if isinstance(metric, Metric):
         check_finite(frame, list(metric.columns), "metric")
     if args.trials is not None:
-        _check_counts(frame[args.value].to_numpy(), frame[args.trials].to_numpy(), args)
+        check_counts(frame[args.value], frame[args.trials], args.value, args.trials)
         return frame
     if isinstance(metric, Metric):
         y = frame[args.value]
@@ -84,36 +84,6 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
                     f"{_plain(y[bad].iloc[0])!r} in {int(bad.sum())} rows."
                 )
     return frame
-
-
-#: Counts stay exact in float64 up to 2**53 (statistics are summed as floats).
-_MAX_COUNT = 2**53
-
-
-def _check_counts(c, n, args: BootstrapArgs) -> None:
-    """Successes and trials: integers, 0 <= c <= n, n >= 1, totals exact."""
-    ok = (
-        pd.api.types.is_numeric_dtype(c)
-        and pd.api.types.is_numeric_dtype(n)
-        and bool(np.all(c == np.round(c)))
-        and bool(np.all(n == np.round(n)))
-    )
-    if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
-        raise ValueError(
-            f"counts table: `successes` ({args.value!r}) and `trials` "
-            f"({args.trials!r}) must be integers with 0 <= successes <= trials "
-            "and trials >= 1 in every row."
-        )
-    if len(n) == 0 or float(np.max(n)) * len(n) < _MAX_COUNT:
-        return
-    # Python integers: an int64 sum of trials near 2**62 would wrap silently
-    total = sum(int(x) for x in np.asarray(n, dtype=object))
-    if total >= _MAX_COUNT:
-        raise ValueError(
-            f"counts table: `trials` ({args.trials!r}) add up to {total}, beyond "
-            f"2**53 = {_MAX_COUNT}, where floating-point counts stop being exact; "
-            "check the column (a run count that large is usually a unit error)."
-        )
 
 
 def _plain(x):

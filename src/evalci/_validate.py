@@ -204,3 +204,58 @@ def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
                 f"(e.g. df[{col!r}].replace([np.inf, -np.inf], np.nan) and "
                 "dropna=True) or clip them to a finite range."
             )
+
+
+# ============================================================ counts tables
+#: Counts stay exact in float64 up to 2**53 (statistics are summed as floats).
+MAX_COUNT = 2**53
+
+
+def check_counts_args(value, successes, trials) -> None:
+    """A counts table is ``successes=`` and ``trials=`` together, with no ``value``."""
+    if successes is None or trials is None or value is not None:
+        raise ValueError(
+            "a counts table needs both `successes` (e.g. 'n_correct') and `trials` "
+            "(e.g. 'n_runs'), and no `value`."
+        )
+
+
+def check_value(value) -> str:
+    """``value``: one column name, required unless a counts table is given."""
+    if value is None:
+        raise ValueError(
+            "`value` is required: the column with the outcome (or pass successes= "
+            "and trials= for a counts table)."
+        )
+    if not isinstance(value, str):
+        raise TypeError(
+            f"`value` must be one column name (str), not {type(value).__name__}; "
+            "for several value columns, call once per column."
+        )
+    return value
+
+
+def check_counts(c, n, successes, trials) -> tuple[np.ndarray, np.ndarray]:
+    """Successes and trials as float arrays: integers, 0 <= c <= n, n >= 1, and
+    totals below 2**53 (where float counts stop being exact)."""
+    ok = pd.api.types.is_numeric_dtype(c) and pd.api.types.is_numeric_dtype(n)
+    if ok:
+        c, n = np.asarray(c, dtype=float), np.asarray(n, dtype=float)
+        ok = bool(np.all(c == np.round(c)) and np.all(n == np.round(n)))
+    if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
+        raise ValueError(
+            f"counts table: `successes` ({successes!r}) and `trials` ({trials!r}) "
+            "must be integers with 0 <= successes <= trials and trials >= 1 in "
+            "every row."
+        )
+    if len(n) and float(np.max(n)) * len(n) >= MAX_COUNT:
+        # Python integers: an int64 sum of trials near 2**62 would wrap silently
+        total = sum(int(x) for x in n.astype(object))
+        if total >= MAX_COUNT:
+            raise ValueError(
+                f"counts table: `trials` ({trials!r}) add up to {total}, beyond "
+                f"2**53 = {MAX_COUNT}, where floating-point counts stop being "
+                "exact; check the column (a run count that large is usually a "
+                "unit error)."
+            )
+    return c, n

@@ -53,7 +53,9 @@ class ComparisonResult:
         One row per pair: ``a, b, estimate_a, estimate_b, gap, low, high,
         standard_error, pvalue, pvalue_adjusted, pvalue_at_floor,
         pvalue_adjusted_at_floor, excludes_zero, clears_mme, decision,
-        explanation, degenerate, wins, losses, ties, n_inputs``.
+        explanation, degenerate, wins, losses, ties, n_inputs, n_clusters``
+        (``n_clusters``: the resampled clusters, ``n_inputs`` unless inputs
+        nest in clusters).
         ``pvalue_at_floor``: the bootstrap p-value is below ``1 / n_resamples``,
         the resolution of the bootstrap; ``pvalue`` then holds that bound
         (print it as ``"< 0.0001"``, not as a value). ``pvalue_adjusted_at_floor``:
@@ -390,18 +392,20 @@ def _no_exact_bound(metric) -> str:
 
 def _exact_bound_text(row, mme, level, alternative, fmt) -> str:
     """What a degenerate pair's exact bound says (the start of its explanation)."""
-    n = int(row.n_inputs)
+    # the bound counts independent units: the resampled clusters
+    n = int(row.n_clusters)
+    unit = "inputs" if n == int(row.n_inputs) else "clusters"
     side = "two-sided" if alternative == "two-sided" else "one-sided"
     u = float(_share_bound(n, 1 - level, alternative == "two-sided"))
     if abs(row.gap) <= _TOL:
-        what = f"the two systems score the same on all {n} inputs"
-        share = "the share of inputs on which they differ"
+        what = f"the two systems score the same on all {n} {unit}"
+        share = f"the share of {unit} on which they differ"
     else:
         what = (
-            f"b - a is {fmt(row.gap)} on every one of the {n} inputs (p: "
+            f"b - a is {fmt(row.gap)} on every one of the {n} {unit} (p: "
             "exact sign test)"
         )
-        share = "the share of inputs where the difference is not that"
+        share = f"the share of {unit} where the difference is not that"
     text = (
         f"{what}, so every bootstrap resample gives the same gap and the "
         "bootstrap interval has zero width, which says nothing about "
@@ -413,7 +417,7 @@ def _exact_bound_text(row, mme, level, alternative, fmt) -> str:
         tail = 1 - level if side == "one-sided" else (1 - level) / 2
         need = int(np.floor(np.log(tail) / np.log1p(-mme))) + 1
         text += (
-            f" (equivalence within ±{fmt(mme)} needs at least {need} inputs "
+            f" (equivalence within ±{fmt(mme)} needs at least {need} {unit} "
             "with no difference)"
         )
     return text + ": "
@@ -1047,6 +1051,7 @@ def _gap_table(g: _Gaps, names, pairs, adjusted, mme, score) -> pd.DataFrame:
             "losses": losses,
             "ties": ties,
             "n_inputs": g.n_inputs,
+            "n_clusters": g.n_units,
         }
     )
 

@@ -81,6 +81,7 @@ def _result(rep: Replicates, args: BootstrapArgs) -> BootstrapResult:
         n_clusters=rep.n_clusters,
         cluster=tuple(args.cluster),
         input=tuple(args.input or args.cluster),
+        kernel=rep.kernel,
         z0=z0,
         acceleration=accel,
         method=args.method,

@@ -97,6 +97,7 @@ class Replicates:
     n_runs: np.ndarray
     fast: bool
     n_clusters: np.ndarray  # resampled units per group (= n_inputs unless nested)
+    kernel: str = "index"  # "patterns", "index", "patterns+index" or "rows"
 
     @property
     def paired(self) -> bool:
@@ -286,6 +287,13 @@ def _run_patterns(unit, groups, clusters, cube, strategy, weight, args):
     )
 
 
+def _kernel(p: Pass) -> str:
+    """Which kernel resampled this pass, as the result states it."""
+    if not p.fast:
+        return "rows"
+    return "+".join(sorted(set(p.paths), reverse=True))
+
+
 def unit_sums(p: Pass, u: int, first: int, n_streams: int):
     """Replicate sums of streams ``first .. first + n_streams`` of unit ``u``.
 
@@ -360,6 +368,7 @@ def finish_pass(p: Pass, sums=None) -> Replicates:
         p.n_runs,
         p.fast,
         n_clusters,
+        _kernel(p),
     )
 
 

@@ -21,10 +21,13 @@ from ._data import factorize
 from ._validate import (
     as_columns,
     check_columns,
+    check_counts,
+    check_counts_args,
     check_finite,
     check_frame,
     check_no_missing,
     check_option,
+    check_value,
 )
 from .compare import (
     ComparisonResult,
@@ -50,34 +53,17 @@ def _counts_columns(data, successes, trials):
     for col in (successes, trials):
         check_no_missing(data, col, "successes/trials", "drop or fill those rows")
     check_finite(data, [successes, trials], "successes/trials")
-    c, n = data[successes], data[trials]
-    ok = pd.api.types.is_numeric_dtype(c) and pd.api.types.is_numeric_dtype(n)
-    if ok:
-        c, n = c.to_numpy(dtype=float), n.to_numpy(dtype=float)
-        ok = bool(np.all(c == np.round(c)) and np.all(n == np.round(n)))
-    if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
-        raise ValueError(
-            f"counts table: `successes` ({successes!r}) and `trials` ({trials!r}) must "
-            "be integers with 0 <= successes <= trials and trials >= 1 in every row."
-        )
+    c, n = check_counts(data[successes], data[trials], successes, trials)
     return c, n
 
 
 def _row_sums(data, value, successes, trials):
     """Per row: runs, the sum of the value and of its square (checked columns)."""
     if successes is not None or trials is not None:
-        if successes is None or trials is None or value is not None:
-            raise ValueError(
-                "a counts table needs both `successes` (e.g. 'n_correct') and "
-                "`trials` (e.g. 'n_runs'), and no `value`."
-            )
+        check_counts_args(value, successes, trials)
         s1, n = _counts_columns(data, successes, trials)
         return n, s1, s1  # 0/1 runs: y * y = y
-    if value is None:
-        raise ValueError(
-            "`value` is required: the column with the outcome (or pass "
-            "successes= and trials= for a counts table)."
-        )
+    check_value(value)
     check_columns(data, [value], "value")
     check_no_missing(data, value, "value", "drop or fill them")
     y = data[value]

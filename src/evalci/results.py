@@ -101,6 +101,16 @@ class BootstrapResult(_GroupedResult):
     paired : bool
         Whether all groups were computed from the same draws of inputs
         (comparisons between them are then paired).
+    n_clusters : int or pandas.Series
+        Resampled clusters behind each estimate (``n_inputs`` unless inputs
+        nest in larger clusters, ``input=``).
+    cluster, input : tuple of str
+        The resampling unit's columns and the estimand's unit's columns.
+    kernel : {'patterns', 'index', 'patterns+index', 'rows'}
+        How the resamples were drawn: ``"patterns"``, multinomial counts of
+        distinct per-input patterns (exact, fast when patterns repeat);
+        ``"index"``, one index per input and replicate; ``"rows"``, gathered
+        rows for a callable metric. Chosen from the data's shape only.
     """
 
     estimate: object
@@ -123,6 +133,7 @@ class BootstrapResult(_GroupedResult):
     n_clusters: object = None
     cluster: tuple = ()
     input: tuple = ()
+    kernel: str = "index"
 
     _PER_GROUP = _FIELDS
     _SETTINGS = (
