@@ -328,12 +328,14 @@ def _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args) -> No
     if not suspects:
         return
     cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
-    n_cells = len(np.unique(cell))
     for col, kind in suspects.items():
         if kind == "input" and (args.input or args.strategy != "cluster"):
             continue
-        codes = pd.factorize(frame[col])[0].astype(np.int64) + 1
-        if len(np.unique(cell * (int(codes.max()) + 1) + codes)) == n_cells:
+        codes = pd.factorize(frame[col])[0]
+        # O(R): each cell's first code (reversed assignment keeps the first)
+        first = np.empty(int(cell.max()) + 1, dtype=codes.dtype)
+        first[cell[::-1]] = codes[::-1]
+        if (codes == first[cell]).all():
             continue  # constant within every input
         if kind == "system":
             _warn(

@@ -1,0 +1,274 @@
+"""The engine's two kernels end to end: patterns against indices (issue 10).
+
+Run from the repository root::
+
+    python benchmarks/bench_engine.py            # full sizes (a few minutes)
+    python benchmarks/bench_engine.py --quick    # smoke test (seconds)
+
+Every case calls the public API (``evalci.bootstrap`` / ``cluster_ci``) on
+the same data twice in the same run: once with the engine's own choice of
+kernel (``result.kernel`` is printed), once forced onto the index kernel
+(``engine._FORCE_PATH = "index"``), which is the kernel before issue 10 plus
+its cheap win (it no longer gathers a column that is constant within
+strata). The index kernel without the cheap win is timed too, in section 1,
+to show what that win is worth. Where the index kernel would take minutes,
+it runs with fewer resamples and its time is scaled linearly by the number
+of 64-replicate streams (marked ``~``); its cost is exactly linear in them.
+
+Sections: 1. one accuracy CI (k=5, B=10,000) at N = 1,000 / 100,000 /
+1,000,000, from a counts table (the table preparation is the same for both
+kernels; a tidy table of N x k rows is timed too); 2. hierarchical and
+single_draw against cluster; 3. Cohen's kappa, 4 classes, N=100,000;
+4. 10 and 31 systems (CRUXEval counts) in one call; 5. BCa against
+percentile. Targets are printed with PASS/MISS; the exit code is always 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import evalci
+from evalci import engine, resampling
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+STREAM = resampling.STREAM_SIZE
+
+
+def timed(fn, repeat=1):
+    fn()  # warm-up
+    best = np.inf
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def counts_table(n, k=5, seed=0, systems=1):
+    rng = np.random.default_rng(seed)
+    frames = []
+    for s in range(systems):
+        p = rng.beta(2, 2, n)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "input_id": np.arange(n),
+                    "system": f"s{s}",
+                    "c": rng.binomial(k, p),
+                    "k": k,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def run(df, b, path=None, **kw):
+    engine._FORCE_PATH = path
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", evalci.EvalciWarning)
+            return evalci.bootstrap(df, n_resamples=b, rng=0, **kw)
+    finally:
+        engine._FORCE_PATH = None
+
+
+def compare_kernels(df, b, b_index, repeat=1, **kw):
+    """(auto time, index time at B (scaled if b_index < b), auto kernel)."""
+    t_auto, res = timed(lambda: run(df, b, **kw), repeat)
+    t_idx, _ = timed(
+        lambda: run(df, b_index, "index", **kw), 1 if b_index < b else repeat
+    )
+    scale = -(-b // STREAM) / -(-b_index // STREAM)
+    return t_auto, t_idx * scale, res.kernel, b_index < b
+
+
+def fmt(t):
+    return f"{t * 1e3:8.1f} ms" if t < 1 else f"{t:8.2f} s "
+
+
+def verdict(ok):
+    return "PASS" if ok else "MISS"
+
+
+def section_accuracy(quick):
+    print("\n1. One accuracy CI, k=5, B=10,000, from a counts table")
+    sizes = [1_000, 20_000] if quick else [1_000, 100_000, 1_000_000]
+    targets = {1_000: 10, 100_000: 100, 1_000_000: 200}
+    b = 2_000 if quick else 10_000
+    kw = dict(cluster="input_id", successes="c", trials="k", method="percentile")
+    print(f"{'N':>10} {'kernel':>9} {'auto':>11} {'index':>12} {'speed-up':>9}  target")
+    for n in sizes:
+        df = counts_table(n)
+        b_index = (
+            b if n <= 20_000 else max(STREAM, int(b * 20_000 / n) // STREAM * STREAM)
+        )
+        t_auto, t_idx, kernel, scaled = compare_kernels(df, b, b_index, repeat=3, **kw)
+        ratio = t_idx / t_auto
+        want = targets.get(n)
+        tgt = "" if want is None or quick else f">= {want}x {verdict(ratio >= want)}"
+        if n == 1_000_000 and not quick:
+            tgt += f", < 1 s {verdict(t_auto < 1)}"
+        print(
+            f"{n:>10,} {kernel:>9} {fmt(t_auto)} {'~' if scaled else ' '}{fmt(t_idx)}"
+            f" {ratio:8.0f}x  {tgt}"
+        )
+    # the cheap win on the index kernel, and a tidy table end to end
+    n = 1_000 if quick else 100_000
+    df = counts_table(n)
+    b_index = b if n <= 20_000 else 1_280
+    scale = -(-b // STREAM) / -(-b_index // STREAM)
+    t_new, _ = timed(lambda: run(df, b_index, "index", **kw))
+    fixed = resampling._fixed_sums
+    resampling._fixed_sums = lambda t, bounds: [None] * t.shape[1]
+    try:
+        t_old, _ = timed(lambda: run(df, b_index, "index", **kw))
+    finally:
+        resampling._fixed_sums = fixed
+    print(
+        f"   index kernel at N={n:,}: {fmt(t_old * scale)} gathering the runs column, "
+        f"{fmt(t_new * scale)} without ({1 - t_new / t_old:.0%} saved)"
+    )
+    n = 20_000 if quick else 1_000_000
+    rng = np.random.default_rng(1)
+    tidy = pd.DataFrame(
+        {
+            "input_id": np.repeat(np.arange(n), 5),
+            "correct": (rng.random(5 * n) < 0.6).astype(np.int8),
+        }
+    )
+    t, res = timed(
+        lambda: run(tidy, b, cluster="input_id", value="correct", method="percentile")
+    )
+    print(f"   tidy table, N={n:,} x 5 rows, end to end: {fmt(t)} ({res.kernel})")
+
+
+def section_run_level(quick):
+    print("\n2. Run-level strategies against cluster, one 0/1 system, k=5, B=10,000")
+    b = 2_000 if quick else 10_000
+    for n in [1_000] if quick else [1_000, 100_000]:
+        df = counts_table(n)
+        kw = dict(cluster="input_id", successes="c", trials="k")
+        t_cluster, _ = timed(lambda d=df, k=kw: run(d, b, strategy="cluster", **k), 3)
+        for strategy in ("hierarchical", "single_draw"):
+            t, res = timed(lambda s=strategy, d=df, k=kw: run(d, b, strategy=s, **k), 3)
+            r = t / t_cluster
+            print(
+                f"   N={n:>9,} {strategy:>12}: {fmt(t)} = {r:4.2f}x cluster "
+                f"({res.kernel})  <= 1.5x {verdict(r <= 1.5)}"
+            )
+    # against the index kernel on one row per run (counts have no index path)
+    n = 1_000
+    rows = counts_table(n)
+    rows = rows.loc[rows.index.repeat(rows.k)].assign(
+        correct=lambda d: (d.groupby("input_id").cumcount() < d.c).astype(int)
+    )
+    for strategy in ("hierarchical", "single_draw"):
+        kw = dict(cluster="input_id", value="correct", strategy=strategy)
+        t_auto, t_idx, kernel, _ = compare_kernels(rows, b, b, **kw)
+        print(
+            f"   N={n:,} tidy rows {strategy:>12}: {fmt(t_auto)} ({kernel}) vs index "
+            f"{fmt(t_idx)}: {t_idx / t_auto:.0f}x"
+        )
+
+
+def kappa_table(n, k=5, seed=2):
+    rng = np.random.default_rng(seed)
+    labels = np.array(list("ABCD"))
+    truth = rng.choice(4, n, p=[0.4, 0.3, 0.2, 0.1])
+    skill = rng.beta(3, 2, n)
+    right = rng.random((n, k)) < skill[:, None]
+    pred = np.where(right, truth[:, None], rng.integers(0, 4, (n, k)))
+    return pd.DataFrame(
+        {
+            "input_id": np.repeat(np.arange(n), k),
+            "pred": labels[pred.ravel()],
+            "label": labels[np.repeat(truth, k)],
+        }
+    )
+
+
+def section_kappa(quick):
+    n = 5_000 if quick else 100_000
+    b = 2_000 if quick else 10_000
+    print(f"\n3. Cohen's kappa, 4 classes, N={n:,} x k=5, B={b:,}, BCa")
+    df = kappa_table(n)
+    kw = dict(
+        value="pred",
+        cluster="input_id",
+        metric=evalci.metrics.kappa(truth="label"),
+        method="bca",
+    )
+    b_index = b if quick else 640
+    t_auto, t_idx, kernel, scaled = compare_kernels(df, b, b_index, **kw)
+    r = t_idx / t_auto
+    tgt = "" if quick else f">= 20x {verdict(r >= 20)}"
+    print(
+        f"   {kernel}: {fmt(t_auto)}; index {'~' if scaled else ''}{fmt(t_idx)}: "
+        f"{r:.1f}x  {tgt}"
+    )
+
+
+def section_systems(quick):
+    b = 2_000 if quick else 10_000
+    print(f"\n4. Several systems in one call (by='system'), B={b:,}: never slower")
+    for g in [10]:
+        df = counts_table(1_000, systems=g, seed=3)
+        kw = dict(cluster="input_id", successes="c", trials="k", by="system")
+        t_auto, t_idx, kernel, _ = compare_kernels(df, b, b, repeat=5, **kw)
+        print(
+            f"   {g} systems x 1,000 inputs: {fmt(t_auto)} ({kernel}) vs index "
+            f"{fmt(t_idx)}: {t_idx / t_auto:.2f}x  {verdict(t_auto <= 1.15 * t_idx)} (within noise)"
+        )
+    path = SHARED / "cruxeval_output_T0.2_counts.csv"
+    if not path.exists():
+        print("   (CRUXEval counts not found beside the repository: skipped)")
+        return
+    crux = pd.read_csv(path)
+    kw = dict(cluster="input_id", successes="n_correct", trials="n_runs", by="system")
+    t_auto, t_idx, kernel, _ = compare_kernels(crux, b, b, repeat=5, **kw)
+    print(
+        f"   CRUXEval, 31 systems x 800 inputs x 10 runs: {fmt(t_auto)} ({kernel}) vs "
+        f"index {fmt(t_idx)}: {t_idx / t_auto:.2f}x  {verdict(t_auto <= 1.15 * t_idx)} (within noise)"
+    )
+
+
+def section_bca(quick):
+    b = 2_000 if quick else 10_000
+    print(f"\n5. BCa against percentile, one 0/1 system, k=5, B={b:,}")
+    for n in [1_000] if quick else [1_000, 100_000, 1_000_000]:
+        df = counts_table(n)
+        kw = dict(cluster="input_id", successes="c", trials="k")
+        t_p, _ = timed(lambda d=df, k=kw: run(d, b, method="percentile", **k), 3)
+        t_b, res = timed(lambda d=df, k=kw: run(d, b, method="bca", **k), 3)
+        r = t_b / t_p
+        print(
+            f"   N={n:>9,}: percentile {fmt(t_p)}, BCa {fmt(t_b)} = {r:.2f}x "
+            f"({res.kernel})  <= 1.1x {verdict(r <= 1.1)}"
+        )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (CI smoke)")
+    args = parser.parse_args(argv)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"numpy {np.__version__}, pandas {pd.__version__}, {os.cpu_count()} CPUs, "
+        f"load {load:.2f}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}"
+    )
+    section_accuracy(args.quick)
+    section_run_level(args.quick)
+    section_kappa(args.quick)
+    section_systems(args.quick)
+    section_bca(args.quick)
+
+
+if __name__ == "__main__":
+    main()
