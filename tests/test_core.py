@@ -641,13 +641,14 @@ def test_counts_table_errors():
         evalci.cluster_ci(counts, cluster="input_id", successes="c", trials="n")
     with pytest.raises(ValueError, match=r"needs both `successes`"):
         evalci.cluster_ci(counts, cluster="input_id", successes="c")
-    with pytest.raises(ValueError, match=r"supports strategy='cluster'"):
+    # run-level strategies take counts tables (issue 10); row-level ones do not
+    with pytest.raises(ValueError, match=r"strategy='cluster', 'hierarchical' or"):
         evalci.bootstrap(
             counts,
             cluster="input_id",
             successes="c",
             trials="n",
-            strategy="hierarchical",
+            strategy="mode_aggregate",
         )
     with pytest.raises(ValueError, match=r"`value` is required"):
         evalci.cluster_ci(counts, cluster="input_id")
