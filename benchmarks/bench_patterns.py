@@ -9,7 +9,7 @@ Run from the repository root::
 What is timed is the kernel of one BCa accuracy CI, from a draw unit (the
 ``resampling.Unit`` the engine builds) to the interval:
 
-* index: ``resampling.replicate_sums`` -> ``engine._fast_unit`` (estimate,
+* index: ``resampling.replicate_sums`` -> the O(N) jackknife (estimate,
   replicates, N-input jackknife) -> ``intervals.acceleration`` ->
   ``intervals.interval(method="bca")``;
 * patterns: ``find_patterns`` (or ``run_level_patterns``) ->
@@ -119,7 +119,9 @@ def check_units():
 # -- kernels ---------------------------------------------------------------------
 def index_ci(unit: rs.Unit, strategy: str, b: int, root):
     sums = rs.replicate_sums(unit, root, strategy, b)
-    est, reps, jack = engine._fast_unit(unit, metrics.mean, sums)
+    total = unit.T.sum(axis=0)
+    est, reps = metrics.mean.finalize(total), metrics.mean.finalize(sums)
+    jack = metrics.mean.finalize(total[None] - unit.T)  # the index kernel's
     accel = intervals.acceleration(jack.T, unit.strata_bounds)
     return intervals.interval(reps.T, est, "bca", 0.95, accel=accel)
 

@@ -75,13 +75,33 @@ def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_
     return estimate, reps, jack
 
 
-def _fast_unit(unit, metric, sums):
-    """Estimate, replicates and jackknife of a unit from its replicate sums."""
+def _fast_unit(p: Pass, u: int, sums=None):
+    """Estimate, replicates, jackknife and BCa acceleration of a Metric unit.
+
+    The jackknife comes from sufficient statistics, ``finalize(T.sum(0) -
+    T[i])``: O(N) on the index kernel; on the pattern kernel every input of a
+    pattern leaves the same value, so it is computed per pattern and the
+    acceleration weighted by multiplicity (O(P)); the (N, G) jackknife that
+    comparisons read is then a gather.
+    """
+    unit, metric = p.units[u][0], p.args.metric
+    found, plan = p.plans[u] if p.plans[u] is not None else (None, None)
+    if sums is None and found is not None:
+        sums = patterns.replicate_sums(
+            found, p.root, unit.index, p.strategy, p.args.n_resamples, plan=plan
+        )
+    elif sums is None:
+        sums = _rs.replicate_sums(unit, p.root, p.strategy, p.args.n_resamples)
     total = unit.T.sum(axis=0)  # (G, m)
     estimate = metric.finalize(total)
-    # leave-one-input-out jackknife from sufficient statistics: O(N)
-    jack = metric.finalize(total[None] - unit.T)  # (N, G)
-    return estimate, metric.finalize(sums), jack
+    if found is None:
+        jack = metric.finalize(total[None] - unit.T)  # (N, G)
+        accel = _intervals.acceleration(jack.T, unit.strata_bounds)
+    else:
+        jack_p = patterns.pattern_jackknife(found, metric.finalize, total)  # (P, G)
+        accel = patterns.pattern_acceleration(jack_p.T, found)
+        jack = patterns.expand_jackknife(jack_p, found)
+    return estimate, metric.finalize(sums), jack, accel
 
 
 @dataclass
@@ -326,18 +346,8 @@ def finish_pass(p: Pass, sums=None) -> Replicates:
     jackknife = []
     for u, (unit, groups, clusters) in enumerate(p.units):
         if p.fast:
-            if sums is None and p.plans[u] is not None:
-                found, plan = p.plans[u]
-                unit_sums = patterns.replicate_sums(
-                    found, p.root, unit.index, p.strategy, args.n_resamples, plan=plan
-                )
-            elif sums is None:
-                unit_sums = _rs.replicate_sums(
-                    unit, p.root, p.strategy, args.n_resamples
-                )
-            else:
-                unit_sums = sums[u][: args.n_resamples]
-            est_u, reps_u, jack_u = _fast_unit(unit, args.metric, unit_sums)
+            unit_sums = None if sums is None else sums[u][: args.n_resamples]
+            est_u, reps_u, jack_u, accel_u = _fast_unit(p, u, unit_sums)
         else:
             est_u, reps_u, jack_u = _run_unit_callable(
                 cube,
@@ -349,9 +359,10 @@ def finish_pass(p: Pass, sums=None) -> Replicates:
                 p.root,
                 need_jack=args.method == "bca",
             )
+            accel_u = _intervals.acceleration(jack_u.T, unit.strata_bounds)
         estimate[groups] = est_u
         reps[groups] = reps_u.T
-        accel[groups] = _intervals.acceleration(jack_u.T, unit.strata_bounds)
+        accel[groups] = accel_u
         n_inputs[groups] = unit.n_clusters
         jackknife.append((groups, jack_u, unit.strata_bounds))
     n_clusters = n_inputs.copy()

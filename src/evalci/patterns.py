@@ -906,7 +906,7 @@ def pattern_jackknife(
     """Leave-one-input-out values per pattern, ``(P, G)``.
 
     Leaving out any input of pattern p gives ``finalize(total - stats[p])``.
-    Pass ``total = unit.T.sum(axis=0)`` (what ``core._fast_unit`` uses) to make
+    Pass ``total = unit.T.sum(axis=0)`` (what ``engine._fast_unit`` uses) to make
     ``expand_jackknife`` bit-identical to the index path's jackknife; by
     default it is ``multiplicity @ stats`` (equal up to rounding).
     """
