@@ -27,7 +27,7 @@ from ._validate import (
 )
 from .metrics import Metric, get_metric
 
-__all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv"]
+__all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv", "bootstrap_iv_of"]
 
 #: The fewest resamples an interval can be read from.
 MIN_RESAMPLES = 2
@@ -124,6 +124,36 @@ def bootstrap_iv(
         trials=trials,
         row_runs=row_runs,
         input=tuple(input_cols),
+    )
+
+
+def bootstrap_iv_of(data, bound, **given) -> BootstrapArgs:
+    """:func:`bootstrap_iv` from a mapping of arguments (a bound signature or
+    an entry point's keyword arguments), ``given`` overriding its keys.
+
+    For the paths that check arguments on metadata before computing (Dask,
+    DataArrays) and for ``compare``'s ``method="clt"`` (bootstrap methods
+    only are checked here).
+    """
+    a = {**bound, **given}
+    method = a.get("method", "percentile")
+    return bootstrap_iv(
+        data,
+        a.get("value"),
+        a.get("cluster"),
+        a.get("strategy", "cluster"),
+        a.get("metric", "mean"),
+        a.get("by"),
+        a.get("strata"),
+        "percentile" if method == "clt" else method,
+        a.get("confidence_level", 0.95),
+        a.get("n_resamples", 10_000),
+        a.get("weight", "input"),
+        a.get("dropna", False),
+        successes=a.get("successes"),
+        trials=a.get("trials"),
+        row_runs=a.get("row_runs"),
+        input=a.get("input"),
     )
 
 

@@ -280,24 +280,8 @@ def check_bootstrap(fn, ddf, value, cluster, kwargs) -> None:
 
     check_value(value)
     a = _bind(fn, ddf, value, cluster, **kwargs)
-    strategy = a.get("strategy", "cluster")
-    _args.bootstrap_iv(
-        meta(ddf),
-        a["value"],
-        a["cluster"],
-        strategy,
-        a["metric"],
-        a["by"],
-        a["strata"],
-        a["method"],
-        a["confidence_level"],
-        a["n_resamples"],
-        a["weight"],
-        a["dropna"],
-        successes=a["successes"],
-        trials=a["trials"],
-    )
-    _check_dask_bootstrap(a["metric"], strategy)
+    _args.bootstrap_iv_of(meta(ddf), a)
+    _check_dask_bootstrap(a["metric"], a.get("strategy", "cluster"))
 
 
 def bootstrap(fn, ddf, value, cluster, kwargs):
@@ -326,22 +310,7 @@ def _check_compare(ddf, a: dict) -> None:
     check_compare_args(a)
     check_columns(meta(ddf), [a["system"]], "system")
     cluster = as_columns(a["cluster"], "cluster")
-    _args.bootstrap_iv(
-        meta(ddf),
-        a["value"],
-        cluster,
-        a["strategy"],
-        a["metric"],
-        [a["system"]],
-        a["strata"],
-        "percentile" if a["method"] == "clt" else a["method"],
-        a["confidence_level"],
-        a["n_resamples"],
-        a["weight"],
-        a["dropna"],
-        successes=a["successes"],
-        trials=a["trials"],
-    )
+    _args.bootstrap_iv_of(meta(ddf), a, cluster=cluster, by=[a["system"]])
     _check_dask_bootstrap(a["metric"], a["strategy"])
 
 

@@ -253,19 +253,13 @@ def _check_args(da, input_dim, run_dim, strata, by, kwargs):
     """
     group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
     group_cols = list(by) + group_dims
-    return _args.bootstrap_iv(
+    return _args.bootstrap_iv_of(
         _meta(da, input_dim, run_dim, strata, by, kwargs["metric"]),
-        da.name if da.name is not None else "value",
-        input_dim,
-        kwargs["strategy"],
-        kwargs["metric"],
-        group_cols or None,
-        strata,
-        kwargs["method"],
-        kwargs["confidence_level"],
-        kwargs["n_resamples"],
-        kwargs["weight"],
-        False,
+        kwargs,
+        value=da.name if da.name is not None else "value",
+        cluster=input_dim,
+        by=group_cols or None,
+        strata=strata,
     )
 
 
@@ -348,19 +342,13 @@ def _start(da, input_dim, run_dim, strata, by, kwargs):
         da, input_dim, run_dim, strata, by, kwargs["metric"]
     )
     group_cols = list(by) + group_dims
-    args = _args.bootstrap_iv(
+    args = _args.bootstrap_iv_of(
         frame,
-        name,
-        input_dim,
-        kwargs["strategy"],
-        kwargs["metric"],
-        group_cols or None,
-        strata,
-        kwargs["method"],
-        kwargs["confidence_level"],
-        kwargs["n_resamples"],
-        kwargs["weight"],
-        False,
+        kwargs,
+        value=name,
+        cluster=input_dim,
+        by=group_cols or None,
+        strata=strata,
     )
     return engine.start_pass(frame, args, kwargs["rng"])
 
@@ -675,21 +663,14 @@ def _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs):
     a = bound.arguments
     _dask.check_compare_args(a)
     metric = get_metric(a["metric"])
-    _args.bootstrap_iv(
+    _args.bootstrap_iv_of(
         _meta(da, input_dim, run_dim, strata, [], metric),
-        name,
-        input_dim,
-        a["strategy"],
-        metric,
-        [system_dim],
-        strata,
-        "percentile" if a["method"] == "clt" else a["method"],
-        a["confidence_level"],
-        a["n_resamples"],
-        a["weight"],
-        a["dropna"],
-        successes=a["successes"],
-        trials=a["trials"],
+        a,
+        value=name,
+        cluster=input_dim,
+        metric=metric,
+        by=[system_dim],
+        strata=strata,
     )
     if system_dim in da.coords and da.coords[system_dim].chunks is None:
         systems = pd.Index(np.unique(np.asarray(da.coords[system_dim].values)))
