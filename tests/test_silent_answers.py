@@ -486,3 +486,26 @@ def test_degenerate_gap_with_nested_inputs_counts_clusters():
     assert row.high == pytest.approx(bound) and row.n_clusters == 20
     assert "all 20 clusters" in row.explanation
     assert row.decision == "inconclusive"
+
+
+def test_a_metric_undefined_on_the_data_says_so():
+    df = clustered(n=20, k=2).query("system == 'sys0'")
+    with pytest.warns(evalci.DegenerateDataWarning, match=r"undefined on the data"):
+        r = evalci.cluster_ci(
+            df,
+            "correct",
+            cluster="input_id",
+            metric=lambda d: float("nan"),
+            n_resamples=50,
+            rng=0,
+        )
+    assert np.isnan(r.low)
+
+
+def test_missing_counts_name_the_counts_arguments():
+    df = pd.DataFrame({"input_id": range(12), "c": 1.0, "n": 2})
+    df.loc[3, "c"] = np.nan
+    with pytest.raises(
+        ValueError, match=r"`successes/trials`: column 'c' has 1 missing"
+    ):
+        evalci.cluster_ci(df, cluster="input_id", successes="c", trials="n")

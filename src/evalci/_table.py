@@ -43,8 +43,9 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
     if na.any():
         if not args.dropna:
             col = next(c for c in value_cols if frame[c].isna().any())
+            role = "value" if args.trials is None else "successes/trials"
             raise ValueError(
-                f"`value`: column {col!r} has {int(frame[col].isna().sum())} missing "
+                f"`{role}`: column {col!r} has {int(frame[col].isna().sum())} missing "
                 "values; pass dropna=True to drop those rows, or fill them (e.g. "
                 "count a missing answer as 0)."
             )

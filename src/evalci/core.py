@@ -36,6 +36,13 @@ def _warn_degenerate(reps: np.ndarray, estimate: np.ndarray) -> None:
             "exact bound.",
             DegenerateDataWarning,
         )
+    if np.isnan(estimate).any():
+        _warn(
+            "the score is undefined on the data itself (the metric returned NaN, "
+            "e.g. a ratio with a zero denominator or kappa with a single label), "
+            "so its interval is NaN; check the metric and the data.",
+            DegenerateDataWarning,
+        )
     undefined = np.isnan(reps).any(axis=1) & ~np.isnan(estimate)
     if undefined.any():
         share = np.isnan(reps[undefined]).mean(axis=1).max()

@@ -7,6 +7,8 @@ quantile rule, which is what scipy uses.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import special
 
@@ -137,7 +139,11 @@ def interval(
         q = out.reshape(est.shape + (2,))
     else:
         if np.isnan(reps).any():
-            q = np.stack([np.nanquantile(reps, p, axis=-1) for p in probs], axis=-1)
+            with warnings.catch_warnings():  # all-NaN rows: NaN, said elsewhere
+                warnings.simplefilter("ignore", RuntimeWarning)
+                q = np.stack(
+                    [np.nanquantile(reps, p, axis=-1) for p in probs], axis=-1
+                )
             q[np.isnan(reps).any(axis=-1)] = np.nan
         else:
             q = np.moveaxis(np.quantile(reps, probs, axis=-1), 0, -1)
