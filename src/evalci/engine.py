@@ -163,13 +163,13 @@ def start_pass(data, args: BootstrapArgs, root) -> Pass:
     weight = "run" if cube.input_weighted else args.weight
     units = cube.units(strategy, weight, fast and args.metric.scale_invariant)
     check_units(units, cube, args)
+    _check_memory(units, args)
     plans = [
         _pattern_plan(unit, groups, clusters, cube, strategy, weight, args)
         if fast
         else None
         for unit, groups, clusters in units
     ]
-    _check_memory(units, args)
     return Pass(args, root, cube, n_runs, strategy, units, plans)
 
 
