@@ -20,6 +20,8 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import InitVar, dataclass, field
+
 import numpy as np
 import pandas as pd
 
@@ -286,3 +288,468 @@ def intraclass_correlation(confusion) -> float:
     """
     between, within = variance_components(confusion)
     return between / (between + within)
+
+
+# ---------------------------------------------------------------------------
+# Models: seeded generators of whole data sets, one protocol
+# ---------------------------------------------------------------------------
+#
+# Every model is a frozen dataclass with
+#
+#   systems : tuple[str, ...]
+#   sample(n_inputs, n_runs, rng=None, *, as_dataarray=False)
+#       -> tidy DataFrame (input_id, run, system, correct [, pred, label]),
+#          sorted by system, input, run; or the DataArray of ``correct`` over
+#          (input, run, system) built by ``df.evalci.to_xarray("correct")``.
+#   truth(metric="accuracy") -> dict
+#       {system: value}; "gap" -> {(a, b): value_b - value_a} for every pair
+#       of systems a before b in ``systems`` order.
+
+
+def _positive_int(name: str, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"`{name}` must be a positive integer; got {v!r}.")
+    return int(v)
+
+
+def _system_names(n_systems, name: str = "n_systems") -> tuple[str, ...]:
+    """``n_systems`` as a tuple of names: 1 -> ("A",), 2 -> ("A", "B"), names kept."""
+    if isinstance(n_systems, (int, np.integer)) and not isinstance(n_systems, bool):
+        n = _positive_int(name, n_systems)
+        if n > 26:
+            raise ValueError(f"`{name}` above 26 needs explicit system names.")
+        return tuple(chr(ord("A") + s) for s in range(n))
+    if isinstance(n_systems, str):
+        n_systems = (n_systems,)
+    try:
+        names = tuple(str(s) for s in n_systems)
+    except TypeError:
+        raise ValueError(
+            f"`{name}` must be a positive integer or a sequence of system names; "
+            f"got {n_systems!r}."
+        ) from None
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"`{name}` must name distinct systems; got {n_systems!r}.")
+    return names
+
+
+def _unit_open(name: str, v) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a number in (0, 1); got {v!r}.") from None
+    if not 0.0 < x < 1.0:
+        raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {v!r}.")
+    return x
+
+
+def _tidy(systems, columns: dict) -> pd.DataFrame:
+    """Tidy frame from (system, input, run) arrays, sorted system-major."""
+    s, n, k = columns["correct"].shape
+    out = {
+        "input_id": np.tile(np.repeat(np.arange(n), k), s),
+        "run": np.tile(np.arange(k), s * n),
+        "system": np.repeat(np.array(systems, dtype=object), n * k),
+    }
+    for col, arr in columns.items():
+        out[col] = np.asarray(arr).reshape(-1)
+    return pd.DataFrame(out)
+
+
+def _finish(systems, arrays: dict, as_dataarray: bool):
+    df = _tidy(systems, arrays)
+    if as_dataarray:
+        return df.evalci.to_xarray("correct")
+    return df
+
+
+def _truth(model, values: dict, metric: str, metrics: tuple[str, ...]) -> dict:
+    """``values`` ({metric: {system: v}}) looked up, with "gap" from accuracy."""
+    if metric == "gap":
+        acc = values["accuracy"]
+        sy = model.systems
+        if len(sy) < 2:
+            raise ValueError(
+                '`metric="gap"` needs a model with two or more systems; this one '
+                f"has {sy}."
+            )
+        return {
+            (a, b): float(acc[b] - acc[a])
+            for i, a in enumerate(sy)
+            for b in sy[i + 1 :]
+        }
+    if metric not in values:
+        raise ValueError(
+            f"`metric` must be one of {metrics + ('gap',)} for "
+            f"{type(model).__name__}; got {metric!r}."
+        )
+    return dict(values[metric])
+
+
+@dataclass(frozen=True, eq=False)
+class ConfusionModel:
+    """Seed 000's confusion-matrix classifier, for one or several systems.
+
+    Each input's true label is drawn from the row marginal of the confusion
+    matrix; each system's ``k`` runs on that input then predict labels drawn
+    independently from the row of the true label in *that system's* matrix
+    (:func:`confusion_model`). Systems share the inputs and their labels.
+
+    Parameters
+    ----------
+    confusion : array_like (C, C) or sequence of them
+        One population confusion matrix (counts or proportions; rows = true
+        labels) for every system, or one per system. All matrices must have
+        the same row marginal (share of each true label), since the systems
+        see the same inputs. Default (None): seed 000's
+        (:data:`SEED000_CONFUSION`).
+    n_systems : int or sequence of str
+        Number of systems (named "A", "B", ...) or their names. With one
+        matrix per system, 1 (the default) takes the number from the list.
+
+    Attributes
+    ----------
+    systems : tuple of str
+    confusions : tuple of ndarray, one per system
+
+    Notes
+    -----
+    Draw order: all labels, then the predictions of each system in turn. With
+    one system and a seed ``s``, ``ConfusionModel().sample(n, k, rng=s)``
+    equals ``confusion_model(n, k, rng=s)`` (plus a ``system`` column).
+
+    Examples
+    --------
+    >>> from evalci import simulate
+    >>> m = simulate.ConfusionModel()
+    >>> df = m.sample(200, 5, rng=0)
+    >>> list(df.columns)
+    ['input_id', 'run', 'system', 'correct', 'pred', 'label']
+    >>> m.truth("accuracy"), round(m.truth("kappa")["A"], 6)
+    ({'A': 0.7}, 0.596883)
+    >>> m2 = simulate.ConfusionModel(n_systems=("direct", "cot"))
+    >>> dict(m2.sample(50, 3, rng=1, as_dataarray=True).sizes)
+    {'input': 50, 'run': 3, 'system': 2}
+    """
+
+    confusion: object = None
+    n_systems: InitVar[object] = 1
+    systems: tuple = field(init=False)
+    confusions: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self, n_systems):
+        if self.confusion is None:
+            object.__setattr__(self, "confusion", SEED000_CONFUSION)
+        c = np.asarray(self.confusion, dtype=float) if not isinstance(
+            self.confusion, (list, tuple)
+        ) else None
+        if c is not None and c.ndim == 2:
+            mats = None
+        else:
+            try:
+                mats = [np.asarray(m, dtype=float) for m in self.confusion]
+            except (TypeError, ValueError):
+                raise ValueError(
+                    "`confusion` must be a C x C matrix or a sequence of them."
+                ) from None
+            if mats and all(m.ndim == 0 for m in mats):
+                mats = None  # a flat list of numbers: let _check_confusion say so
+            elif mats and mats[0].ndim == 1:
+                mats = None  # a nested list: one matrix
+        if mats is None:
+            one = _check_confusion(self.confusion)
+            systems = _system_names(n_systems)
+            mats = [one] * len(systems)
+        else:
+            mats = [_check_confusion(m) for m in mats]
+            if isinstance(n_systems, (int, np.integer)) and n_systems == 1:
+                systems = _system_names(len(mats))
+            else:
+                systems = _system_names(n_systems)
+            if len(systems) != len(mats):
+                raise ValueError(
+                    f"`n_systems` names {len(systems)} systems but `confusion` holds "
+                    f"{len(mats)} matrices."
+                )
+            if len({m.shape for m in mats}) != 1:
+                raise ValueError("every matrix in `confusion` must have the same shape.")
+            w0 = mats[0].sum(axis=1) / mats[0].sum()
+            for m in mats[1:]:
+                if not np.allclose(m.sum(axis=1) / m.sum(), w0, rtol=0, atol=1e-9):
+                    raise ValueError(
+                        "every matrix in `confusion` must have the same row marginal "
+                        "(share of each true label): the systems share the inputs."
+                    )
+        for m in mats:
+            m.flags.writeable = False
+        object.__setattr__(self, "systems", systems)
+        object.__setattr__(self, "confusions", tuple(mats))
+
+    def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
+        """One simulated data set (see the class docstring for the layout)."""
+        n = _positive_int("n_inputs", n_inputs)
+        k = _positive_int("n_runs", n_runs)
+        gen = np.random.default_rng(rng)
+        c0 = self.confusions[0]
+        marginal_cum = np.cumsum(c0.sum(axis=1)) / c0.sum()
+        labels = _inverse_cdf(marginal_cum, gen.random((1, n)))[0].astype(np.int64)
+        preds = np.empty((len(self.systems), n, k), dtype=np.int64)
+        for s, c in enumerate(self.confusions):
+            row_cum = np.cumsum(c, axis=1) / c.sum(axis=1, keepdims=True)
+            preds[s] = _inverse_cdf(
+                row_cum[labels][None, :, None, :], gen.random((1, n, k))
+            )[0]
+        lab = np.broadcast_to(labels[None, :, None], preds.shape)
+        arrays = {
+            "correct": (preds == lab).astype(np.int64),
+            "pred": preds,
+            "label": np.ascontiguousarray(lab),
+        }
+        return _finish(self.systems, arrays, as_dataarray)
+
+    def truth(self, metric: str = "accuracy") -> dict:
+        """True value per system: "accuracy", "kappa" (Cohen's), or "gap" of accuracy."""
+        values = {
+            "accuracy": {
+                s: true_accuracy(c) for s, c in zip(self.systems, self.confusions)
+            },
+            "kappa": {s: true_kappa(c) for s, c in zip(self.systems, self.confusions)},
+        }
+        return _truth(self, values, metric, ("accuracy", "kappa"))
+
+
+def _beta_params(accuracy: float, icc: float) -> tuple[float, float]:
+    """Beta(a, b) with mean ``accuracy`` and one-run ICC ``1 / (a + b + 1) = icc``."""
+    total = 1.0 / icc - 1.0
+    return accuracy * total, (1.0 - accuracy) * total
+
+
+def _per_system(name: str, v, n: int) -> tuple[float, ...]:
+    vals = np.atleast_1d(np.asarray(v, dtype=object))
+    if vals.ndim != 1 or len(vals) not in (1, n):
+        raise ValueError(
+            f"`{name}` must be one number or one per system ({n}); got {v!r}."
+        )
+    vals = np.broadcast_to(vals, (n,))
+    return tuple(_unit_open(name, x) for x in vals)
+
+
+@dataclass(frozen=True)
+class BetaBernoulli:
+    """Inputs of varying difficulty: p_i ~ Beta(a, b), runs ~ Bernoulli(p_i).
+
+    ``a`` and ``b`` are set from the mean and the intraclass correlation of a
+    single run's 0/1 outcome: a Beta(a, b) mixture of Bernoullis has mean
+    ``a / (a + b)`` and ICC ``1 / (a + b + 1)`` (between-input variance
+    ``mu (1 - mu) / (a + b + 1)`` over the total ``mu (1 - mu)``), so
+    ``a + b = 1 / icc - 1``, ``a = accuracy (a + b)``, ``b = (1 - accuracy)
+    (a + b)``. Several systems get independent per-input rates (no pairing
+    beyond sharing input ids); see :class:`PairedSystems` for correlated ones.
+
+    Parameters
+    ----------
+    accuracy : float or sequence of float
+        Mean single-run accuracy, in (0, 1); one for all systems or one each.
+    icc : float or sequence of float
+        Intraclass correlation of one run's correctness, in (0, 1).
+    n_systems : int or sequence of str
+        Number of systems ("A", "B", ...) or their names.
+
+    Examples
+    --------
+    >>> from evalci import simulate
+    >>> m = simulate.BetaBernoulli(0.7, 0.3)
+    >>> m.a, m.b
+    ((1.6333333333333333,), (0.7000000000000001,))
+    >>> df = m.sample(100, 4, rng=0)
+    >>> df.shape, m.truth()
+    ((400, 4), {'A': 0.7})
+    """
+
+    accuracy: object
+    icc: object
+    n_systems: InitVar[object] = 1
+    systems: tuple = field(init=False)
+    a: tuple = field(init=False, repr=False)
+    b: tuple = field(init=False, repr=False)
+
+    def __post_init__(self, n_systems):
+        systems = _system_names(n_systems)
+        acc = _per_system("accuracy", self.accuracy, len(systems))
+        icc = _per_system("icc", self.icc, len(systems))
+        ab = [_beta_params(m, r) for m, r in zip(acc, icc)]
+        object.__setattr__(self, "accuracy", acc if len(acc) > 1 else acc[0])
+        object.__setattr__(self, "icc", icc if len(icc) > 1 else icc[0])
+        object.__setattr__(self, "systems", systems)
+        object.__setattr__(self, "a", tuple(x for x, _ in ab))
+        object.__setattr__(self, "b", tuple(y for _, y in ab))
+
+    def rates(self, n_inputs, rng=None) -> np.ndarray:
+        """Latent per-input success rates, shape (n_systems, n_inputs)."""
+        n = _positive_int("n_inputs", n_inputs)
+        gen = np.random.default_rng(rng)
+        return np.stack([gen.beta(a, b, n) for a, b in zip(self.a, self.b)])
+
+    def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
+        """One simulated data set: tidy ``input_id, run, system, correct``."""
+        n = _positive_int("n_inputs", n_inputs)
+        k = _positive_int("n_runs", n_runs)
+        gen = np.random.default_rng(rng)
+        p = self.rates(n, gen)
+        correct = (gen.random((len(self.systems), n, k)) < p[:, :, None]).astype(
+            np.int64
+        )
+        return _finish(self.systems, {"correct": correct}, as_dataarray)
+
+    def truth(self, metric: str = "accuracy") -> dict:
+        """True mean accuracy per system ("accuracy"), or "gap" between systems."""
+        acc = np.broadcast_to(np.asarray(self.accuracy, dtype=float), (len(self.systems),))
+        values = {"accuracy": {s: float(v) for s, v in zip(self.systems, acc)}}
+        return _truth(self, values, metric, ("accuracy",))
+
+
+_GH_NODES = 96  # Gauss-Hermite nodes per dimension for the copula moments
+
+
+def _copula_moment(a1, b1, a2, b2, r: float) -> float:
+    """E[p1 p2] for Beta marginals joined by a Gaussian copula of correlation r.
+
+    p_j = I^{-1}(Phi(z_j); a_j, b_j) with (z1, z2) standard bivariate normal,
+    z2 = r z1 + sqrt(1 - r^2) w; 2-D Gauss-Hermite quadrature over (z1, w).
+    """
+    from scipy import special
+
+    x, w = np.polynomial.hermite_e.hermegauss(_GH_NODES)
+    w = w / w.sum()
+    p1 = special.betaincinv(a1, b1, special.ndtr(x))
+    z2 = r * x[:, None] + np.sqrt(max(1.0 - r * r, 0.0)) * x[None, :]
+    p2 = special.betaincinv(a2, b2, special.ndtr(z2))
+    return float(w @ (p1[:, None] * p2) @ w)
+
+
+@dataclass(frozen=True)
+class PairedSystems:
+    """Two systems, "A" and "B", whose per-input success rates are correlated.
+
+    Each input has latent rates ``(p_A, p_B)`` with Beta marginals (mean
+    ``accuracy_a`` and ``accuracy_a + gap``, each with one-run intraclass
+    correlation ``icc``, as in :class:`BetaBernoulli`) joined by a Gaussian
+    copula: ``p_j = F_j^{-1}(Phi(z_j))`` with ``(z_A, z_B)`` bivariate normal.
+    The copula's correlation is solved for (2-D Gauss-Hermite quadrature,
+    96 x 96 nodes, and Brent's method) so that the *Pearson correlation of
+    the latent rates* ``(p_A, p_B)`` is ``correlation``. Runs are independent
+    Bernoulli(p_j) draws given the input.
+
+    The population gap is exact by construction: the marginals are Beta with
+    known means, so ``truth("gap")`` is ``gap`` (no simulation, no
+    quadrature).
+
+    Parameters
+    ----------
+    accuracy_a : float
+        Mean single-run accuracy of system A, in (0, 1).
+    gap : float
+        Accuracy of B minus that of A; ``accuracy_a + gap`` must lie in (0, 1).
+    icc : float
+        Intraclass correlation of one run's correctness (both systems), (0, 1).
+    correlation : float
+        Pearson correlation of the two systems' per-input rates, in (-1, 1)
+        and inside the range the two marginals allow (else ``ValueError``
+        states that range).
+
+    Attributes
+    ----------
+    copula_correlation : float
+        The correlation of the latent normals that gives ``correlation``.
+
+    Examples
+    --------
+    >>> from evalci import simulate
+    >>> m = simulate.PairedSystems(0.6, 0.05, icc=0.4, correlation=0.7)
+    >>> m.truth("gap")
+    {('A', 'B'): 0.05}
+    >>> round(m.copula_correlation, 3)
+    0.724
+    >>> m.sample(80, 3, rng=0).groupby("system").correct.size().tolist()
+    [240, 240]
+    """
+
+    accuracy_a: float
+    gap: float
+    icc: float
+    correlation: float
+    systems: tuple = field(default=("A", "B"), init=False)
+    copula_correlation: float = field(init=False, repr=False)
+
+    def __post_init__(self):
+        from scipy import optimize
+
+        acc_a = _unit_open("accuracy_a", self.accuracy_a)
+        try:
+            gap = float(self.gap)
+        except (TypeError, ValueError):
+            raise ValueError(f"`gap` must be a number; got {self.gap!r}.") from None
+        if not 0.0 < acc_a + gap < 1.0:
+            raise ValueError(
+                f"`gap` must keep B's accuracy accuracy_a + gap in (0, 1); got "
+                f"{acc_a} + {gap}."
+            )
+        icc = _unit_open("icc", self.icc)
+        try:
+            rho = float(self.correlation)
+        except (TypeError, ValueError):
+            rho = np.nan
+        if not -1.0 < rho < 1.0:
+            raise ValueError(
+                f"`correlation` must lie strictly between -1 and 1; got "
+                f"{self.correlation!r}."
+            )
+        (a1, b1), (a2, b2) = _beta_params(acc_a, icc), _beta_params(acc_a + gap, icc)
+        sd1 = np.sqrt(acc_a * (1 - acc_a) * icc)
+        sd2 = np.sqrt((acc_a + gap) * (1 - acc_a - gap) * icc)
+
+        def pearson(r):
+            m = _copula_moment(a1, b1, a2, b2, r)
+            return (m - acc_a * (acc_a + gap)) / (sd1 * sd2)
+
+        lo, hi = pearson(-1.0), pearson(1.0)
+        if not lo < rho < hi:
+            raise ValueError(
+                f"`correlation` {rho} is outside the range these marginals allow, "
+                f"({lo:.4f}, {hi:.4f})."
+            )
+        r = optimize.brentq(lambda r: pearson(r) - rho, -1.0, 1.0, xtol=1e-12)
+        for name, v in (("accuracy_a", acc_a), ("gap", gap), ("icc", icc)):
+            object.__setattr__(self, name, v)
+        object.__setattr__(self, "correlation", rho)
+        object.__setattr__(self, "copula_correlation", float(r))
+        object.__setattr__(self, "_ab", ((a1, b1), (a2, b2)))
+
+    def rates(self, n_inputs, rng=None) -> np.ndarray:
+        """Latent per-input success rates, shape (2, n_inputs): rows A, B."""
+        from scipy import special
+
+        n = _positive_int("n_inputs", n_inputs)
+        gen = np.random.default_rng(rng)
+        z = gen.standard_normal((2, n))
+        r = self.copula_correlation
+        z[1] = r * z[0] + np.sqrt(1.0 - r * r) * z[1]
+        u = special.ndtr(z)
+        (a1, b1), (a2, b2) = self._ab
+        return np.stack([special.betaincinv(a1, b1, u[0]), special.betaincinv(a2, b2, u[1])])
+
+    def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
+        """One simulated data set: tidy ``input_id, run, system, correct``."""
+        n = _positive_int("n_inputs", n_inputs)
+        k = _positive_int("n_runs", n_runs)
+        gen = np.random.default_rng(rng)
+        p = self.rates(n, gen)
+        correct = (gen.random((2, n, k)) < p[:, :, None]).astype(np.int64)
+        return _finish(self.systems, {"correct": correct}, as_dataarray)
+
+    def truth(self, metric: str = "accuracy") -> dict:
+        """True accuracy per system ("accuracy") or the exact "gap" B - A."""
+        if metric == "gap":
+            return {("A", "B"): self.gap}
+        values = {"accuracy": {"A": self.accuracy_a, "B": self.accuracy_a + self.gap}}
+        return _truth(self, values, metric, ("accuracy",))
