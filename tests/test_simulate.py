@@ -39,6 +39,13 @@ def _models():
         "pilot": simulate.pilot_model(
             evalci.load_example(), "correct", "input_id", system="system"
         ),
+        "pilot_matched": simulate.pilot_model(
+            evalci.load_example(),
+            "correct",
+            "input_id",
+            system="system",
+            match_icc=True,
+        ),
     }
 
 
@@ -285,7 +292,8 @@ def test_pilot_truth_is_the_pilots_input_weighted_mean(pilot):
     )
     # the world's components, in closed form from the pilot's mean squares
     N, k = 198, 5
-    _, between, within = m._components()
+    comp = m.components()
+    between, within = comp.sigma2_between.to_numpy(), comp.sigma2_within.to_numpy()
     np.testing.assert_allclose(between, (N - 1) / N * est.msb / k, rtol=1e-12)
     np.testing.assert_allclose(within, (k - 1) / k * est.msw, rtol=1e-12)
 
@@ -322,7 +330,8 @@ def test_pilot_reproduces_its_world_icc_in_expectation(pilot):
         ]
     )  # (R, system, stat)
     mean, se = est.mean(axis=0), est.std(axis=0, ddof=1) / np.sqrt(R)
-    _, between, within = m._components()
+    comp = m.components()
+    between, within = comp.sigma2_between.to_numpy(), comp.sigma2_within.to_numpy()
     rho_star = np.array(list(m.truth("icc").values()))
     # unbiased components: 4 SE, false failure 6e-5 per check (4 checks)
     assert np.all(np.abs(mean[:, 0] - between) < 4 * se[:, 0])
@@ -351,3 +360,66 @@ def test_pilot_unbalanced_one_system_and_errors(pilot):
         simulate.pilot_model(bad, "correct", "input_id", system="system")
     with pytest.raises(ValueError, match="`cluster`"):
         simulate.pilot_model(pilot, "correct", ["input_id"], system="system")
+
+
+def test_pilot_icc_equals_evalci_icc(pilot):
+    """The closed-form pilot rho (used by match_icc) is evalci.icc's rho_raw,
+    balanced and with unequal runs (k0)."""
+    code = pd.factorize(pilot.input_id)[0]
+    uneven = pilot[~((pilot.run >= 4) & (code % 7 < 3))]  # some inputs: 3 runs
+    assert uneven.groupby("input_id").size().nunique() == 2
+    for data in (pilot, uneven):
+        m = simulate.pilot_model(data, "correct", "input_id", system="system")
+        want = evalci.icc(data, "correct", "input_id", system="system").rho_raw
+        np.testing.assert_allclose(m.pilot_icc(), want.to_numpy(), rtol=1e-12)
+
+
+def test_pilot_match_icc_reproduces_the_pilots_icc(pilot):
+    """match_icc=True: the world's rho is the pilot's rho exactly, its total
+    variance is kept, and over 200 data sets of the pilot's size evalci.icc's
+    mean estimates match the world's components and the pilot's rho."""
+    plain = simulate.pilot_model(pilot, "correct", "input_id", system="system")
+    m = simulate.pilot_model(
+        pilot, "correct", "input_id", system="system", match_icc=True
+    )
+    rho_hat = evalci.icc(pilot, "correct", "input_id", system="system").rho_raw
+    comp, comp0 = m.components(), plain.components()
+    np.testing.assert_allclose(comp.rho, rho_hat, rtol=1e-12)
+    np.testing.assert_allclose(
+        comp.sigma2_between + comp.sigma2_within,
+        comp0.sigma2_between + comp0.sigma2_within,
+        rtol=1e-12,
+    )
+    assert m.truth() == plain.truth()  # the mean is untouched
+    assert all(0.9 < c < 1 for c in m.mixing)
+    R = 200
+    gen = np.random.default_rng(7)
+    cols = ["sigma2_between_raw", "sigma2_within", "rho_raw"]
+    est = np.array(
+        [
+            evalci.icc(m.sample(198, 5, gen), "correct", "input_id", system="system")[
+                cols
+            ].to_numpy()
+            for _ in range(R)
+        ]
+    )
+    mean, se = est.mean(axis=0), est.std(axis=0, ddof=1) / np.sqrt(R)
+    # unbiased components: 4 SE, false failure 6e-5 per check (4 checks)
+    assert np.all(np.abs(mean[:, 0] - comp.sigma2_between.to_numpy()) < 4 * se[:, 0])
+    assert np.all(np.abs(mean[:, 1] - comp.sigma2_within.to_numpy()) < 4 * se[:, 1])
+    # rho_raw's O(1/N) ratio bias (measured -0.0027 here): 4 SE + 0.005,
+    # false failure < 6e-5 per system; the uncorrected world (rho ~0.07
+    # higher, 25 SE) would fail this
+    assert np.all(np.abs(mean[:, 2] - rho_hat.to_numpy()) < 4 * se[:, 2] + 0.005)
+    # outcomes stay the pilot's 0/1 values
+    df = m.sample(50, 3, rng=0)
+    assert set(df.correct.unique()) <= {0, 1}
+
+
+def test_pilot_match_icc_needs_repeated_runs(pilot):
+    first = pilot[pilot.run == 1]
+    simulate.pilot_model(first, "correct", "input_id", system="system")  # fine
+    with pytest.raises(ValueError, match="`match_icc=True` needs"):
+        simulate.pilot_model(
+            first, "correct", "input_id", system="system", match_icc=True
+        )
