@@ -423,3 +423,15 @@ def test_pilot_match_icc_needs_repeated_runs(pilot):
         simulate.pilot_model(
             first, "correct", "input_id", system="system", match_icc=True
         )
+
+
+def test_confusion_model_input_forms_and_no_side_effects():
+    user = np.array(CONF_B)
+    m = simulate.ConfusionModel(user)
+    assert user.flags.writeable  # the caller's array is not frozen
+    user[0, 0] = 0.0  # and later edits do not reach the model
+    assert m.truth()["A"] == simulate.true_accuracy(CONF_B)
+    stacked = simulate.ConfusionModel(np.stack([CONF_B, simulate.SEED000_CONFUSION]))
+    nested = simulate.ConfusionModel(CONF_B.tolist(), n_systems=2)
+    assert stacked.systems == nested.systems == ("A", "B")
+    assert stacked.truth()["B"] == 0.7 and nested.truth()["B"] == m.truth()["A"]

