@@ -59,6 +59,7 @@ MODELS = _models()
 def test_protocol_frame_and_dataarray(name):
     """Tidy frame layout, determinism in rng, DataArray = the library's layout."""
     m = MODELS[name]
+    assert isinstance(m, simulate.Model)
     df = m.sample(7, 3, rng=5)
     assert list(df.columns[:4]) == ["input_id", "run", "system", "correct"]
     assert len(df) == 7 * 3 * len(m.systems)

@@ -1,5 +1,13 @@
 """Seeded data from seed 000's confusion-matrix model, for docs, tests and coverage.
 
+The models (issue 11) follow one protocol, :class:`Model`:
+:class:`ConfusionModel` (seed 000's classifier, any matrices, several
+systems), :class:`BetaBernoulli` (Beta-distributed per-input rates with a
+given mean and ICC), :class:`PairedSystems` (two systems with correlated
+per-input rates and an exact gap) and :class:`PilotModel` (the user's pilot
+data resampled as the population). Each ``model.sample(n_inputs, n_runs,
+rng)`` is one seeded data set; ``model.truth(metric)`` its true values.
+
 Seed 000 simulates a 4-label classifier from a "true" confusion matrix: each
 input's true label is drawn from the matrix's row marginal, then each of its
 ``k`` runs predicts a label drawn independently from the row of that true
@@ -21,6 +29,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -28,6 +37,7 @@ import pandas as pd
 __all__ = [
     "BetaBernoulli",
     "ConfusionModel",
+    "Model",
     "PairedSystems",
     "PilotModel",
     "SEED000_CONFUSION",
@@ -309,6 +319,35 @@ def intraclass_correlation(confusion) -> float:
 #   truth(metric="accuracy") -> dict
 #       {system: value}; "gap" -> {(a, b): value_b - value_a} for every pair
 #       of systems a before b in ``systems`` order.
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What every model of this module provides (for :mod:`evalci.coverage`).
+
+    ``systems`` names the systems; ``sample(n_inputs, n_runs, rng=None, *,
+    as_dataarray=False)`` returns one simulated data set, a tidy DataFrame
+    (``input_id`` 0..N-1, ``run`` 0..k-1, ``system``, ``correct`` [, ``pred``,
+    ``label``], sorted by system, input, run) or the DataArray of ``correct``
+    over (input, run, system) that ``df.evalci.to_xarray("correct")`` builds;
+    ``truth(metric="accuracy")`` returns ``{system: value}``, and for
+    ``"gap"`` ``{(a, b): value_b - value_a}`` for each pair of systems ``a``
+    before ``b``.
+
+    Examples
+    --------
+    >>> from evalci import simulate
+    >>> isinstance(simulate.BetaBernoulli(0.7, 0.2), simulate.Model)
+    True
+    """
+
+    systems: tuple
+
+    def sample(self, n_inputs: int, n_runs: int, rng=None, *, as_dataarray=False):
+        """One simulated data set."""
+
+    def truth(self, metric: str = "accuracy") -> dict:
+        """True value per system (or per pair, for "gap")."""
 
 
 def _positive_int(name: str, v) -> int:
