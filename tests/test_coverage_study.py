@@ -314,3 +314,23 @@ def test_user_model_runs_through_engine():
     b = res[res.system == "b"].reset_index(drop=True)
     pd.testing.assert_series_equal(a.coverage, b.coverage)  # paired, same data
     assert (res.coverage >= 0.7).all()
+
+
+# ------------------------------------------------------------------ the CLI
+def test_cli_simulate_paper_small(capsys):
+    from evalci.cli import main
+
+    assert main(["simulate", "--paper", "--trials", "64", "--n-resamples", "300",
+                 "--accuracy-only", "--no-progress"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "Mode-aggregate" in out and "paper off by noise, see PAPER-NOTES" in out
+    assert out.count("\n") > 23  # 23 cells of the accuracy tables
+
+
+def test_paper_table_lists_every_cell():
+    from evalci.coverage import PAPER, PAPER_NOISE
+
+    acc = [key for key in PAPER if key[0] == "accuracy"]
+    kap = [key for key in PAPER if key[0] == "kappa"]
+    assert len(acc) == 23 and len(kap) == 31
+    assert set(PAPER_NOISE) <= set(PAPER)
