@@ -26,7 +26,9 @@ matrix) runs on a batched, exact fast path:
   contributes (its true label and its k predicted labels). Cluster draws
   input counts ``Multinomial(N, 1/N)`` as one bincount of uniform indices and
   sums contributions with a matrix product; hierarchical draws the k runs of
-  every drawn input (index draws); single_draw, iid and mode_aggregate draw
+  every drawn input: one drawn input is a (label, composition of its k
+  resampled predictions) outcome whose law is a mixture over the inputs, and a
+  replicate is N iid draws from it (inverse CDF); single_draw, iid and mode_aggregate draw
   ``Multinomial(n, p)`` over the 16 (label, prediction) cells.
 
 Intervals are computed from the sorted replicates of a whole block
@@ -280,6 +282,39 @@ def _accuracy_block(strategy, labels, preds, b, gen, confidence_level, n_labels)
 
 
 # ------------------------------------------------------------------ kappa
+def _alias_draw(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Categories drawn from pmf ``p`` by Walker's alias method, one uniform each.
+
+    Vose's construction: O(len(p)) once, then O(1) per draw (exact in law up
+    to the rounding of ``p``): ``x = u len(p)``, column ``j = floor(x)``, keep
+    ``j`` if ``x - j < prob[j]`` else take ``alias[j]``.
+    """
+    m = len(p)
+    prob = np.asarray(p, float) * m / p.sum()
+    alias = np.arange(m)
+    small = [i for i in range(m) if prob[i] < 1.0]
+    large = [i for i in range(m) if prob[i] >= 1.0]
+    while small and large:
+        s, lg = small.pop(), large.pop()
+        alias[s] = lg
+        prob[lg] -= 1.0 - prob[s]
+        (small if prob[lg] < 1.0 else large).append(lg)
+    for i in small + large:  # rounding leftovers
+        prob[i] = 1.0
+    x = u * m
+    j = np.minimum(x.astype(np.int64), m - 1)
+    return np.where(x - j < prob[j], j, alias[j])
+
+
+def _compositions(k: int, c: int) -> np.ndarray:
+    """All vectors of ``c`` non-negative integers summing to ``k``, (Q, c)."""
+    if c == 1:
+        return np.array([[k]])
+    return np.array(
+        [[j, *rest] for j in range(k, -1, -1) for rest in _compositions(k - j, c - 1)]
+    )
+
+
 def _kappa(tab: np.ndarray, c: int) -> np.ndarray:
     """Cohen's kappa of flattened C x C tables ``(..., C*C)``."""
     t = tab.reshape(tab.shape[:-1] + (c, c))
@@ -330,14 +365,31 @@ def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
             w = np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n)
             reps[i] = _kappa(w.reshape(b, n).astype(float) @ contrib[i], n_labels)
     elif strategy == "hierarchical":
-        cells = labels[..., None] * n_labels + preds  # (T, N, k)
+        # one drawn input: its label y and Multinomial(k, cnt / k) predicted
+        # labels (k runs with replacement). Its law is the mixture over inputs,
+        # on (label, composition of k) outcomes; a replicate is N iid draws.
+        comp = _compositions(k, n_labels)  # (Q, C)
+        coef = special.gammaln(k + 1) - special.gammaln(comp + 1).sum(axis=-1)
+        onehot = (preds[..., None] == np.arange(n_labels)).sum(axis=-2) / k  # (T,N,C)
+        # outcome vectors: row y of the table gets the composition
+        vec = np.zeros((n_labels, len(comp), n_labels, n_labels))
+        for y in range(n_labels):
+            vec[y, :, y, :] = comp
+        vec = vec.reshape(n_labels * len(comp), cc)
         for i in range(t):
-            idx = gen.integers(0, n, size=(b, n))
-            run = gen.integers(0, k, size=(b, n, k))
-            drawn = cells[i][idx[..., None], run].reshape(b, n * k)
-            flat = (drawn + cc * np.arange(b)[:, None]).ravel()
-            tabs = np.bincount(flat, minlength=b * cc).reshape(b, cc)
-            reps[i] = _kappa(tabs.astype(float), n_labels)
+            q = onehot[i]  # (N, C)
+            # pmf_i(comp) = exp(coef + sum_j comp_j log q_ij); q = 0 -> ~1e-300
+            lp = coef[None, :] + np.log(np.maximum(q, 1e-300)) @ comp.T
+            pmf = np.exp(lp)  # (N, Q)
+            mix = np.zeros((n_labels, len(comp)))
+            np.add.at(mix, labels[i], pmf)
+            mix = mix.ravel() / n
+            o = len(mix)
+            draws = _alias_draw(mix, gen.random((b, n)))
+            tabs = np.bincount(
+                (draws + o * np.arange(b)[:, None]).ravel(), minlength=b * o
+            )
+            reps[i] = _kappa(tabs.reshape(b, o).astype(float) @ vec, n_labels)
     else:
         raise ValueError(f"unknown strategy {strategy!r}; choose from {STRATEGIES}")
     return _Block(reps, est, jack, jack_w, clt)
