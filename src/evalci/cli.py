@@ -70,6 +70,9 @@ def _simulate(argv) -> int:
     parser.add_argument("--accuracy-only", action="store_true")
     parser.add_argument("--rng", type=int, default=0)
     parser.add_argument(
+        "--jobs", type=int, default=1, help="worker processes (same results)"
+    )
+    parser.add_argument(
         "--no-progress", action="store_true", help="no progress bar on stderr"
     )
     args = parser.parse_args(argv)
@@ -87,6 +90,7 @@ def _simulate(argv) -> int:
             n_resamples=args.n_resamples,
             rng=args.rng,
             progress=False if args.no_progress else None,
+            n_jobs=args.jobs,
         )
         print()
         print(format_paper(df))

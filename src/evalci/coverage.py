@@ -444,6 +444,7 @@ def coverage_study(
     rng=None,
     progress=None,
     *,
+    n_jobs: int = 1,
     _blocks_per_step: int = 4,
 ) -> pd.DataFrame:
     """Simulated coverage and width of bootstrap intervals (seed 000's study).
@@ -475,6 +476,9 @@ def coverage_study(
         Root seed; a study is a deterministic function of it.
     progress : None or bool
         Progress bar on stderr; ``None`` shows it only on a terminal.
+    n_jobs : int
+        Worker processes for seed 000's model (blocks of 64 trials run in
+        parallel; results are identical for any ``n_jobs``).
 
     Returns
     -------
@@ -525,49 +529,76 @@ def coverage_study(
     n_blocks = -(-int(trials) // BLOCK)
     bar = _Progress(len(ns) * len(ks) * n_blocks, progress)
     rows = []
+    pool = None
+    if int(n_jobs) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=int(n_jobs))
     try:
         for n in ns:
             for k in ks:
                 ends = {(s, m): ([], []) for s in strategies for m in methods}
-                for first in range(0, n_blocks, max(1, int(_blocks_per_step))):
-                    step = range(first, min(n_blocks, first + _blocks_per_step))
-                    data = []
-                    for blk in step:
-                        lab, pr = simulate.confusion_model_arrays(
-                            BLOCK,
-                            n,
-                            k,
-                            confusion=confusion,
-                            rng=_gen(entropy, 0, n, k, blk),
+                if pool is not None:
+                    tasks = [
+                        (metric, s_, tuple(methods), n, k, blk, entropy,
+                         int(n_resamples), confidence_level, confusion)
+                        for s_ in strategies for blk in range(n_blocks)
+                    ]  # fmt: skip
+                    for (_, s_, *_rest), res in zip(
+                        tasks, pool.map(_block_task, tasks), strict=True
+                    ):
+                        for m, (lo, hi) in res.items():
+                            ends[(s_, m)][0].append(lo)
+                            ends[(s_, m)][1].append(hi)
+                        bar.update(1 / len(strategies))
+                    cut = int(trials)
+                    for key, (lo, hi) in ends.items():
+                        ends[key] = (
+                            [np.concatenate(lo)[:cut]],
+                            [np.concatenate(hi)[:cut]],
                         )
-                        data.append((blk, lab, pr))
-                    # whole blocks are simulated, then cut: a study with fewer
-                    # trials is a prefix of a larger one
-                    keep = np.arange(len(step) * BLOCK) + first * BLOCK < int(trials)
-                    for s in strategies:
-                        blocks = []
-                        for blk, lab, pr in data:
-                            gen = _gen(entropy, 1, n, k, STRATEGIES.index(s), blk)
-                            blocks.append(
-                                block_fn(s, lab, pr, int(n_resamples), gen,
-                                         confidence_level, n_labels)
-                            )  # fmt: skip
-                        merged = _Block(
-                            np.concatenate([b.reps for b in blocks]),
-                            np.concatenate([b.estimate for b in blocks]),
-                            _pad_cat([b.jack for b in blocks]),
-                            _pad_cat([b.jack_w for b in blocks]),
-                            (
-                                np.concatenate([b.clt[0] for b in blocks]),
-                                np.concatenate([b.clt[1] for b in blocks]),
-                            ),
+                else:
+                    for first in range(0, n_blocks, max(1, int(_blocks_per_step))):
+                        step = range(first, min(n_blocks, first + _blocks_per_step))
+                        data = []
+                        for blk in step:
+                            lab, pr = simulate.confusion_model_arrays(
+                                BLOCK,
+                                n,
+                                k,
+                                confusion=confusion,
+                                rng=_gen(entropy, 0, n, k, blk),
+                            )
+                            data.append((blk, lab, pr))
+                        # whole blocks are simulated, then cut: a study with fewer
+                        # trials is a prefix of a larger one
+                        keep = np.arange(len(step) * BLOCK) + first * BLOCK < int(
+                            trials
                         )
-                        for m, (lo, hi) in _intervals(
-                            merged, methods, confidence_level
-                        ).items():
-                            ends[(s, m)][0].append(lo[keep])
-                            ends[(s, m)][1].append(hi[keep])
-                    bar.update(len(step))
+                        for s in strategies:
+                            blocks = []
+                            for blk, lab, pr in data:
+                                gen = _gen(entropy, 1, n, k, STRATEGIES.index(s), blk)
+                                blocks.append(
+                                    block_fn(s, lab, pr, int(n_resamples), gen,
+                                             confidence_level, n_labels)
+                                )  # fmt: skip
+                            merged = _Block(
+                                np.concatenate([b.reps for b in blocks]),
+                                np.concatenate([b.estimate for b in blocks]),
+                                _pad_cat([b.jack for b in blocks]),
+                                _pad_cat([b.jack_w for b in blocks]),
+                                (
+                                    np.concatenate([b.clt[0] for b in blocks]),
+                                    np.concatenate([b.clt[1] for b in blocks]),
+                                ),
+                            )
+                            for m, (lo, hi) in _intervals(
+                                merged, methods, confidence_level
+                            ).items():
+                                ends[(s, m)][0].append(lo[keep])
+                                ends[(s, m)][1].append(hi[keep])
+                        bar.update(len(step))
                 for (s, m), (lo, hi) in ends.items():
                     summ = _summary(np.concatenate(lo), np.concatenate(hi), truth)
                     rows.append(
@@ -578,7 +609,22 @@ def coverage_study(
                     )  # fmt: skip
     finally:
         bar.close()
+        if pool is not None:
+            pool.shutdown()
     return pd.DataFrame(rows)
+
+
+def _block_task(args):
+    """One block of one strategy, for a worker process: ``{method: ends}``."""
+    from . import simulate
+
+    metric, s, methods, n, k, blk, entropy, b, level, confusion = args
+    lab, pr = simulate.confusion_model_arrays(
+        BLOCK, n, k, confusion=confusion, rng=_gen(entropy, 0, n, k, blk)
+    )
+    fn = _accuracy_block if metric == "accuracy" else _kappa_block
+    gen = _gen(entropy, 1, n, k, STRATEGIES.index(s), blk)
+    return _intervals(fn(s, lab, pr, b, gen, level, confusion.shape[0]), methods, level)
 
 
 def _pad_cat(arrs):
@@ -740,6 +786,7 @@ def reproduce_paper(
     n_resamples: int = 5000,
     rng=0,
     progress=None,
+    n_jobs: int = 1,
 ) -> pd.DataFrame:
     """Every cell of seed 000's coverage tables beside the paper's number.
 
@@ -761,7 +808,7 @@ def reproduce_paper(
             methods = sorted({key[2] for key in keys}, key=METHODS.index)
             res = coverage_study(
                 "seed000", strategies, methods, metric, n, k, trials, n_resamples,
-                rng=rng, progress=progress,
+                rng=rng, progress=progress, n_jobs=n_jobs,
             ).set_index(["strategy", "method"])  # fmt: skip
             for key in keys:
                 _, s, m, _, _ = key
