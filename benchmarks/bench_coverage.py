@@ -55,13 +55,18 @@ def _engine_cell(metric, strategy, method, n, k, b, trials):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--ratios-only", action="store_true", help="section 2 only (full size: ~3 min)"
+    )
     args = parser.parse_args(argv)
     trials, b = (128, 1000) if args.quick else (2000, 5000)
     print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, "
           f"{trials} trials x {b} resamples per cell")  # fmt: skip
 
     print("\n1. seed 000's tables through reproduce_paper")
-    for metric, target in (("accuracy", 60.0), ("kappa", 300.0)):
+    for metric, target in (
+        () if args.ratios_only else (("accuracy", 60.0), ("kappa", 300.0))
+    ):
         start = time.perf_counter()
         df = reproduce_paper(
             metric, trials=trials, n_resamples=b, rng=0, progress=False
