@@ -28,8 +28,9 @@ matrix) runs on a batched, exact fast path:
   sums contributions with a matrix product; hierarchical draws the k runs of
   every drawn input: one drawn input is a (label, composition of its k
   resampled predictions) outcome whose law is a mixture over the inputs, and a
-  replicate is N iid draws from it (inverse CDF); single_draw, iid and mode_aggregate draw
-  ``Multinomial(n, p)`` over the 16 (label, prediction) cells.
+  replicate is N iid draws from it (Walker's alias method); single_draw, iid
+  and mode_aggregate draw ``Multinomial(n, p)`` over the C x C (label,
+  prediction) cells.
 
 Intervals are computed from the sorted replicates of a whole block
 (percentile / basic / BCa with numpy's linear quantile rule; normal =
