@@ -344,3 +344,12 @@ def test_paper_table_lists_every_cell():
     kap = [key for key in PAPER if key[0] == "kappa"]
     assert len(acc) == 23 and len(kap) == 31
     assert set(PAPER_NOISE) <= set(PAPER)
+
+
+def test_kappa_clt_only_for_one_row_per_unit():
+    res = coverage_study("seed000", strategies=("cluster", "iid"), methods="clt",
+                         metric="kappa", n_inputs=60, n_runs=[1, 3], trials=64,
+                         n_resamples=100, rng=1).set_index(["strategy", "n_runs"])  # fmt: skip
+    assert res.loc[("cluster", 1)].n_failed == 0
+    assert res.loc[("cluster", 3)].n_failed == 64  # no FCE SE for k > 1
+    assert res.loc[("iid", 3)].n_failed == 0  # rows as units

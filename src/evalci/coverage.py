@@ -37,8 +37,11 @@ Intervals are computed from the sorted replicates of a whole block
 estimate +- z SD, ``ddof=1``); BCa's acceleration is the jackknife over the
 resampling units (inputs; rows for iid), weighted by multiplicity; ``"clt"``
 is the analytic interval: the cluster-robust normal interval over inputs
-for accuracy (:func:`evalci.analytic_ci`, ``method="clt"``) and
-Fleiss-Cohen-Everitt on the pooled table for kappa (exact only for k = 1).
+for accuracy (:func:`evalci.analytic_ci`, ``method="clt"``; Wald on rows
+for iid, on the modes for mode_aggregate) and Fleiss-Cohen-Everitt for
+kappa, only where every resampled unit is one row (k = 1, iid rows, modes):
+no FCE standard error is known for k > 1 runs per input, so those intervals
+are NaN (``n_failed``).
 
 Reproducibility: trial ``t`` of cell (N, k) uses data drawn from
 ``SeedSequence(entropy, spawn_key=(0, N, k, t // 64))`` and resamples from
@@ -347,6 +350,8 @@ def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
     jack = _kappa(table[:, None, :] - contrib, n_labels)
     jack_w = np.ones(jack.shape)
     kap, se = _kappa_fce(table.reshape(t, n_labels, n_labels))
+    if k > 1 and strategy not in ("iid", "mode_aggregate"):
+        se = np.full(t, np.nan)  # no FCE standard error for k > 1 runs per input
     clt = _normal_ci(kap, se, confidence_level)
     reps = np.empty((t, b))
     if strategy in ("mode_aggregate", "iid", "single_draw"):
@@ -466,7 +471,8 @@ def coverage_study(
     methods : sequence of str
         Any of ``"percentile", "basic", "bca", "normal", "clt"`` (``"clt"``:
         the analytic normal interval -- cluster-robust for accuracy,
-        Fleiss-Cohen-Everitt on the pooled table for kappa).
+        Fleiss-Cohen-Everitt for kappa where each resampled unit is one row,
+        NaN otherwise).
     metric : {"accuracy", "kappa"}
     n_inputs, n_runs : int or list of int
         N and k; every combination is a cell.
@@ -635,6 +641,28 @@ def _pad_cat(arrs):
 
 
 # ------------------------------------------------------------------ generic
+class _NaN:
+    low = high = np.nan
+
+
+def _generic_clt(df, strategy, metric, analytic_ci):
+    """The analytic interval on the units ``strategy`` resamples, or NaN.
+
+    Input clusters (rows for iid); Fleiss-Cohen-Everitt for kappa needs one
+    row per unit. mode_aggregate's modes are not formed here: NaN.
+    """
+    if strategy == "mode_aggregate":
+        return _NaN()
+    cluster = ["input_id", "run"] if strategy == "iid" else "input_id"
+    try:
+        if metric == "kappa":
+            return analytic_ci(df, "pred", cluster, by="system", method="fce",
+                               truth="label")  # fmt: skip
+        return analytic_ci(df, "correct", cluster, by="system", method="clt")
+    except ValueError:
+        return _NaN()
+
+
 def _generic_study(
     model, strategies, methods, metric, ns, ks, trials, b, level, entropy, progress
 ):
@@ -661,23 +689,7 @@ def _generic_study(
                             with warnings.catch_warnings():
                                 warnings.simplefilter("ignore", EvalciWarning)
                                 if m == "clt":
-                                    if metric == "kappa":
-                                        r = analytic_ci(
-                                            df,
-                                            "pred",
-                                            "input_id",
-                                            by="system",
-                                            method="fce",
-                                            truth="label",
-                                        )
-                                    else:
-                                        r = analytic_ci(
-                                            df,
-                                            "correct",
-                                            "input_id",
-                                            by="system",
-                                            method="clt",
-                                        )
+                                    r = _generic_clt(df, s, metric, analytic_ci)
                                 else:
                                     value, met = "correct", "mean"
                                     if metric == "kappa":
@@ -696,12 +708,18 @@ def _generic_study(
                                         confidence_level=level,
                                         rng=np.random.default_rng(seed),
                                     )  # fmt: skip
-                            frame = r.to_frame().set_index("system")
+                            frame = None
+                            if not isinstance(r, _NaN):
+                                frame = r.to_frame().set_index("system")
                             for sys_name in truth:
                                 key = (s, m, sys_name)
                                 lo, hi = ends.setdefault(key, ([], []))
-                                lo.append(float(frame.loc[sys_name, "low"]))
-                                hi.append(float(frame.loc[sys_name, "high"]))
+                                if frame is None:
+                                    lo.append(np.nan)
+                                    hi.append(np.nan)
+                                else:
+                                    lo.append(float(frame.loc[sys_name, "low"]))
+                                    hi.append(float(frame.loc[sys_name, "high"]))
                     bar.update()
                 for (s, m, sys_name), (lo, hi) in ends.items():
                     summ = _summary(lo, hi, float(truth[sys_name]))
