@@ -7,7 +7,7 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
 """
 
-from . import metrics, planning, simulate, testing, xr
+from . import coverage, metrics, planning, simulate, testing, xr
 from ._example import load_example
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -63,6 +63,7 @@ __all__ = [
     "load_example",
     "metrics",
     "simulate",
+    "coverage",
     "testing",
     "xr",
 ]

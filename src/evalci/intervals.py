@@ -141,9 +141,7 @@ def interval(
         if np.isnan(reps).any():
             with warnings.catch_warnings():  # all-NaN rows: NaN, said elsewhere
                 warnings.simplefilter("ignore", RuntimeWarning)
-                q = np.stack(
-                    [np.nanquantile(reps, p, axis=-1) for p in probs], axis=-1
-                )
+                q = np.stack([np.nanquantile(reps, p, axis=-1) for p in probs], axis=-1)
             q[np.isnan(reps).any(axis=-1)] = np.nan
         else:
             q = np.moveaxis(np.quantile(reps, probs, axis=-1), 0, -1)

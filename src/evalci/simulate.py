@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "coverage_study",
     "BetaBernoulli",
     "ConfusionModel",
     "Model",
@@ -1061,3 +1062,14 @@ def pilot_model(
     return PilotModel.from_data(
         data, value, cluster, system, run=run, match_icc=match_icc
     )
+
+
+def coverage_study(model, **kwargs):
+    """Coverage of intervals on simulated data; see :func:`evalci.coverage.coverage_study`.
+
+    The study lives in :mod:`evalci.coverage` (batched, exact); it is offered
+    here too, beside the models it runs on.
+    """
+    from .coverage import coverage_study as study
+
+    return study(model, **kwargs)
