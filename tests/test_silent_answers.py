@@ -111,9 +111,8 @@ def test_inputs_nested_in_repos_count_equally():
     assert res.estimate == pytest.approx(0.6033, abs=1e-4)
     assert (res.n_inputs, res.n_clusters) == (300, 12)
     assert res.cluster == ("repo",) and res.input == ("input_id",)
-    assert "resampling clusters ['repo']" in repr(
-        res.to_frame()
-    ) or "n_clusters=12" in repr(res)
+    assert "n_clusters=12" in repr(res)  # the result states both units
+    assert "resampling clusters ['repo'] with inputs ['input_id']" in res._header()
     # whole repos are resampled: wider than resampling the 300 problems alone
     plain = evalci.cluster_ci(
         one, "correct", cluster="input_id", n_resamples=2000, rng=0
