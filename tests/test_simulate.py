@@ -29,6 +29,19 @@ CONF_B = np.array(  # same row sums as seed 000's matrix, more accurate
 )
 
 
+def _icc_estimates(model, gen, n_sets, cols):
+    """ICC estimates of ``n_sets`` simulated GPQA-sized (198 x 5) data sets:
+    ``(n_sets, system, stat)``."""
+    return np.array(
+        [
+            evalci.icc(
+                model.sample(198, 5, gen), "correct", "input_id", system="system"
+            )[cols].to_numpy()
+            for _ in range(n_sets)
+        ]
+    )
+
+
 def _models():
     return {
         "confusion": simulate.ConfusionModel(),
@@ -322,14 +335,7 @@ def test_pilot_reproduces_its_world_icc_in_expectation(pilot):
     R = 200
     gen = np.random.default_rng(2026)
     cols = ["sigma2_between_raw", "sigma2_within", "rho_raw"]
-    est = np.array(
-        [
-            evalci.icc(m.sample(198, 5, gen), "correct", "input_id", system="system")[
-                cols
-            ].to_numpy()
-            for _ in range(R)
-        ]
-    )  # (R, system, stat)
+    est = _icc_estimates(m, gen, R, cols)  # (R, system, stat)
     mean, se = est.mean(axis=0), est.std(axis=0, ddof=1) / np.sqrt(R)
     comp = m.components()
     between, within = comp.sigma2_between.to_numpy(), comp.sigma2_within.to_numpy()
@@ -396,14 +402,7 @@ def test_pilot_match_icc_reproduces_the_pilots_icc(pilot):
     R = 200
     gen = np.random.default_rng(7)
     cols = ["sigma2_between_raw", "sigma2_within", "rho_raw"]
-    est = np.array(
-        [
-            evalci.icc(m.sample(198, 5, gen), "correct", "input_id", system="system")[
-                cols
-            ].to_numpy()
-            for _ in range(R)
-        ]
-    )
+    est = _icc_estimates(m, gen, R, cols)
     mean, se = est.mean(axis=0), est.std(axis=0, ddof=1) / np.sqrt(R)
     # unbiased components: 4 SE, false failure 6e-5 per check (4 checks)
     assert np.all(np.abs(mean[:, 0] - comp.sigma2_between.to_numpy()) < 4 * se[:, 0])

@@ -266,8 +266,8 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     if _FORCE_PATH == "index" and not counts_runs:
         return None
     if strategy in patterns.RUN_LEVEL:
-        found = _run_patterns(unit, groups, clusters, cube, strategy, weight, args)
-        kk = cube.cell_runs()[np.ix_(clusters, groups)]
+        kk = np.rint(cube.cell_runs()[np.ix_(clusters, groups)]).astype(np.int64)
+        found = _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args)
         n_runs = int(kk.sum()) if strategy == "hierarchical" else kk.size
     else:
         found, n_runs = patterns.find_patterns(unit.T, unit.strata_bounds), 0
@@ -280,11 +280,12 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     return None
 
 
-def _run_patterns(unit, groups, clusters, cube, strategy, weight, args):
+def _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args):
     """Run-level patterns: from per-input counts when every group's runs take
-    two values (0/1 data, counts tables), else from the unit's run rows."""
-    kk = np.rint(cube.cell_runs()[np.ix_(clusters, groups)]).astype(np.int64)
-    sums = cube.cell_sums()[np.ix_(clusters, groups)]
+    two values (0/1 data, counts tables), else from the unit's run rows.
+
+    ``kk`` (N_u, G_u) are the runs of each input and group.
+    """
     if cube.runs is not None:  # counts table: a run is [0, 1] or [1, 1]
         low = np.tile([0.0, 1.0], (len(groups), 1))
         high = np.tile([1.0, 1.0], (len(groups), 1))
@@ -293,6 +294,7 @@ def _run_patterns(unit, groups, clusters, cube, strategy, weight, args):
         if any(v is None for v in pairs):
             return patterns.run_level_patterns(unit)
         low, high = (np.array(v) for v in zip(*pairs, strict=True))
+    sums = cube.cell_sums()[np.ix_(clusters, groups)]  # raw, unweighted
     c = patterns.binary_counts(sums, kk, low, high)
     # the factor Cube.units applies to each run row (exact grid at equal k)
     constant = args.metric.scale_invariant & (kk == kk[:1]).all(axis=0)
