@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import metrics as metrics_mod
-from ._typing import METHODS, STRATEGIES, WEIGHTS
+from ._typing import BACKENDS, METHODS, RESAMPLE_WEIGHTS, STRATEGIES, WEIGHTS
 from ._validate import (
     as_columns,
     check_columns,
@@ -49,6 +49,8 @@ class BootstrapArgs:
     trials: str | None = None  # counts table: `value` holds successes
     row_runs: str | None = None  # each row stands for this many identical runs
     input: tuple = ()  # the estimand's unit when it differs from `cluster`
+    weights: str = "multinomial"  # resampling weights: multinomial or poisson(1)
+    backend: str = "numpy"  # where the resampling runs: in process or on Dask
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -83,6 +85,8 @@ def bootstrap_iv(
     trials=None,
     row_runs=None,
     input=None,
+    weights="multinomial",
+    backend=None,
 ) -> BootstrapArgs:
     """Validate and normalise the arguments of :func:`bootstrap`."""
     check_frame(data, "for xarray objects use the DataArray accessor (da.evalci)")
@@ -96,6 +100,7 @@ def bootstrap_iv(
     )
     confidence_level = check_level(confidence_level)
     n_resamples = _check_resamples(n_resamples)
+    weights, backend = _check_scale_out(weights, backend, strategy)
     if successes is not None or trials is not None:
         value, metric = _counts_table(data, value, strategy, metric, successes, trials)
     if row_runs is not None and strategy != "cluster":
@@ -124,6 +129,8 @@ def bootstrap_iv(
         trials=trials,
         row_runs=row_runs,
         input=tuple(input_cols),
+        weights=weights,
+        backend=backend,
     )
 
 
@@ -154,6 +161,8 @@ def bootstrap_iv_of(data, bound, **given) -> BootstrapArgs:
         trials=a.get("trials"),
         row_runs=a.get("row_runs"),
         input=a.get("input"),
+        weights=a.get("weights", "multinomial"),
+        backend=a.get("backend"),
     )
 
 
@@ -166,6 +175,33 @@ def _check_resamples(n_resamples) -> int:
             f"resample has no spread); got {n_resamples}. Use 10_000 (the default)."
         )
     return n_resamples
+
+
+def _check_scale_out(weights, backend, strategy) -> tuple[str, str]:
+    """``weights=`` (multinomial or Poisson(1)) and ``backend=`` (numpy or dask)."""
+    check_option(
+        weights,
+        "weights",
+        RESAMPLE_WEIGHTS,
+        describe="'multinomial' (the bootstrap) or 'poisson' (Poisson(1) weights "
+        "per input, for streaming data)",
+    )
+    if weights == "poisson" and strategy not in ("cluster", "iid", "mode_aggregate"):
+        raise ValueError(
+            f"weights='poisson' weights whole inputs, which strategy={strategy!r} "
+            "does not do (it draws runs inside inputs); use strategy='cluster', or "
+            "weights='multinomial'."
+        )
+    if backend is None:
+        backend = "numpy"
+    check_option(
+        backend,
+        "backend",
+        BACKENDS,
+        describe="'numpy' (resample in this process) or 'dask' (resample on the "
+        "current Dask scheduler or distributed client)",
+    )
+    return weights, backend
 
 
 def _counts_table(data, value, strategy, metric, successes, trials):

@@ -143,13 +143,15 @@ def _sort(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-def compress(ddf, keys: list[str], sums: tuple[str, ...] = ()) -> pd.DataFrame:
+def compress(ddf, keys: list[str], sums: tuple[str, ...] = (), *, compute=True):
     """The distinct rows of ``ddf[keys]`` with their multiplicity (or summed ``sums``).
 
-    Computes one Dask reduction; the result is a pandas DataFrame sorted by
-    ``keys`` (when they can be ordered), so it does not depend on the
-    partitioning or the scheduler.
+    One Dask tree reduction (``groupby``); the result is a pandas DataFrame
+    sorted by ``keys`` (when they can be ordered), so it does not depend on
+    the partitioning or the scheduler. ``compute=False``: a Delayed of it.
     """
+    import dask
+
     missing = [c for c in [*keys, *sums] if c not in ddf.columns]
     if missing:
         shown = ", ".join(map(repr, list(ddf.columns)[:20]))
@@ -163,7 +165,9 @@ def compress(ddf, keys: list[str], sums: tuple[str, ...] = ()) -> pd.DataFrame:
         out = grouped[list(sums)].sum()
     else:
         out = grouped.size().rename(RUNS)
-    return _sort(out.reset_index().compute(), keys)
+    if compute:
+        return _sort(out.reset_index().compute(), keys)
+    return dask.delayed(_sort, pure=True)(out.reset_index(), keys)
 
 
 def expand(table: pd.DataFrame, what: str, *, limit=True) -> pd.DataFrame:
@@ -272,6 +276,153 @@ def reduce_for_bootstrap(
     check_finite(table, [args.value], "value")
     check_finite(table, extra, "metric")
     return table, RUNS
+
+
+# ------------------------------------------------ bootstrap on the workers
+def _cells_apply(args) -> bool:
+    """Whether per-input statistics can be summed on the workers (exactly).
+
+    Numeric metrics (means, ratios, pass@k): statistics are per-row functions
+    of numbers. Label metrics (accuracy, kappa) may read the set of labels
+    seen, and counts tables and nested inputs need their rows: those take the
+    exact tree reduction of distinct rows instead.
+    """
+    from .metrics import Metric
+
+    return (
+        isinstance(args.metric, Metric)
+        and args.metric.numeric
+        and args.trials is None
+        and not args.input
+        and args.strategy == "cluster"
+    )
+
+
+def _distinct(part: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """A partition's distinct rows and how many times each occurs (map step)."""
+    out = part.groupby(cols, dropna=False, observed=True, sort=False).size()
+    return out.rename(RUNS).reset_index()
+
+
+def cell_parts(ddf, args, token: str) -> list:
+    """Per partition, the summed statistics of the cells it holds (Delayed).
+
+    Map (each partition's distinct rows with multiplicities), shuffle by
+    ``cluster`` (so every input's runs meet in one partition, however the
+    table was split), then ``evalci-reduce`` tasks: each partition's cells
+    summed in the canonical order (:func:`evalci._table.cell_statistics`),
+    bit for bit the sums of the pandas path.
+    """
+    import dask
+
+    from . import _table
+
+    cols = [*args.cluster, *args.by, *args.strata, args.value, *args.metric.columns]
+    cols = list(dict.fromkeys(cols))
+    template = meta(ddf)[cols].assign(**{RUNS: pd.Series(dtype="int64")})
+    local = ddf[cols].map_partitions(_distinct, cols, meta=template)
+    shuffled = local.shuffle(on=list(args.cluster))
+    return [
+        dask.delayed(_table.cell_statistics, pure=True)(
+            part, args, RUNS, dask_key_name=f"evalci-reduce-{token}-{i}"
+        )
+        for i, part in enumerate(shuffled.to_delayed())
+    ]
+
+
+def _start_cells(parts, args, root, where):
+    """``evalci-start`` of the cells path: the pass from the partitions' cells."""
+    from . import _table, engine
+
+    with caller_warnings(where):
+        full = [p for p in parts if len(p)]
+        cells = pd.concat(full, ignore_index=True) if full else parts[0]
+        cube, n_runs = _table.prepare_cells(cells, args)
+        return engine.pass_of_cube(cube, n_runs, args, root)
+
+
+def _start_rows(table, iv, input, scale, root, where, counts):
+    """``evalci-start`` of the rows path: the pass from the distinct rows."""
+    from . import engine
+
+    with caller_warnings(where):
+        if counts:
+            check_finite(table, [iv[11], iv[12]], "successes/trials")
+            table, row_runs = expand(table, "cluster_ci", limit=False), None
+        else:
+            row_runs = RUNS
+        args = _args.bootstrap_iv(table, *iv, row_runs, input, **scale)
+        if not counts:
+            check_finite(table, [args.value], "value")
+            check_finite(table, list(args.metric.columns), "metric")
+        return engine.start_pass(table, args, root)
+
+
+def _finish_result(rep, p, where=None):
+    """``evalci-finish``: the result of a pass's replicates."""
+    from . import core
+
+    with caller_warnings(where):
+        return core._result(rep, p.args)
+
+
+def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
+    """:func:`evalci.bootstrap` on a Dask DataFrame: reduce, resample, finish.
+
+    ``iv`` are the positional arguments of :func:`evalci._args.bootstrap_iv`
+    after ``data``. Every check that needs no data runs first, on the
+    metadata. Per-input statistics are reduced on the workers; the
+    resampling runs as Dask tasks unless ``backend="numpy"``.
+    ``compute=False`` returns a Delayed of the result.
+    """
+    import uuid
+    from functools import partial
+
+    import dask
+
+    from . import engine, scaleout
+    from . import resampling as _rs
+
+    check_value(iv[0])
+    scale = {**scale, "backend": scale.get("backend") or "dask"}
+    args = _args.bootstrap_iv(meta(ddf), *iv, input=input, **scale)
+    _check_dask_bootstrap(args.metric, args.strategy)
+    if not isinstance(compute, bool):
+        raise TypeError(f"`compute` must be True or False, not {compute!r}.")
+    root, token = _rs.seed_sequence(rng), uuid.uuid4().hex
+    where = None if compute else caller_location()
+    if _cells_apply(args):
+        parts = cell_parts(ddf, args, token)
+        start = partial(_start_cells, args=args, root=root, where=where)
+    else:
+        keys = [*args.cluster, *args.input, *args.by, *args.strata]
+        counts = args.trials is not None
+        cols = (
+            [args.value, args.trials] if counts else [args.value, *args.metric.columns]
+        )
+        parts = compress(ddf, [*keys, *cols], compute=False)
+        start = partial(
+            _start_rows,
+            iv=iv,
+            input=input,
+            scale=scale,
+            root=root,
+            where=where,
+            counts=counts,
+        )
+    if compute:
+        with caller_warnings():
+            (parts,) = dask.compute(parts)
+            p = start(parts)
+            rep = (
+                scaleout.finish(p)
+                if p.args.backend == "dask"
+                else engine.finish_pass(p)
+            )
+            return _finish_result(rep, p)
+    p = dask.delayed(start, pure=True)(parts, dask_key_name=f"evalci-start-{token}")
+    done = partial(_finish_result, where=where)
+    return scaleout.lazy_finish(p, 1, args.n_resamples, done)
 
 
 # ------------------------------------------------ the accessor's methods

@@ -30,7 +30,15 @@ from ._warnings import (
 from ._warnings import warn as _warn
 from .metrics import Metric
 
-__all__ = ["prepare"]
+__all__ = ["cell_statistics", "prepare", "prepare_cells"]
+
+#: Columns of a table of per-cell summed statistics (:func:`cell_statistics`).
+CELL_RUNS = "__evalci_runs__"
+
+
+def stat_columns(m: int) -> list[str]:
+    """Names of the ``m`` summed-statistic columns of a cell table."""
+    return [f"__evalci_s{j}__" for j in range(m)]
 
 
 def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
@@ -191,12 +199,7 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
             frame, group_codes, cluster_codes, cluster_keys, strata_codes = iid
 
     # canonical order: (group, cluster, input, value); no memory of row order
-    keys = [value_codes(frame[args.value])]
-    if isinstance(args.metric, Metric):
-        keys = [value_codes(frame[c]) for c in reversed(args.metric.columns)] + keys
-    if input_codes is not None:
-        keys.append(input_codes)
-    order = np.lexsort((*keys, cluster_codes, group_codes))
+    order = _canonical_order(frame, args, input_codes, cluster_codes, group_codes)
     frame = frame.iloc[order]
     cube = Cube(
         row_group=group_codes[order],
@@ -212,6 +215,86 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
     else:
         cube.frame = frame.reset_index(drop=True)
     return cube, n_runs
+
+
+def _canonical_order(frame, args, *codes) -> np.ndarray:
+    """Row order by ``codes`` (last is primary), then value, then metric columns.
+
+    Within a cell the rows are summed in this order, so a table's sums do not
+    depend on its row order -- nor on which rows of it a Dask partition holds.
+    """
+    keys = [value_codes(frame[args.value])]
+    if isinstance(args.metric, Metric):
+        keys = [value_codes(frame[c]) for c in reversed(args.metric.columns)] + keys
+    return np.lexsort((*keys, *(c for c in codes if c is not None)))
+
+
+def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
+    """Summed statistics of every (cluster, group, strata) cell that ``rows`` hold whole.
+
+    ``runs`` names a column of multiplicities (a row standing for that many
+    identical runs). The values are checked as :func:`prepare` checks them,
+    each row's statistics formed, and a cell's rows summed in the canonical
+    order, so the sums are bit for bit those of :func:`prepare` on the whole
+    table. One row per cell: the key columns, :func:`stat_columns` and
+    :data:`CELL_RUNS`. The per-partition step of the Dask reduction.
+    """
+    frame = _clean_values(rows, args)
+    if runs is not None:
+        frame = frame.iloc[np.repeat(np.arange(len(frame)), frame[runs].to_numpy())]
+    keys = list(dict.fromkeys([*args.cluster, *args.by, *args.strata]))
+    if len(frame) == 0:
+        return pd.DataFrame(columns=keys + [CELL_RUNS])
+    # each role's codes (and its messages), then one code per cell
+    codes = [factorize(frame, args.cluster, "cluster")[0]]
+    codes.append(group_codes_of(frame, args.by)[0])
+    if args.strata:
+        codes.append(factorize(frame, args.strata, "strata")[0])
+    _, first, cell = np.unique(
+        np.column_stack(codes), axis=0, return_index=True, return_inverse=True
+    )
+    cell = cell.reshape(-1)
+    order = _canonical_order(frame, args, cell)
+    out = frame[keys].iloc[first].reset_index(drop=True)
+    frame, cell = frame.iloc[order], cell[order]
+    data_map = {c: frame[c].to_numpy() for c in frame.columns}
+    stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
+    n = len(out)
+    for j, name in enumerate(stat_columns(stats.shape[1])):
+        out[name] = np.bincount(cell, weights=stats[:, j], minlength=n)
+    out[CELL_RUNS] = np.bincount(cell, minlength=n).astype(float)
+    return out
+
+
+def prepare_cells(cells: pd.DataFrame, args: BootstrapArgs) -> tuple[Cube, np.ndarray]:
+    """The cube of a cell table (:func:`cell_statistics` of every cell).
+
+    What :func:`prepare` gives on the rows behind the table, for
+    ``strategy="cluster"`` with inputs as clusters.
+    """
+    if len(cells) == 0:
+        raise ValueError("no rows left to resample (after dropping missing values).")
+    group_codes, groups, n_groups = group_codes_of(cells, args.by)
+    cluster_codes, cluster_keys = factorize(cells, args.cluster, "cluster")
+    strata_codes = None
+    if args.strata:
+        strata_codes = _check_strata(
+            cells, cluster_codes, len(cluster_keys), args.strata[0], args.cluster
+        )
+    runs = cells[CELL_RUNS].to_numpy(dtype=float)
+    n_runs = np.bincount(group_codes, weights=runs, minlength=n_groups)
+    order = np.lexsort((cluster_codes, group_codes))
+    cube = Cube(
+        row_group=group_codes[order],
+        row_cluster=cluster_codes[order],
+        cluster_keys=cluster_keys,
+        groups=groups,
+        strata=strata_codes,
+    )
+    names = [c for c in cells.columns if c.startswith("__evalci_s")]
+    cube.stats = cells[names].to_numpy(dtype=float)[order]
+    cube.runs = runs[order]
+    return cube, n_runs.astype(np.int64)
 
 
 _MODE_WARNING = (

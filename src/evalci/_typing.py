@@ -20,3 +20,5 @@ STRATEGIES: tuple[str, ...] = (
 )
 METHODS: tuple[str, ...] = ("percentile", "basic", "bca", "normal")
 WEIGHTS: tuple[str, ...] = ("input", "run")
+RESAMPLE_WEIGHTS: tuple[str, ...] = ("multinomial", "poisson")
+BACKENDS: tuple[str, ...] = ("numpy", "dask")

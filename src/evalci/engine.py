@@ -75,8 +75,12 @@ def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_
     return estimate, reps, jack
 
 
-def _fast_unit(p: Pass, u: int, sums=None):
+def _fast_unit(p: Pass, u: int, sums=None, reps=None):
     """Estimate, replicates, jackknife and BCa acceleration of a Metric unit.
+
+    ``reps`` are the unit's finished replicates ``(B, G_u)`` when a scheduler
+    computed them (:mod:`evalci.scaleout`), ``sums`` its replicate sums;
+    when neither is given they are computed here, block by block.
 
     The jackknife comes from sufficient statistics, ``finalize(T.sum(0) -
     T[i])``: O(N) on the index kernel; on the pattern kernel every input of a
@@ -85,13 +89,11 @@ def _fast_unit(p: Pass, u: int, sums=None):
     comparisons read is then a gather.
     """
     unit, metric = p.units[u][0], p.args.metric
-    found, plan = p.plans[u] if p.plans[u] is not None else (None, None)
-    if sums is None and found is not None:
-        sums = patterns.replicate_sums(
-            found, p.root, unit.index, p.strategy, p.args.n_resamples, plan=plan
-        )
-    elif sums is None:
-        sums = _rs.replicate_sums(unit, p.root, p.strategy, p.args.n_resamples)
+    found = p.plans[u][0] if p.plans[u] is not None else None
+    if reps is None:
+        if sums is None:
+            sums = p.work(u).sums(0, _rs.n_streams_for(p.args.n_resamples))
+        reps = metric.finalize(sums[: p.args.n_resamples])
     total = unit.T.sum(axis=0)  # (G, m)
     estimate = metric.finalize(total)
     if found is None:
@@ -101,7 +103,49 @@ def _fast_unit(p: Pass, u: int, sums=None):
         jack_p = patterns.pattern_jackknife(found, metric.finalize, total)  # (P, G)
         accel = patterns.pattern_acceleration(jack_p.T, found)
         jack = patterns.expand_jackknife(jack_p, found)
-    return estimate, metric.finalize(sums), jack, accel
+    return estimate, reps, jack, accel
+
+
+@dataclass(frozen=True)
+class UnitWork:
+    """What resampling one draw unit needs, and nothing else (no rows, no cube).
+
+    Small enough to ship to a Dask worker once: the unit's per-input
+    statistics (index kernel) or its pattern table and draw plan (pattern
+    kernel), the root seed, the strategy, the weights and the metric's
+    ``finalize``. :meth:`sums` and :meth:`replicates` are the per-block kernel.
+    """
+
+    index: int
+    unit: object  # resampling.Unit (index kernel), or None
+    patterns: object  # (Patterns, DrawPlan) on the pattern kernel, or None
+    root: np.random.SeedSequence
+    strategy: str
+    weights: str
+    finalize: object
+
+    def sums(self, first: int, n_streams: int) -> np.ndarray:
+        """Replicate sums ``(n_streams * 64, G, m)`` of streams ``first ...``."""
+        extra = {} if self.weights == "multinomial" else {"weights": self.weights}
+        if self.patterns is not None:
+            found, plan = self.patterns
+            return patterns.pattern_replicate_sums(
+                found,
+                self.root,
+                self.index,
+                self.strategy,
+                first,
+                n_streams,
+                plan=plan,
+                **extra,
+            )
+        return _rs.stream_replicate_sums(
+            self.unit, self.root, self.strategy, first, n_streams, **extra
+        )
+
+    def replicates(self, first: int, n_streams: int) -> np.ndarray:
+        """Finished replicates ``(n_streams * 64, G)``: the metric of each sum."""
+        return self.finalize(self.sums(first, n_streams))
 
 
 @dataclass
@@ -145,6 +189,19 @@ class Pass:
     def fast(self) -> bool:
         return isinstance(self.args.metric, Metric)
 
+    def work(self, u: int) -> UnitWork:
+        """The resampling work of unit ``u`` (Metric paths only)."""
+        plan = self.plans[u]
+        return UnitWork(
+            index=self.units[u][0].index,
+            unit=self.units[u][0] if plan is None else None,
+            patterns=plan,
+            root=self.root,
+            strategy=self.strategy,
+            weights=self.args.weights,
+            finalize=self.args.metric.finalize,
+        )
+
     @property
     def paths(self) -> list[str]:
         """The kernel each unit resamples with: ``"patterns"`` or ``"index"``."""
@@ -154,6 +211,15 @@ class Pass:
 def start_pass(data, args: BootstrapArgs, root) -> Pass:
     """Validate, build the cube and its draw units (no resampling yet)."""
     cube, n_runs = prepare(data, args, root)
+    return pass_of_cube(cube, n_runs, args, root)
+
+
+def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
+    """The draw units of a prepared cube, checked (inputs per unit, memory).
+
+    The second half of :func:`start_pass`, for the paths that build the cube
+    from per-input statistics reduced elsewhere (Dask).
+    """
     fast = isinstance(args.metric, Metric)
     if not fast:
         _check_callable(cube, args)
@@ -324,20 +390,15 @@ def unit_sums(p: Pass, u: int, first: int, n_streams: int):
     """
     if not p.fast or u >= len(p.units):
         return None
-    unit = p.units[u][0]
-    if p.plans[u] is not None:  # the exact pattern path (issue 10)
-        found, plan = p.plans[u]
-        return patterns.pattern_replicate_sums(
-            found, p.root, unit.index, p.strategy, first, n_streams, plan=plan
-        )
-    return _rs.stream_replicate_sums(unit, p.root, p.strategy, first, n_streams)
+    return p.work(u).sums(first, n_streams)
 
 
-def finish_pass(p: Pass, sums=None) -> Replicates:
+def finish_pass(p: Pass, sums=None, finished=None) -> Replicates:
     """Replicates, estimates and jackknife of every unit.
 
     ``sums[u]`` are the unit's replicate sums in stream order (at least
-    ``n_resamples`` rows); computed here, block by block, when not given.
+    ``n_resamples`` rows), or ``finished[u]`` its replicates ``(B, G_u)``;
+    computed here, block by block, when neither is given.
     """
     args, cube = p.args, p.cube
     n_groups = cube.n_groups
@@ -349,7 +410,8 @@ def finish_pass(p: Pass, sums=None) -> Replicates:
     for u, (unit, groups, clusters) in enumerate(p.units):
         if p.fast:
             unit_sums = None if sums is None else sums[u][: args.n_resamples]
-            est_u, reps_u, jack_u, accel_u = _fast_unit(p, u, unit_sums)
+            unit_reps = None if finished is None else finished[u][: args.n_resamples]
+            est_u, reps_u, jack_u, accel_u = _fast_unit(p, u, unit_sums, unit_reps)
         else:
             est_u, reps_u, jack_u = _run_unit_callable(
                 cube,
@@ -386,5 +448,14 @@ def finish_pass(p: Pass, sums=None) -> Replicates:
 
 
 def replicates(data, args: BootstrapArgs, root) -> Replicates:
-    """Resample every draw unit of the validated table: the shared engine pass."""
-    return finish_pass(start_pass(data, args, root))
+    """Resample every draw unit of the validated table: the shared engine pass.
+
+    With ``backend="dask"`` the resampling runs as Dask tasks
+    (:func:`evalci.scaleout.finish`); the numbers are the same.
+    """
+    p = start_pass(data, args, root)
+    if args.backend == "dask":
+        from . import scaleout
+
+        return scaleout.finish(p)
+    return finish_pass(p)
