@@ -333,8 +333,11 @@ def test_dask_graph_splits_the_bootstrap_and_matches_numpy(unequal, kw):
         eager = da.evalci.bootstrap(n_resamples=3000, rng=5, **kw)
     lazy = da.chunk({"input": 10}).evalci.bootstrap(n_resamples=3000, rng=5, **kw)
     graph = dict(lazy.low.data.__dask_graph__())
-    blocks = [k for k in graph if "unit_sums" in str(k)]
+    blocks = [k for k in graph if "evalci-resample" in str(k)]
     assert len(blocks) >= 3  # 3,000 replicates: 47 streams in blocks of 16
+    reduce = [k for k in graph if "evalci-reduce" in str(k)]
+    # cluster strategy: reduced chunk by chunk (4 chunks of 10 inputs)
+    assert len(reduce) == (0 if kw.get("strategy") else 4)
     with ctx:
         computed = lazy.compute(scheduler="threads")
     xr.testing.assert_identical(computed, eager)

@@ -842,6 +842,8 @@ def _paired_rows(
     input,
     row_runs=None,
     warn=True,
+    weights="multinomial",
+    backend=None,
 ):
     """The validated arguments and the rows of a paired comparison: ``(args, frame)``.
 
@@ -865,6 +867,8 @@ def _paired_rows(
         trials,
         row_runs,
         input,
+        weights=weights,
+        backend=backend,
     )
     # NaN rows first, then the same-inputs check (a dropped row can unpair them)
     keys = [*cluster, *args.input]
@@ -1088,6 +1092,8 @@ def compare(
     successes: str | None = None,
     trials: str | None = None,
     input=None,
+    weights: str = "multinomial",
+    backend: str | None = None,
 ) -> ComparisonResult:
     """Paired gaps between systems evaluated on the same inputs.
 
@@ -1109,7 +1115,7 @@ def compare(
         Compare every other system against this one (gap = other - baseline).
     pairs : list of (a, b), optional
         The pairs to compare (gap = b - a). Default: all pairs, in sorted order.
-    metric, strategy, strata, weight, dropna, rng, successes, trials, input
+    metric, strategy, strata, weight, dropna, rng, successes, trials, input, weights
         As in :func:`evalci.bootstrap` (any metric of the core; k=1 or k>1).
         With ``input=`` naming inputs nested in the ``cluster`` (problems in
         repositories), whole clusters are resampled for every system at once,
@@ -1130,6 +1136,10 @@ def compare(
         ``"greater"``: H1 is gap > 0 (interval ``[low, inf)``).
     confidence_level : float
     n_resamples : int
+    backend : {'numpy', 'dask'}, optional
+        Where the resampling runs, as in :func:`evalci.bootstrap` (``"dask"``
+        by default for a Dask DataFrame, whose rows are reduced exactly on the
+        workers first).
     missing : {'raise', 'drop'}
         Inputs present for one system but not another: raise an error listing
         some of them, or drop them with a warning saying how many. Checked
@@ -1174,6 +1184,8 @@ def compare(
     [46, 62, 90]
     """
     mme = check_options(method, adjust, alternative, missing, mme)
+    if backend is None and _dask.is_dask_frame(data):
+        backend = "dask"
     data, row_runs = _pandas_frame(
         data, value, cluster, system, strategy, metric, strata, successes, trials
     )
@@ -1198,6 +1210,8 @@ def compare(
         trials=trials,
         input=input,
         row_runs=row_runs,
+        weights=weights,
+        backend=backend,
     )
     level = _pair_level(confidence_level, adjust, len(pair_pos))
     root = _rs.seed_sequence(rng)

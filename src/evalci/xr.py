@@ -396,6 +396,7 @@ def bootstrap(
     n_resamples: int = 10_000,
     weight: str = "input",
     rng=None,
+    weights: str = "multinomial",
 ) -> xr.Dataset:
     """Bootstrap CI of a DataArray over ``(input, run, ...)``; any strategy.
 
@@ -416,8 +417,10 @@ def bootstrap(
         each group drawn independently.
     strata : str, optional
         A coordinate along ``input_dim``: a stratified bootstrap of the whole.
-    strategy, metric, method, confidence_level, n_resamples, weight, rng
-        As in :func:`evalci.bootstrap`.
+    strategy, metric, method, confidence_level, n_resamples, weight, rng, weights
+        As in :func:`evalci.bootstrap`. A Dask-backed array is reduced chunk
+        by chunk (each chunk's per-input statistics) and resampled as Dask
+        tasks on the current scheduler.
 
     Returns
     -------
@@ -445,6 +448,7 @@ def bootstrap(
         n_resamples=n_resamples,
         weight=weight,
         rng=_rs.seed_sequence(rng),
+        weights=weights,
     )
     _check_args(da, input_dim, run_dim, strata, by, kwargs)
     da = _load_coords(da)
@@ -478,100 +482,187 @@ def cluster_ci(
     )
 
 
-#: Streams (of 64 replicates) per Dask task: 1,024 replicates. Memory and
-#: scheduling only; results never depend on it.
-TASK_STREAMS = 16
+def _block_coords(coords, dims, chunks, index):
+    """The coordinates of one block: each coordinate sliced along its dims."""
+    bounds = {
+        d: (int(np.sum(c[:i])), int(np.sum(c[: i + 1])))
+        for d, c, i in zip(dims, chunks, index, strict=True)
+    }
+    out = {}
+    for k, (cdims, values) in coords.items():
+        sl = tuple(slice(*bounds[d]) for d in cdims)
+        out[k] = (cdims, values[sl] if sl else values)
+    return out
+
+
+def _chunk_cells(block, coords, dims, name, spec, kwargs, where):
+    """``evalci-reduce``: one chunk's cells (its runs are whole: run is one chunk).
+
+    Numeric metrics: the chunk's summed statistics per (input, group) cell,
+    in the canonical order (:func:`evalci._table.cell_statistics`), bit for
+    bit those of the numpy path. Label metrics: its distinct rows and their
+    multiplicities (exact; label data compresses).
+    """
+    input_dim, run_dim, strata, by = spec
+    arr = xr.DataArray(block, dims=dims, coords=coords, name=name)
+    with _dask.caller_warnings(where):
+        frame, value, group_dims = _long(
+            arr, input_dim, run_dim, strata, by, kwargs["metric"]
+        )
+        args = _args.bootstrap_iv_of(
+            frame,
+            kwargs,
+            value=value,
+            cluster=input_dim,
+            by=(list(by) + group_dims) or None,
+            strata=strata,
+        )
+        if _dask._cells_apply(args):
+            return _table.cell_statistics(frame, args)
+        cols = [c for c in frame.columns if c != run_dim]
+        return _dask._distinct(frame[cols], cols)
+
+
+def _start_lazy(parts, meta_args, kwargs, where):
+    """``evalci-start``: the pass from the chunks' cells (or distinct rows)."""
+    with _dask.caller_warnings(where):
+        full = [p for p in parts if len(p)]
+        table = pd.concat(full, ignore_index=True) if full else parts[0]
+        if _dask._cells_apply(meta_args):
+            cube, n_runs = _table.prepare_cells(table, meta_args)
+            return engine.pass_of_cube(cube, n_runs, meta_args, kwargs["rng"])
+        args = _args.bootstrap_iv_of(
+            table, kwargs, **_given(meta_args), row_runs=_dask.RUNS
+        )
+        return engine.start_pass(table, args, kwargs["rng"])
+
+
+def _given(args) -> dict:
+    """The table arguments of ``args`` as keyword arguments of ``bootstrap_iv_of``."""
+    return dict(
+        value=args.value,
+        cluster=args.cluster,
+        by=args.by or None,
+        strata=args.strata[0] if args.strata else None,
+    )
+
+
+def _reduce_graph(da, input_dim, run_dim, strata, by, kwargs, where, token):
+    """Per chunk (runs whole), a Delayed of its cells: the reduction by chunk."""
+    import dask
+
+    data = da.data
+    if run_dim in da.dims:
+        data = data.rechunk({da.dims.index(run_dim): -1})
+    coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
+    spec = (input_dim, run_dim, strata, tuple(by))
+    blocks = data.to_delayed()
+    out = []
+    for index in np.ndindex(*blocks.shape):
+        block_coords = _block_coords(coords, da.dims, data.chunks, index)
+        out.append(
+            dask.delayed(_chunk_cells, pure=True)(
+                blocks[index],
+                block_coords,
+                da.dims,
+                da.name,
+                spec,
+                kwargs,
+                where,
+                dask_key_name=f"evalci-reduce-{token}-{'-'.join(map(str, index))}",
+            )
+        )
+    return out
+
+
+def _n_units(template, by, kwargs) -> int:
+    """The draw units foreseen before the data is seen: one, or one per ``by`` group.
+
+    Groups that share inputs share a unit (all-NaN inputs are refused); iid
+    with k > 1 makes every group its own unit. Tasks for units that turn out
+    not to exist are no-ops; units not foreseen are resampled at the end.
+    """
+    if kwargs["strategy"] == "iid":
+        return int(np.prod([template.sizes[d] for d in template.estimate.dims]))
+    return int(np.prod([template.sizes[b] for b in by])) if by else 1
 
 
 def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
-    """Dask-backed input: a graph of the engine's three steps.
+    """Dask-backed input: a graph of the engine's steps, the heavy ones by chunk.
 
-    One task builds the cube from the data, one task per block of
-    ``TASK_STREAMS`` streams per draw unit computes replicate sums, and one
-    task reads the intervals. The streams are keyed by index, so any Dask
-    scheduler gives the numbers of the numpy path.
+    ``evalci-reduce`` tasks turn each chunk (with its runs whole) into
+    per-input statistics; ``evalci-start`` builds the pass from them;
+    ``evalci-resample`` tasks (:mod:`evalci.scaleout`) compute the replicates
+    block by block; ``evalci-finish`` reads the intervals. The streams are
+    keyed by index, so any Dask scheduler and any chunking give the numbers
+    of the numpy path. Strategies that resample runs, and callable metrics,
+    need the rows: their reduction gathers them in the start task.
 
     Warnings that need the data (a stratum with one input, no spread, ...)
     are raised when the tasks run, and point at ``where``: the user's line
     that built the graph. (A worker in another process keeps them in its
     own log.)
     """
+    import uuid
+
     import dask
     import dask.array as dsa
 
+    from . import scaleout
+
     template = _template(da, input_dim, run_dim, by, kwargs["n_resamples"])
     names = list(template.data_vars)
-    # Tasks get the array's data and its (in-memory) labels, not the Dask
-    # collection itself, so nothing is embedded twice in the graph.
     coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
     dims, name = da.dims, da.name
     group_dims = [d for d in dims if d not in (input_dim, run_dim)]
     labels = {d: coords[d][1] for d in group_dims if d in coords}
     dims_out = {v: template[v].dims for v in names}
+    meta_args = _check_args(da, input_dim, run_dim, strata, by, kwargs)
+    token = uuid.uuid4().hex
 
-    def start(data):
+    def start_rows(data):
         arr = xr.DataArray(data, dims=dims, coords=coords, name=name)
         with _dask.caller_warnings(where):
             return _start(arr, input_dim, run_dim, strata, by, kwargs)
 
-    def finish(p, blocks):
-        sums = [None if not b or b[0] is None else np.concatenate(b) for b in blocks]
-        sums = sums[: len(p.units)]
-        if len(sums) < len(p.units) or any(x is None for x in sums):
-            sums = None  # callable metric, or more units than foreseen: do it here
+    def finish(rep, p):
         with _dask.caller_warnings(where):
-            ds = _dataset(
-                engine.finish_pass(p, sums),
-                p.args,
-                by,
-                group_dims,
-                labels,
-                input_dim,
-                run_dim,
-            )
+            ds = _dataset(rep, p.args, by, group_dims, labels, input_dim, run_dim)
         return tuple(ds[v].transpose(*dims_out[v]).values for v in names)
 
-    p = dask.delayed(start, pure=True)(da.data)
-    # Groups that share inputs share a unit: one unit without `by` (all-NaN
-    # inputs are refused), one per `by` group; iid with k > 1 makes every
-    # group its own unit. Tasks for units that turn out not to exist are no-ops.
-    n_groups = int(np.prod([template.sizes[d] for d in template.estimate.dims]))
-    if kwargs["strategy"] == "iid":
-        n_units = n_groups
+    if kwargs["strategy"] == "cluster" and isinstance(kwargs["metric"], Metric):
+        parts = _reduce_graph(da, input_dim, run_dim, strata, by, kwargs, where, token)
+        p = dask.delayed(_start_lazy, pure=True)(
+            parts, meta_args, kwargs, where, dask_key_name=f"evalci-start-{token}"
+        )
     else:
-        n_units = template.sizes[by[0]] if by else 1
-        for b in by[1:]:
-            n_units *= template.sizes[b]
-    total = _rs.n_streams_for(kwargs["n_resamples"])
-    blocks = [
-        [
-            dask.delayed(engine.unit_sums, pure=True)(
-                p, u, first, min(TASK_STREAMS, total - first)
-            )
-            for first in range(0, total, TASK_STREAMS)
-        ]
-        for u in range(n_units)
-    ]
-    parts = dask.delayed(finish, nout=len(names), pure=True)(p, blocks)
+        p = dask.delayed(start_rows, pure=True)(
+            da.data, dask_key_name=f"evalci-start-{token}"
+        )
+    n_units = _n_units(template, by, kwargs)
+    done = scaleout.lazy_finish(p, n_units, kwargs["n_resamples"], finish)
     out = {}
-    for v, part in zip(names, parts, strict=True):
+    for i, v in enumerate(names):
         t = template[v]
-        out[v] = (t.dims, dsa.from_delayed(part, shape=t.shape, dtype=t.dtype))
+        out[v] = (t.dims, dsa.from_delayed(done[i], shape=t.shape, dtype=t.dtype))
     ds = xr.Dataset(out, coords=template.coords)
-    attrs = {
-        "method": kwargs["method"],
-        "strategy": kwargs["strategy"],
-        "confidence_level": kwargs["confidence_level"],
-        "n_resamples": kwargs["n_resamples"],
-        "weight": kwargs["weight"],
-        "metric": getattr(
-            kwargs["metric"], "name", getattr(kwargs["metric"], "__name__", "callable")
-        ),
-        "input_dim": input_dim,
-        "run_dim": run_dim,
-        "paired": int(not by),
-    }
-    ds.attrs.update(attrs)
+    ds.attrs.update(
+        {
+            "method": kwargs["method"],
+            "strategy": kwargs["strategy"],
+            "confidence_level": kwargs["confidence_level"],
+            "n_resamples": kwargs["n_resamples"],
+            "weight": kwargs["weight"],
+            "metric": getattr(
+                kwargs["metric"],
+                "name",
+                getattr(kwargs["metric"], "__name__", "callable"),
+            ),
+            "input_dim": input_dim,
+            "run_dim": run_dim,
+            "paired": int(not by),
+        }
+    )
     return ds
 
 

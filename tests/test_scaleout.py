@@ -1,0 +1,328 @@
+"""Scale out on Dask: the reduction and the resampling as tasks, the same numbers.
+
+Every test here compares with the numpy/pandas path *bit for bit*
+(``np.array_equal``), on real schedulers: sync, threads, processes, and a
+``distributed.LocalCluster`` on loopback started by the tests.
+"""
+
+import os
+import signal
+import threading
+import time
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+from dask.callbacks import Callback
+from dask.delayed import Delayed
+
+import evalci
+from evalci import scaleout
+
+distributed = pytest.importorskip("distributed")
+
+FIELDS = ("estimate", "low", "high", "standard_error", "bootstrap_distribution")
+
+
+def identical(a, b):
+    """Two results with the same numbers, bit for bit."""
+    for f in FIELDS:
+        x, y = np.asarray(getattr(a, f)), np.asarray(getattr(b, f))
+        assert np.array_equal(x, y, equal_nan=True), f
+    assert np.array_equal(np.asarray(a.n_runs), np.asarray(b.n_runs))
+    assert np.array_equal(np.asarray(a.n_inputs), np.asarray(b.n_inputs))
+
+
+def scores(n=120, k=4, systems=3, seed=0, unequal=True):
+    """Continuous scores (no two alike: patterns do not compress), k runs."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(systems):
+        for i in range(n):
+            ki = int(rng.integers(1, k + 1)) if unequal else k
+            for r in range(ki):
+                rows.append((f"q{i:04d}", r, f"sys{s}", i % 3, rng.normal(s, 1.0)))
+    df = pd.DataFrame(rows, columns=["input_id", "run", "system", "subject", "score"])
+    return df.sample(frac=1, random_state=seed).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+# -------------------------------------------------- same numbers everywhere
+CASES = [
+    ("score", dict(by="system")),
+    ("score", dict(by="system", strata="subject", method="bca", weight="run")),
+    ("score", dict(method="bca")),
+]
+
+
+@pytest.mark.parametrize("value, kw", CASES)
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_dask_frame_equals_pandas_bit_for_bit(value, kw, npartitions):
+    df = scores()
+    if "by" not in kw:
+        df = df[df.system == "sys1"]
+    ref = evalci.cluster_ci(df, value, "input_id", n_resamples=1500, rng=4, **kw)
+    # shuffled rows: an input's runs lie in several partitions
+    ddf = dd.from_pandas(df.sample(frac=1, random_state=9), npartitions=npartitions)
+    for scheduler in ("sync", "threads"):
+        with dask.config.set(scheduler=scheduler):
+            got = ddf.evalci.cluster_ci(
+                value, "input_id", n_resamples=1500, rng=4, **kw
+            )
+        identical(ref, got)
+
+
+def test_0_1_outcomes_kappa_and_counts_take_their_exact_paths(gpqa):
+    ddf = dd.from_pandas(gpqa.sample(frac=1, random_state=1), npartitions=5)
+    kw = dict(by="system", n_resamples=1200, rng=3, method="bca")
+    identical(
+        evalci.cluster_ci(gpqa, "correct", "input_id", **kw),
+        ddf.evalci.cluster_ci("correct", "input_id", **kw),
+    )
+    sim = evalci.simulate.confusion_model(80, 4, rng=3)
+    kappa = dict(metric=evalci.metrics.kappa(truth="label"), n_resamples=700, rng=1)
+    identical(
+        evalci.cluster_ci(sim, "pred", "input_id", **kappa),
+        dd.from_pandas(sim, npartitions=3).evalci.cluster_ci(
+            "pred", "input_id", **kappa
+        ),
+    )
+
+
+def test_backend_dask_on_a_pandas_table_and_in_compare(gpqa, client):
+    kw = dict(by="system", n_resamples=2500, rng=0)
+    ref = evalci.cluster_ci(gpqa, "correct", "input_id", **kw)
+    identical(ref, evalci.cluster_ci(gpqa, "correct", "input_id", backend="dask", **kw))
+    df = scores(systems=2)
+    a = evalci.compare(df, "score", cluster="input_id", n_resamples=1500, rng=2)
+    b = evalci.compare(
+        df, "score", cluster="input_id", n_resamples=1500, rng=2, backend="dask"
+    )
+    c = evalci.compare(
+        dd.from_pandas(df, npartitions=4),
+        "score",
+        cluster="input_id",
+        n_resamples=1500,
+        rng=2,
+    )
+    for other in (b, c):
+        assert np.array_equal(a.gap_distribution, other.gap_distribution)
+        pd.testing.assert_frame_equal(a.table, other.table)
+
+
+def test_on_a_distributed_cluster(client):
+    df = scores()
+    kw = dict(by="system", n_resamples=2000, rng=7, method="bca")
+    ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+    ddf = dd.from_pandas(df, npartitions=6)
+    identical(ref, ddf.evalci.cluster_ci("score", "input_id", **kw))
+    identical(ref, ddf.evalci.cluster_ci("score", "input_id", backend="numpy", **kw))
+    lazy = ddf.evalci.cluster_ci("score", "input_id", compute=False, **kw)
+    identical(ref, client.compute(lazy).result())
+
+
+def test_a_process_cluster_pickles_every_task():
+    df = scores(n=60)
+    kw = dict(by="system", n_resamples=1100, rng=1)
+    ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        got = dd.from_pandas(df, npartitions=3).evalci.cluster_ci(
+            "score", "input_id", **kw
+        )
+    identical(ref, got)
+
+
+# ------------------------------------------------------------ graph shape
+def _prefixes(graph) -> dict:
+    out = {}
+    for key in graph:
+        name = key[0] if isinstance(key, tuple) else key
+        if isinstance(name, str) and name.startswith("evalci-"):
+            prefix = "-".join(name.split("-")[:2])
+            out[prefix] = out.get(prefix, 0) + 1
+    return out
+
+
+def test_compute_false_is_a_lazy_graph_of_named_tasks():
+    df = scores()
+    ddf = dd.from_pandas(df, npartitions=4)
+    lazy = ddf.evalci.cluster_ci(
+        "score", "input_id", by="system", n_resamples=3000, rng=0, compute=False
+    )
+    assert isinstance(lazy, Delayed)
+    names = _prefixes(dict(lazy.__dask_graph__()))
+    # 4 partitions reduced; 3,000 resamples = 47 streams = 3 blocks of 16
+    assert names["evalci-reduce"] == 4
+    assert names["evalci-resample"] == 3
+    assert names["evalci-start"] == names["evalci-finish"] == 1
+    ref = evalci.cluster_ci(
+        df, "score", "input_id", by="system", n_resamples=3000, rng=0
+    )
+    identical(ref, lazy.compute())
+    with pytest.raises(ValueError, match="`compute=False` is for Dask DataFrames"):
+        evalci.cluster_ci(df, "score", "input_id", compute=False)
+
+
+class _Results(Callback):
+    """Records the size of every task result a local scheduler computes."""
+
+    def __init__(self):
+        super().__init__()
+        self.sizes = {}
+
+    def _posttask(self, key, result, dsk, state, worker_id):
+        name = key[0] if isinstance(key, tuple) else key
+        if isinstance(result, np.ndarray):
+            self.sizes[str(name)] = result.nbytes
+
+
+def test_no_task_holds_the_replicate_sums_of_every_block():
+    # kappa with 4 labels: 16 statistics per system, 3 systems. The replicate
+    # sums of all blocks would be B x 3 x 16 floats; each resample task
+    # returns its block's *finished* replicates, 1,024 x 3 floats.
+    sim = pd.concat(
+        [
+            evalci.simulate.confusion_model(90, 3, rng=s).assign(system=f"s{s}")
+            for s in range(3)
+        ]
+    )
+    kw = dict(metric=evalci.metrics.kappa(truth="label"), by="system", rng=2)
+    lazy = dd.from_pandas(sim, npartitions=3).evalci.cluster_ci(
+        "pred", "input_id", n_resamples=5000, compute=False, **kw
+    )
+    with _Results() as seen, dask.config.set(scheduler="sync"):
+        got = lazy.compute()
+    blocks = {k: v for k, v in seen.sizes.items() if k.startswith("evalci-resample")}
+    assert len(blocks) == 5  # 79 streams in blocks of 16
+    assert max(blocks.values()) == 1024 * 3 * 8
+    identical(evalci.cluster_ci(sim, "pred", "input_id", n_resamples=5000, **kw), got)
+
+
+def test_a_lazy_dataarray_is_reduced_chunk_by_chunk(gpqa):
+    da = scores(n=90, k=3, unequal=False).evalci.to_xarray(
+        "score", input="input_id", run="run", system="system"
+    )
+    eager = da.evalci.cluster_ci(n_resamples=1000, rng=3)
+    lazy = da.chunk({"input": 20, "system": 2}).evalci.cluster_ci(
+        n_resamples=1000, rng=3
+    )
+    graph = dict(lazy.estimate.data.__dask_graph__())
+    names = _prefixes(graph)
+    assert names["evalci-reduce"] == 5 * 2  # 5 input chunks x 2 system chunks
+    # the start task reads the chunks' statistics, never the array itself
+    start = next(k for k in graph if str(k).startswith("evalci-start"))
+    deps = graph[start].dependencies
+    assert deps and all(str(d).startswith("evalci-reduce") for d in deps)
+    for scheduler in ("sync", "threads"):
+        xr.testing.assert_identical(lazy.compute(scheduler=scheduler), eager)
+
+
+# ----------------------------------------------------------------- faults
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_changes_nothing():
+    df = scores(n=400, k=3, systems=4)
+    kw = dict(by="system", n_resamples=60_000, rng=11)
+    ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        lazy = dd.from_pandas(df, npartitions=4).evalci.cluster_ci(
+            "score", "input_id", compute=False, **kw
+        )
+        future = c.compute(lazy)
+        pids = c.run(os.getpid)
+        victim = sorted(pids)[0]
+        # wait until resampling is under way on the workers, then kill one
+        deadline, under_way = time.time() + 60, False
+        while time.time() < deadline and not under_way:
+            busy = c.processing()
+            under_way = any(
+                "evalci-resample" in str(k) for ks in busy.values() for k in ks
+            )
+            time.sleep(0.01)
+        assert under_way and not future.done()  # killed mid-run, not after
+        os.kill(pids[victim], signal.SIGKILL)
+        got = future.result(timeout=300)
+        # the nanny restarted it: a new worker process took its place
+        assert (
+            victim not in c.run(os.getpid) or c.run(os.getpid)[victim] != pids[victim]
+        )
+    identical(ref, got)
+
+
+@pytest.mark.slow
+def test_a_worker_memory_limit_is_respected():
+    # 250,000 resamples of kappa (4 labels, 16 statistics) for 3 systems:
+    # the replicate sums are 250,000 x 3 x 16 x 8 bytes = 92 MiB; a task holds
+    # at most 1,024 x 3 finished replicates, and the client gathers 6 MiB.
+    sim = pd.concat(
+        [
+            evalci.simulate.confusion_model(60, 2, rng=s).assign(system=f"s{s}")
+            for s in range(3)
+        ]
+    )
+    kw = dict(metric=evalci.metrics.kappa(truth="label"), by="system", rng=5)
+    ref = evalci.cluster_ci(sim, "pred", "input_id", n_resamples=250_000, **kw)
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="300MiB",
+            dashboard_address=":0",
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        got = dd.from_pandas(sim, npartitions=2).evalci.cluster_ci(
+            "pred", "input_id", n_resamples=250_000, **kw
+        )
+    identical(ref, got)
+
+
+def test_task_blocks_never_change_the_numbers(monkeypatch):
+    df = scores(n=50)
+    kw = dict(by="system", n_resamples=2100, rng=8)
+    ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+    for size in (1, 5, 40):
+        monkeypatch.setattr(scaleout, "TASK_STREAMS", size)
+        with dask.config.set(scheduler="threads"):
+            got = evalci.cluster_ci(df, "score", "input_id", backend="dask", **kw)
+        identical(ref, got)
+
+
+def test_bad_scale_out_arguments_name_the_fix():
+    df = scores(n=20)
+    with pytest.raises(ValueError, match="`backend` must be 'numpy'"):
+        evalci.cluster_ci(df, "score", "input_id", backend="spark")
+    with pytest.raises(ValueError, match="`weights` must be 'multinomial'"):
+        evalci.cluster_ci(df, "score", "input_id", weights="bayes")
+    with pytest.raises(ValueError, match="weights='poisson' weights whole inputs"):
+        evalci.bootstrap(
+            df, "score", "input_id", strategy="hierarchical", weights="poisson"
+        )
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(TypeError, match="`compute` must be True or False"):
+        ddf.evalci.cluster_ci("score", "input_id", compute="no")
+    # the threads keep running nothing after a refused call
+    assert threading.active_count() >= 1
