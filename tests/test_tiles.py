@@ -28,6 +28,8 @@ comparisons, so at most 2e-5 for a random seed; all tests together make about
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from evalci import patterns, resampling
@@ -110,6 +112,26 @@ def test_pieces_cut_at_tiles_and_strata():
     want = [[0, 4, 0], [4, 5, 0], [5, 8, 2], [8, 12, 2], [12, 14, 3]]
     assert np.array_equal(got, want)
     assert np.array_equal(resampling.pieces([0, 9], tile_size=9), [[0, 9, 0]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 30), min_size=1, max_size=6),
+    tile=st.integers(1, 12),
+)
+def test_pieces_partition_tiles_and_strata(sizes, tile):
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    table = resampling.pieces(bounds, tile_size=tile)
+    n = int(bounds[-1])
+    # contiguous cover of 0 .. N by non-empty pieces
+    assert np.array_equal(table[:, 0], np.r_[0, table[:-1, 1]][: len(table)])
+    assert (table[:, 1] > table[:, 0]).all() and (table[-1, 1] == n if n else True)
+    for lo, hi, h in table:
+        assert lo // tile == (hi - 1) // tile  # inside one tile
+        assert bounds[h] <= lo and hi <= bounds[h + 1]  # inside its stratum
+    # as few pieces as the cuts force
+    cuts = set(bounds.tolist()) | set(range(0, n + 1, tile))
+    assert len(table) == len(cuts) - 1
 
 
 def test_pieces_reads_tile_size_at_call_time(tile7):
