@@ -69,6 +69,7 @@ __all__ = [
     "DrawPlan",
     "draw_plan",
     "pattern_replicate_sums",
+    "poisson_pattern_sums",
     "replicate_sums",
     "pattern_jackknife",
     "expand_jackknife",
@@ -856,6 +857,7 @@ def pattern_replicate_sums(
     n_streams: int,
     *,
     plan: DrawPlan | None = None,
+    weights: str = "multinomial",
 ) -> np.ndarray:
     """Summed statistics ``(n_streams * STREAM_SIZE, G, m)`` for a block of streams.
 
@@ -863,9 +865,13 @@ def pattern_replicate_sums(
     stream ``first + s`` gives replicates ``(first + s) * 64 ...`` whatever
     the blocking. ``plan`` (from :func:`draw_plan`, built here if not given)
     may be computed once and shared by the blocks of a unit.
+    ``weights="poisson"`` (cluster plan only): see :func:`poisson_pattern_sums`.
     """
+    _rs.check_weights(weights, strategy)
     if plan is None:
         plan = draw_plan(patterns, strategy)
+    if weights == "poisson":
+        return poisson_pattern_sums(patterns, root, unit_index, first, n_streams, plan)
     g, m = patterns.stats.shape[1:]
     q = plan.n_categories
     size = _rs.STREAM_SIZE
@@ -882,6 +888,51 @@ def pattern_replicate_sums(
     return out
 
 
+def poisson_pattern_sums(
+    patterns: Patterns,
+    root: np.random.SeedSequence,
+    unit_index: int,
+    first: int,
+    n_streams: int,
+    plan: DrawPlan | None = None,
+) -> np.ndarray:
+    """Replicate sums with Poisson(1) weights per input, drawn per pattern.
+
+    The sum of independent Poisson(1) weights over the ``n_p`` inputs of a
+    pattern is Poisson(``n_p``): the same law as the index path's
+    (:func:`evalci.resampling.poisson_piece_sums`), other numbers. Stream
+    ``(POISSON, unit_index, first + s)`` draws
+    ``poisson(multiplicity, (STREAM_SIZE, P))``; the sums are those counts
+    times the pattern statistics. Strata do not change Poisson weights.
+    Cluster plans only (run-level plans resample runs too).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci.patterns import find_patterns, poisson_pattern_sums
+    >>> T = np.array([[[1.0, 1.0]], [[0.0, 1.0]], [[1.0, 1.0]]])
+    >>> found = find_patterns(T, np.array([0, 3]))
+    >>> poisson_pattern_sums(found, np.random.SeedSequence(0), 0, 0, 2).shape
+    (128, 1, 2)
+    """
+    if plan is not None and plan.form != "cluster":
+        raise ValueError(
+            "`weights='poisson'` needs the cluster plan (draw_plan(..., 'cluster')); "
+            f"got a {plan.form!r} plan; use weights='multinomial' for run-level "
+            "strategies."
+        )
+    p, g, m = patterns.stats.shape
+    size = _rs.STREAM_SIZE
+    lam = patterns.multiplicity.astype(float)
+    flat_stats = patterns.stats.reshape(p, g * m)
+    out = np.empty((n_streams * size, g * m))
+    for s in range(n_streams):
+        gen = _rs.stream(root, _rs._POISSON, unit_index, first + s)
+        w = gen.poisson(lam, (size, p)).astype(float)
+        np.matmul(w, flat_stats, out=out[s * size : (s + 1) * size])
+    return out.reshape(n_streams * size, g, m)
+
+
 def replicate_sums(
     patterns: Patterns,
     root: np.random.SeedSequence,
@@ -890,11 +941,12 @@ def replicate_sums(
     n_resamples: int,
     *,
     plan: DrawPlan | None = None,
+    weights: str = "multinomial",
 ) -> np.ndarray:
     """All replicate sums ``(n_resamples, G, m)``: one block (memory is O(B P))."""
     total = _rs.n_streams_for(n_resamples)
     sums = pattern_replicate_sums(
-        patterns, root, unit_index, strategy, 0, total, plan=plan
+        patterns, root, unit_index, strategy, 0, total, plan=plan, weights=weights
     )
     return sums[:n_resamples]
 

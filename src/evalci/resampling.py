@@ -16,6 +16,37 @@ Within one stream the order of draws is fixed:
 The cluster-level count matrix ``W`` (how often each input was drawn in each
 replicate) comes from one flattened ``bincount``; replicate statistics are
 then one matrix product ``W @ T``.
+
+**Input tiles (issue 12).** For the cluster strategy with ``N > TILE_SIZE``
+inputs the counts are drawn in two stages, so that a task holding one tile of
+inputs (``TILE_SIZE`` consecutive inputs in unit order) can compute its part
+exactly. *Pieces* are the non-empty intersections of tiles with strata, in
+order (:func:`pieces`). Per stream:
+
+1. stage one, stream ``(BOOT, u, s)``: for each stratum in order,
+   ``multinomial(N_h, piece_sizes / N_h, size=STREAM_SIZE)``, the number of
+   draws that land in each of its pieces (:func:`tile_totals`);
+2. stage two, stream ``(BOOT, u, s, 1 + p)`` for piece ``p``: the replicates'
+   uniform draws inside the piece, ``integers(0, n_p, total)``, one call per
+   group of ``max(1, DRAW_CALL // n_p)`` consecutive replicates (bounded
+   memory; the grouping depends on the piece size only)
+   (:func:`piece_sums`).
+
+Given its totals, a piece's counts are Multinomial(total, 1/n_p) on its
+inputs, so the counts of a stratum are Multinomial(N_h, 1/N_h): the law of
+the one-stage kernel, other numbers. The pieces' partial sums are added in
+piece order (:func:`combine_pieces`), which a Dask combine task receiving the
+parts in that order reproduces bit for bit. Units with ``N <= TILE_SIZE`` and
+the run-level strategies keep the one-stage draws above. Tiles apply to the
+Metric kernels only: :func:`drawn_rows` (callable metrics) stays untiled, so
+for ``N > TILE_SIZE`` its draws differ from the Metric kernel's (same law).
+
+**Poisson weights** (``weights="poisson"``, cluster strategy, any N; for
+streaming data): every input gets an independent Poisson(1) count; piece ``p``
+draws ``poisson(1.0, (STREAM_SIZE, n_p))`` from stream ``(POISSON, u, s, p)``
+(:func:`poisson_piece_sums`); strata do not change the weights, but pieces are
+still cut at strata. Replicate sums are then not of N draws: right for ratio
+metrics from N ~ 100 (``DASK-NOTES.md``), wrong for unnormalised totals.
 """
 
 from __future__ import annotations
@@ -24,7 +55,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["STREAM_SIZE", "seed_sequence", "stream"]
+__all__ = [
+    "STREAM_SIZE",
+    "TILE_SIZE",
+    "WEIGHTS",
+    "seed_sequence",
+    "stream",
+    "pieces",
+    "tile_totals",
+    "piece_sums",
+    "poisson_piece_sums",
+    "combine_pieces",
+]
 
 #: Replicates drawn from one random stream. Fixed: changing it changes results.
 STREAM_SIZE = 64
@@ -32,9 +74,19 @@ STREAM_SIZE = 64
 BLOCK_WEIGHTS = 2**21
 #: Up to this many statistic columns, replicate sums gather instead of count.
 GATHER_COLUMNS = 4
+#: Inputs per tile (issue 12). Fixed: changing it changes results for units
+#: with more inputs than this (and only for them).
+TILE_SIZE = 2**20
+#: Draws of one random call inside a piece are at most about this many
+#: (replicates grouped by ``max(1, DRAW_CALL // n_p)``). Fixed: changing it
+#: changes results of tiled units.
+DRAW_CALL = 2**21
+#: The resampling weights: exact multinomial counts, or Poisson(1) per input.
+WEIGHTS = ("multinomial", "poisson")
+_RUN_LEVEL = ("single_draw", "hierarchical")
 
 # Spawn-key schemes: one namespace per use of randomness.
-_BOOT, _MODE = 0, 1
+_BOOT, _MODE, _POISSON = 0, 1, 2
 
 
 def seed_sequence(rng) -> np.random.SeedSequence:
@@ -143,14 +195,63 @@ def _counts(flat_ids: np.ndarray, n_rep: int, size: int) -> np.ndarray:
     return np.bincount(flat_ids, minlength=n_rep * size).reshape(n_rep, size)
 
 
+def check_weights(weights, strategy: str | None = None) -> str:
+    """Validate ``weights`` (and that Poisson weights fit ``strategy``)."""
+    if not isinstance(weights, str) or weights not in WEIGHTS:
+        raise ValueError(
+            "`weights` must be 'multinomial' (exact cluster bootstrap, the "
+            f"default) or 'poisson' (streaming data); got {weights!r}."
+        )
+    if weights == "poisson" and strategy in _RUN_LEVEL:
+        raise ValueError(
+            "`weights='poisson'` resamples inputs only, not runs; got "
+            f"strategy={strategy!r}; use strategy='cluster' with Poisson weights, "
+            "or weights='multinomial' for run-level strategies."
+        )
+    return weights
+
+
 def stream_replicate_sums(
-    unit: Unit, root: np.random.SeedSequence, strategy: str, first: int, n_streams: int
+    unit: Unit,
+    root: np.random.SeedSequence,
+    strategy: str,
+    first: int,
+    n_streams: int,
+    *,
+    weights: str = "multinomial",
 ) -> np.ndarray:
     """Summed statistics ``(n_streams * STREAM_SIZE, G, m)`` for a block of streams.
 
     This is the per-block kernel: the numpy path calls it on consecutive blocks
-    of streams; a Dask path maps it over the same blocks.
+    of streams; a Dask path maps it over the same blocks. The cluster strategy
+    with more than :data:`TILE_SIZE` inputs, and Poisson weights, combine the
+    partial sums of the unit's :func:`pieces` (a Dask graph may compute those
+    in separate tasks, one tile of inputs each, with the same bits).
     """
+    check_weights(weights, strategy)
+    if weights == "poisson":
+        parts = (
+            poisson_piece_sums(unit.T[lo:hi], root, unit.index, p, first, n_streams)
+            for p, (lo, hi, _) in enumerate(pieces(unit.strata_bounds))
+        )
+        return combine_pieces(parts)
+    if strategy not in _RUN_LEVEL and unit.n_clusters > TILE_SIZE:
+        bounds = unit.strata_bounds
+        totals = tile_totals(root, unit.index, bounds, first, n_streams)
+        parts = (
+            piece_sums(
+                unit.T[lo:hi], root, unit.index, p, first, n_streams, totals[:, p]
+            )
+            for p, (lo, hi, _) in enumerate(pieces(bounds))
+        )
+        return combine_pieces(parts)
+    return _one_stage_sums(unit, root, strategy, first, n_streams)
+
+
+def _one_stage_sums(
+    unit: Unit, root: np.random.SeedSequence, strategy: str, first: int, n_streams: int
+) -> np.ndarray:
+    """The untiled kernel: every draw of a stream from its one generator."""
     n, g, m = unit.T.shape
     n_rep = n_streams * STREAM_SIZE
     out = np.empty((n_rep, g, m))
@@ -196,6 +297,252 @@ def stream_replicate_sums(
             rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
             out[rows, j, :] = _sum_rows(unit.rows[j], rep, row)
     return out
+
+
+# ------------------------------------------------------------ input tiles
+def pieces(bounds, tile_size: int | None = None) -> np.ndarray:
+    """The non-empty intersections of input tiles with strata, in order.
+
+    Parameters
+    ----------
+    bounds : (H + 1,) array_like of int
+        Input offsets of the strata (``Unit.strata_bounds``), from 0 to N.
+    tile_size : int, optional
+        Inputs per tile; :data:`TILE_SIZE` (read at call time) by default.
+
+    Returns
+    -------
+    (P, 3) int64 array
+        Row ``p`` is ``lo, hi, stratum``: piece ``p`` holds inputs
+        ``lo .. hi - 1``, all in tile ``lo // tile_size`` and in ``stratum``.
+
+    Examples
+    --------
+    >>> from evalci.resampling import pieces
+    >>> pieces([0, 5, 12], tile_size=4)
+    array([[ 0,  4,  0],
+           [ 4,  5,  0],
+           [ 5,  8,  1],
+           [ 8, 12,  1]])
+    """
+    size = TILE_SIZE if tile_size is None else int(tile_size)
+    if size < 1:
+        raise ValueError(f"`tile_size` must be a positive integer; got {tile_size}.")
+    bounds = np.asarray(bounds, dtype=np.int64)
+    n = int(bounds[-1])
+    cuts = np.union1d(bounds, np.arange(0, n + 1, size, dtype=np.int64))
+    lo, hi = cuts[:-1], cuts[1:]
+    stratum = np.searchsorted(bounds, lo, side="right") - 1
+    return np.stack([lo, hi, stratum], axis=1).astype(np.int64)
+
+
+def _stratum_spans(table: np.ndarray) -> list[tuple[int, int]]:
+    """Column ranges ``(a, b)`` of the pieces of each stratum, in order."""
+    cuts = np.flatnonzero(np.diff(table[:, 2])) + 1
+    edges = [0, *cuts.tolist(), len(table)]
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+
+
+def tile_totals(
+    root: np.random.SeedSequence,
+    unit_index: int,
+    bounds,
+    first: int,
+    n_streams: int,
+    tile_size: int | None = None,
+) -> np.ndarray:
+    """Stage one of the tiled draws: how many of each replicate's draws land in
+    each piece.
+
+    Stream ``first + s`` draws, for each stratum in order,
+    ``multinomial(N_h, piece_sizes / N_h, size=STREAM_SIZE)`` over its pieces.
+
+    Returns
+    -------
+    (n_streams * STREAM_SIZE, P) int64 array
+        Column ``p`` is piece ``p`` of :func:`pieces`; per replicate the
+        columns of a stratum sum to ``N_h``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci.resampling import tile_totals
+    >>> tot = tile_totals(np.random.SeedSequence(1), 0, [0, 5, 12], 0, 2, 4)
+    >>> tot.shape
+    (128, 4)
+    >>> bool((tot[:, :2].sum(axis=1) == 5).all() and (tot[:, 2:].sum(axis=1) == 7).all())
+    True
+    """
+    table = pieces(bounds, tile_size)
+    sizes = table[:, 1] - table[:, 0]
+    spans = _stratum_spans(table)
+    out = np.empty((n_streams * STREAM_SIZE, len(table)), dtype=np.int64)
+    for s in range(n_streams):
+        gen = stream(root, _BOOT, unit_index, first + s)
+        rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
+        for a, b in spans:
+            n_h = int(sizes[a:b].sum())
+            out[rows, a:b] = gen.multinomial(n_h, sizes[a:b] / n_h, size=STREAM_SIZE)
+    return out
+
+
+def _rows_per_call(n_piece: int) -> int:
+    return max(1, min(STREAM_SIZE, DRAW_CALL // max(n_piece, 1)))
+
+
+def _constants(t: np.ndarray) -> list:
+    """Per column of ``t`` (n, c), its value when constant over the rows, else None."""
+    return [
+        float(col[0]) if len(col) and (col == col[0]).all() else None for col in t.T
+    ]
+
+
+def piece_sums(
+    T_piece: np.ndarray,
+    root: np.random.SeedSequence,
+    unit_index: int,
+    piece: int,
+    first: int,
+    n_streams: int,
+    totals,
+) -> np.ndarray:
+    """Stage two of the tiled draws: one piece's partial replicate sums.
+
+    Parameters
+    ----------
+    T_piece : (n_p, G, m) array
+        The piece's per-input statistics, ``unit.T[lo:hi]``.
+    root, unit_index
+        The pass's root SeedSequence and the unit's stream key.
+    piece : int
+        Position of the piece in :func:`pieces` (its stream key).
+    first, n_streams : int
+        The block of streams.
+    totals : (n_streams * STREAM_SIZE,) array_like of int
+        The piece's column of :func:`tile_totals` for the same streams.
+
+    Returns
+    -------
+    (n_streams * STREAM_SIZE, G, m) float array
+        Replicate ``b`` sums ``T_piece`` over ``totals[b]`` uniform draws from
+        the piece (stream ``(BOOT, unit_index, first + s, 1 + piece)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci.resampling import piece_sums
+    >>> T = np.ones((3, 1, 1))
+    >>> piece_sums(T, np.random.SeedSequence(0), 0, 0, 0, 1, np.full(64, 5))[:2, 0, 0]
+    array([5., 5.])
+    """
+    n, g, m = T_piece.shape
+    t = np.ascontiguousarray(T_piece.reshape(n, g * m), dtype=float)
+    totals = np.asarray(totals, dtype=np.int64)
+    out = np.empty((n_streams * STREAM_SIZE, g * m))
+    const = _constants(t)
+    cols = [
+        None if c is not None else np.ascontiguousarray(t[:, j])
+        for j, c in enumerate(const)
+    ]
+    need = any(c is None for c in const) or t.shape[1] > GATHER_COLUMNS
+    step = _rows_per_call(n)
+    for s in range(n_streams):
+        gen = stream(root, _BOOT, unit_index, first + s, 1 + piece)
+        for r0 in range(s * STREAM_SIZE, (s + 1) * STREAM_SIZE, step):
+            rows = slice(r0, min(r0 + step, (s + 1) * STREAM_SIZE))
+            tot = totals[rows]
+            # columns all constant over the piece: their sums need no draws
+            draws = gen.integers(0, n, int(tot.sum())) if need else None
+            _sum_draws(t, const, cols, draws, tot, out[rows])
+    return out.reshape(n_streams * STREAM_SIZE, g, m)
+
+
+def _sum_draws(t, const, cols, draws, tot, out) -> None:
+    """Fill ``out`` (r, c): per replicate, the sum of ``t`` over its draws.
+
+    Replicate ``i`` owns ``tot[i]`` consecutive entries of ``draws``. With few
+    columns, gathering beats counting (as in the one-stage kernel); a column
+    constant over the piece sums to ``tot * value`` without drawing.
+    """
+    r, n = len(tot), t.shape[0]
+    rep = None if draws is None else np.repeat(np.arange(r), tot)
+    if t.shape[1] <= GATHER_COLUMNS:
+        for j, col in enumerate(cols):
+            if col is None:
+                out[:, j] = tot * const[j]
+            else:
+                out[:, j] = np.bincount(rep, np.take(col, draws), minlength=r)
+        return
+    rep *= n
+    rep += draws
+    w = np.bincount(rep, minlength=r * n).reshape(r, n).astype(float)
+    np.matmul(w, t, out=out)
+
+
+def poisson_piece_sums(
+    T_piece: np.ndarray,
+    root: np.random.SeedSequence,
+    unit_index: int,
+    piece: int,
+    first: int,
+    n_streams: int,
+) -> np.ndarray:
+    """One piece's partial replicate sums with Poisson(1) weights.
+
+    Stream ``(POISSON, unit_index, first + s, piece)`` draws the weights
+    ``poisson(1.0, (STREAM_SIZE, n_p))`` (in row groups of
+    ``max(1, DRAW_CALL // n_p)`` replicates: numpy's Poisson sampler keeps no
+    state between calls, so that is the same numbers as one call); the sums are
+    ``W @ T_piece``.
+
+    Returns
+    -------
+    (n_streams * STREAM_SIZE, G, m) float array
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci.resampling import poisson_piece_sums
+    >>> s = poisson_piece_sums(np.ones((50, 1, 1)), np.random.SeedSequence(0), 0, 0, 0, 4)
+    >>> s.shape, bool(abs(s.mean() - 50) < 3)
+    ((256, 1, 1), True)
+    """
+    n, g, m = T_piece.shape
+    t = np.ascontiguousarray(T_piece.reshape(n, g * m), dtype=float)
+    out = np.empty((n_streams * STREAM_SIZE, g * m))
+    step = _rows_per_call(n)
+    for s in range(n_streams):
+        gen = stream(root, _POISSON, unit_index, first + s, piece)
+        for r0 in range(s * STREAM_SIZE, (s + 1) * STREAM_SIZE, step):
+            rows = slice(r0, min(r0 + step, (s + 1) * STREAM_SIZE))
+            w = gen.poisson(1.0, (rows.stop - rows.start, n)).astype(float)
+            np.matmul(w, t, out=out[rows])
+    return out.reshape(n_streams * STREAM_SIZE, g, m)
+
+
+def combine_pieces(parts) -> np.ndarray:
+    """Add pieces' partial sums in the order given (piece order): ``acc + part``.
+
+    The numpy kernel and a Dask combine task both call this, so receiving the
+    parts in piece order gives identical bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci.resampling import combine_pieces
+    >>> combine_pieces([np.ones(2), np.full(2, 2.0), np.full(2, 0.5)])
+    array([3.5, 3.5])
+    """
+    it = iter(parts)
+    try:
+        acc = np.array(next(it), dtype=float)
+    except StopIteration:
+        raise ValueError(
+            "`parts` must hold at least one piece's sums; got none."
+        ) from None
+    for part in it:
+        acc = acc + part
+    return acc
 
 
 def _fixed_sums(t: np.ndarray, bounds: np.ndarray) -> list:
@@ -245,13 +592,21 @@ def streams_per_block(unit: Unit, strategy: str) -> int:
 
 
 def replicate_sums(
-    unit: Unit, root: np.random.SeedSequence, strategy: str, n_resamples: int
+    unit: Unit,
+    root: np.random.SeedSequence,
+    strategy: str,
+    n_resamples: int,
+    *,
+    weights: str = "multinomial",
 ) -> np.ndarray:
     """All replicate sums ``(n_resamples, G, m)`` of a unit, block by block."""
+    check_weights(weights, strategy)
     total = n_streams_for(n_resamples)
     step = streams_per_block(unit, strategy)
     parts = [
-        stream_replicate_sums(unit, root, strategy, first, min(step, total - first))
+        stream_replicate_sums(
+            unit, root, strategy, first, min(step, total - first), weights=weights
+        )
         for first in range(0, total, step)
     ]
     return np.concatenate(parts)[:n_resamples]
@@ -279,7 +634,9 @@ def drawn_rows(
 ):
     """Yield ``(b, j, rows, copies)``: the rows of group ``j`` in replicate ``b``.
 
-    The slow general path: the same streams and draws as :func:`replicate_sums`,
+    The slow general path: the same streams and draws as :func:`replicate_sums`
+    for units of at most :data:`TILE_SIZE` inputs (it is untiled: for larger
+    units it keeps the one-stage draws, the same law as the tiled kernel),
     expressed as gathered unit-local rows (with repetition) for an arbitrary
     callable. ``copies`` gives, for each row, the copy number of the drawn
     input it belongs to (0 for the first draw of that input, 1 for the
