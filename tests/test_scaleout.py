@@ -326,3 +326,77 @@ def test_bad_scale_out_arguments_name_the_fix():
         ddf.evalci.cluster_ci("score", "input_id", compute="no")
     # the threads keep running nothing after a refused call
     assert threading.active_count() >= 1
+
+
+# ------------------------------------------- tiles and Poisson on the graph
+def test_tiled_units_run_tile_by_tile_with_the_numpy_numbers(monkeypatch):
+    from evalci import resampling
+
+    monkeypatch.setattr(resampling, "TILE_SIZE", 16)  # 120 inputs: 8 tiles
+    df = scores(n=120, systems=2)
+    for kw in (dict(by="system"), dict(by="system", strata="subject", method="bca")):
+        ref = evalci.cluster_ci(df, "score", "input_id", n_resamples=1100, rng=3, **kw)
+        ddf = dd.from_pandas(df, npartitions=3)
+        lazy = ddf.evalci.cluster_ci(
+            "score", "input_id", n_resamples=1100, rng=3, compute=False, **kw
+        )
+        with dask.config.set(scheduler="threads"):
+            identical(ref, lazy.compute())
+            identical(
+                ref,
+                evalci.cluster_ci(
+                    df,
+                    "score",
+                    "input_id",
+                    n_resamples=1100,
+                    rng=3,
+                    backend="dask",
+                    **kw,
+                ),
+            )
+    # the eager graph: per block, the tile totals, one task per tile, a combine
+    p = evalci.engine.start_pass(
+        df,
+        evalci._args.bootstrap_iv(
+            df,
+            "score",
+            "input_id",
+            "cluster",
+            "mean",
+            "system",
+            None,
+            "percentile",
+            0.95,
+            1100,
+            "input",
+            False,
+        ),
+        np.random.SeedSequence(3),
+    )
+    graph = {}
+    for blocks in scaleout.replicate_blocks(p):
+        for d in blocks:
+            graph.update(dict(d.__dask_graph__()))
+    names = _prefixes(graph)
+    assert names["evalci-tiles"] == 2  # 18 streams: 2 blocks of 16
+    assert names["evalci-tile"] == 2 * 8 and names["evalci-combine"] == 2
+
+
+@pytest.mark.parametrize("n", [40, 300])
+def test_poisson_weights_on_dask_equal_numpy(n, client):
+    df = scores(n=n, systems=2)
+    kw = dict(by="system", n_resamples=1500, rng=6, weights="poisson")
+    ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+    identical(
+        ref,
+        dd.from_pandas(df, npartitions=4).evalci.cluster_ci("score", "input_id", **kw),
+    )
+    # Poisson(1) weights are a different bootstrap: not the multinomial numbers
+    multi = evalci.cluster_ci(
+        df, "score", "input_id", by="system", n_resamples=1500, rng=6
+    )
+    assert not np.array_equal(ref.bootstrap_distribution, multi.bootstrap_distribution)
+    # ... but the same spread for a mean of many inputs (SE within 10%)
+    ratio = np.asarray(ref.standard_error) / np.asarray(multi.standard_error)
+    if n == 300:
+        assert np.all(np.abs(ratio - 1) < 0.1), ratio

@@ -304,14 +304,16 @@ def _distinct(part: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     return out.rename(RUNS).reset_index()
 
 
-def cell_parts(ddf, args, token: str) -> list:
+def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
     """Per partition, the summed statistics of the cells it holds (Delayed).
 
     Map (each partition's distinct rows with multiplicities), shuffle by
     ``cluster`` (so every input's runs meet in one partition, however the
     table was split), then ``evalci-reduce`` tasks: each partition's cells
     summed in the canonical order (:func:`evalci._table.cell_statistics`),
-    bit for bit the sums of the pandas path.
+    bit for bit the sums of the pandas path. A ``lazy`` graph (computed
+    later, perhaps elsewhere) shuffles with tasks, which every scheduler runs;
+    an eager one lets Dask choose (peer-to-peer on a ``distributed`` client).
     """
     import dask
 
@@ -321,7 +323,8 @@ def cell_parts(ddf, args, token: str) -> list:
     cols = list(dict.fromkeys(cols))
     template = meta(ddf)[cols].assign(**{RUNS: pd.Series(dtype="int64")})
     local = ddf[cols].map_partitions(_distinct, cols, meta=template)
-    shuffled = local.shuffle(on=list(args.cluster))
+    method = "tasks" if lazy else None
+    shuffled = local.shuffle(on=list(args.cluster), shuffle_method=method)
     return [
         dask.delayed(_table.cell_statistics, pure=True)(
             part, args, RUNS, dask_key_name=f"evalci-reduce-{token}-{i}"
@@ -392,7 +395,7 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
     root, token = _rs.seed_sequence(rng), uuid.uuid4().hex
     where = None if compute else caller_location()
     if _cells_apply(args):
-        parts = cell_parts(ddf, args, token)
+        parts = cell_parts(ddf, args, token, lazy=not compute)
         start = partial(_start_cells, args=args, root=root, where=where)
     else:
         keys = [*args.cluster, *args.input, *args.by, *args.strata]

@@ -126,7 +126,6 @@ class UnitWork:
 
     def sums(self, first: int, n_streams: int) -> np.ndarray:
         """Replicate sums ``(n_streams * 64, G, m)`` of streams ``first ...``."""
-        extra = {} if self.weights == "multinomial" else {"weights": self.weights}
         if self.patterns is not None:
             found, plan = self.patterns
             return patterns.pattern_replicate_sums(
@@ -137,10 +136,10 @@ class UnitWork:
                 first,
                 n_streams,
                 plan=plan,
-                **extra,
+                weights=self.weights,
             )
         return _rs.stream_replicate_sums(
-            self.unit, self.root, self.strategy, first, n_streams, **extra
+            self.unit, self.root, self.strategy, first, n_streams, weights=self.weights
         )
 
     def replicates(self, first: int, n_streams: int) -> np.ndarray:
