@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
 
 from ._validate import check_name, check_number, check_option
 
@@ -234,7 +233,7 @@ def _label_set(values, fixed, ordered: bool, name: str, role: str) -> list:
 
 def _codes(values, cats: list, name: str) -> np.ndarray:
     """Positions of ``values`` in ``cats``; every value must be there."""
-    codes = pd.Categorical(pd.Series(np.asarray(values)), categories=cats).codes
+    codes = pd.Index(cats, dtype=object).get_indexer(np.asarray(values, dtype=object))
     if (codes < 0).any():
         bad = np.asarray(values)[np.flatnonzero(codes < 0)[0]]
         raise ValueError(
@@ -567,9 +566,15 @@ def _pass_counts(sums: np.ndarray, k: int, name: str):
     return c, n
 
 
-def _log_falling(x: np.ndarray, k: int) -> np.ndarray:
-    """``log(x! / (x - k)!)`` (log of k! C(x, k)) for x >= k, via log-gamma."""
-    return gammaln(x + 1.0) - gammaln(np.maximum(x - k, 0.0) + 1.0)
+def _factors(x: np.ndarray, n: np.ndarray, k: int) -> np.ndarray:
+    """``(x - i) / (n - i)`` for i = 0 .. k-1, on a new last axis.
+
+    Their product is ``C(x, k) / C(n, k)``: k factors in [0, 1] (x <= n),
+    so it neither overflows nor cancels, unlike differences of log-gammas.
+    """
+    i = np.arange(k, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (x[..., None] - i) / (n[..., None] - i)
 
 
 def _pass_statistics(c_trials: str | None) -> Statistics:
@@ -648,9 +653,11 @@ def pass_at_k(k: int, *, trials: str | None = None) -> Metric:
     k = _check_k(k)
 
     def value(c, n):
-        with np.errstate(invalid="ignore"):
-            log_ratio = _log_falling(n - c, k) - _log_falling(n, k)
-        return np.where(n - c < k, 1.0, -np.expm1(log_ratio))
+        # C(n-c, k) / C(n, k) = prod_i (1 - c / (n - i)); zero when n - c < k
+        i = np.arange(k, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_miss = np.log1p(-c[..., None] / (n[..., None] - i)).sum(axis=-1)
+        return np.where(n - c < k, 1.0, 0.0 - np.expm1(log_miss))
 
     return _pass_metric(f"pass@{k}", k, trials, value)
 
@@ -687,8 +694,7 @@ def pass_hat_k(k: int, *, trials: str | None = None) -> Metric:
     k = _check_k(k)
 
     def value(c, n):
-        log_ratio = _log_falling(c, k) - _log_falling(n, k)
-        return np.where(c < k, 0.0, np.exp(log_ratio))
+        return np.where(c < k, 0.0, _factors(c, n, k).prod(axis=-1))
 
     return _pass_metric(f"pass^{k}", k, trials, value)
 
