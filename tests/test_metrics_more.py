@@ -153,20 +153,23 @@ def test_pass_at_k_bootstrap_equals_callable_on_same_draws(monkeypatch, method):
         )
 
 
-def test_pass_at_k_pattern_kernel_agrees_in_law():
-    # the pattern kernel (the default on few distinct (c, n)) against the
-    # index kernel: SEs within Monte Carlo noise. With B = 4000 each, the SE
-    # of a bootstrap SE is about SE / sqrt(2B) ~ 1.1%; 6% is > 5 sigma apart
+def test_pass_at_k_pattern_kernel_agrees_in_law(monkeypatch):
+    # the pattern kernel (inputs grouped by their distinct per-input T) against
+    # the index kernel: same estimate and jackknife, SEs within Monte Carlo
+    # noise. With B = 4000 each, the SE of a bootstrap SE is about
+    # SE / sqrt(2B) ~ 1.1%, so 6% apart is > 3.8 sigma on the difference of
+    # two independent SEs (false-failure rate < 2e-4)
     df = clustered(n=80, k=4, seed=5)
     one = df[df.system == "sys1"]
     kw = dict(cluster="input_id", metric=M.pass_at_k(2), n_resamples=4000, rng=1)
-    a = evalci.cluster_ci(one, "correct", **kw)
-    evalci.engine._FORCE_PATH = "index"
-    try:
-        b = evalci.cluster_ci(one, "correct", **kw)
-    finally:
-        evalci.engine._FORCE_PATH = None
+    out = {}
+    for path in ("patterns", "index"):
+        monkeypatch.setattr(evalci.engine, "_FORCE_PATH", path)
+        out[path] = evalci.cluster_ci(one, "correct", method="bca", **kw)
+    a, b = out["patterns"], out["index"]
+    assert (a.kernel, b.kernel) == ("patterns", "index")
     assert a.estimate == pytest.approx(b.estimate, abs=1e-12)
+    assert a.acceleration == pytest.approx(b.acceleration, rel=1e-9)
     assert a.standard_error == pytest.approx(b.standard_error, rel=0.06)
 
 
@@ -615,3 +618,30 @@ def test_mean_covers_bounded_scores():
     r = evalci.cluster_ci(df, "score", cluster="input_id", n_resamples=500, rng=0)
     assert r.estimate == pytest.approx(df.score.mean())
     assert 1 <= r.low < r.estimate < r.high <= 10
+
+
+# ============================================== row order, other containers
+@pytest.mark.parametrize(
+    "metric", [M.pass_at_k(2), M.krippendorff_alpha("ordinal"), M.f1(average="macro")]
+)
+def test_row_order_does_not_matter(metric):
+    # canonical order: a shuffled table gives bit-identical replicates
+    rng = np.random.default_rng(0)
+    df = clustered(n=40, k=3, seed=3)
+    df = df[df.system == "sys0"].assign(label=lambda d: d.subject % 2)
+    kw = dict(cluster="input_id", metric=metric, n_resamples=200, rng=1)
+    a = evalci.cluster_ci(df, "correct", **kw)
+    b = evalci.cluster_ci(df.iloc[rng.permutation(len(df))], "correct", **kw)
+    np.testing.assert_array_equal(a.bootstrap_distribution, b.bootstrap_distribution)
+
+
+def test_pass_at_k_dataarray_equals_pandas():
+    # a DataArray with padded (NaN) runs becomes the same long table
+    df = clustered(n=40, k=4, unequal=True, seed=2)
+    kw = dict(metric=M.pass_at_k(1), n_resamples=300, rng=2)
+    res = evalci.cluster_ci(df, "correct", cluster="input_id", by="system", **kw)
+    ds = df.evalci.to_xarray("correct").evalci.cluster_ci(**kw)
+    np.testing.assert_array_equal(ds.estimate.values, res.estimate.to_numpy())
+    np.testing.assert_array_equal(
+        ds.bootstrap_distribution.values, res.bootstrap_distribution.T
+    )

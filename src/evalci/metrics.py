@@ -903,8 +903,8 @@ def quantile(q: float, column: str) -> Callable[[pd.DataFrame], float]:
     A quantile is not a function of summed statistics, so it takes the
     general (callable) path: the same draws, gathered as rows, slower for
     large tables. ``column`` is named again because a callable sees the whole
-    table. Rows are pooled (runs of an input weigh as rows), and pandas'
-    ``weight="input"`` check then needs equal runs per input.
+    table. Rows are pooled (each run weighs as one row), so with the default
+    ``weight="input"`` the inputs need equal runs (else pass ``weight="run"``).
 
     Caveat: the bootstrap of a quantile is rough. Its distribution is
     discrete (a resample's quantile is one of a few observed values), so with
