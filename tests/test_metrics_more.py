@@ -673,3 +673,11 @@ def test_pass_at_k_interval_coverage_beta_bernoulli():
         )
         hits += r.low <= truth <= r.high
     assert 0.89 <= hits / 300 <= 0.99, hits / 300
+
+
+def test_unregistered_factory_name_says_how_to_build_it():
+    df = clustered(n=20, k=2)
+    hints = [("f1", r"f1\(truth=...\)"), ("pass@5", r"pass_at_k\(5\)")]
+    for name, call in hints + [("pass^2", r"pass_hat_k\(2\)")]:
+        with pytest.raises(ValueError, match=rf"is not registered: .*metrics\.{call}"):
+            evalci.cluster_ci(df, "correct", cluster="input_id", metric=name)

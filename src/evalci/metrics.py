@@ -1,13 +1,19 @@
 """Metrics as sufficient-statistic blueprints.
 
-A metric here is three things (the pattern of flox's ``Aggregation``):
+A metric here is three things and an optional fourth (the pattern of flox's
+``Aggregation``):
 
 * ``statistics``: per-observation statistics, an ``(R, m)`` float array for R
   rows; they combine by summation, so the statistics of any resample are a
   weighted sum of rows;
 * ``finalize``: a vectorised map from summed statistics ``(..., m)`` to the
   metric value ``(...)``;
-* ``columns``: the columns the metric reads besides the value column.
+* ``columns``: the columns the metric reads besides the value column;
+* ``per_input`` (optional): a map from each input's summed statistics to that
+  input's own statistics, for metrics that are a function of an input's runs
+  taken together (pass@k from c correct of n runs; Krippendorff's alpha from
+  an input's coincidences). The engine applies it once, to the per-input sums
+  ``T``, so everything downstream is unchanged.
 
 Because statistics add, a bootstrap replicate is one matrix product
 ``W @ T`` of count weights and per-input sums, and the leave-one-input-out
@@ -981,6 +987,25 @@ def available_metrics() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
+#: names users type for a metric that needs arguments, and the call that builds it
+_FACTORY_HINTS = {
+    "f1": "f1(truth=...)",
+    "precision": "precision(truth=...)",
+    "recall": "recall(truth=...)",
+    "accuracy": "accuracy(truth=...) for labels (metric='mean' for a 0/1 column)",
+    "kappa": "kappa(truth=...)",
+    "pass@k": "pass_at_k(k)",
+    "pass_at_k": "pass_at_k(k)",
+    "pass^k": "pass_hat_k(k)",
+    "pass_hat_k": "pass_hat_k(k)",
+    "krippendorff_alpha": "krippendorff_alpha(level=...)",
+    "alpha": "krippendorff_alpha(level=...)",
+    "ratio": "ratio(denominator)",
+    "quantile": "quantile(q, column)",
+    "median": "quantile(0.5, column)",
+}
+
+
 def get_metric(metric) -> Metric | Callable:
     """Normalise ``metric=``: a registered name, a :class:`Metric` or a callable."""
     if isinstance(metric, Metric):
@@ -989,6 +1014,16 @@ def get_metric(metric) -> Metric | Callable:
         try:
             return _REGISTRY[metric]
         except KeyError:
+            key = metric.lower().replace("-", "_")
+            k = key[5:] if key[:5] in ("pass@", "pass^") else ""
+            factory = _FACTORY_HINTS.get(key[:5] + "k" if k.isdigit() else key)
+            if k.isdigit():  # "pass@5": say the exact call
+                factory = factory.replace("(k)", f"({int(k)})")
+            if factory is not None:
+                raise ValueError(
+                    f"`metric` {metric!r} is not registered: it needs arguments; "
+                    f"use metric=evalci.metrics.{factory}."
+                ) from None
             raise ValueError(
                 f"`metric` {metric!r} is not registered; use one of "
                 f"{available_metrics()}, evalci.metrics.accuracy(truth=...), "
