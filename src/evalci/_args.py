@@ -113,6 +113,8 @@ def bootstrap_iv(
     if isinstance(metric, Metric):
         check_columns(data, list(metric.columns), "metric")
     input_cols = _check_input(data, input, cluster, by, strategy)
+    if isinstance(metric, Metric) and metric.per_input is not None:
+        _check_per_input(metric.name, strategy, input_cols)
     _check_roles(data, value, cluster, input_cols, by, strata, metric)
     return BootstrapArgs(
         value=value,
@@ -294,3 +296,25 @@ def _check_input(data, input, cluster, by, strategy) -> list[str]:
     if set(input_cols) & set(by):
         raise ValueError("`input` and `by` must name different columns.")
     return input_cols
+
+
+def _check_per_input(name: str, strategy: str, input_cols) -> None:
+    """A per-input metric (pass@k, Krippendorff's alpha) resamples whole inputs.
+
+    Its value is a function of each input's runs taken together (c correct of
+    n), so the runs of an input are its sample: redrawing them (single_draw,
+    hierarchical) or collapsing them (mode_aggregate, iid) changes or biases
+    the estimand. ``weight`` is ignored: each input contributes one value.
+    """
+    if strategy != "cluster":
+        raise ValueError(
+            f"`strategy`={strategy!r} cannot be used with metric {name!r}: it is "
+            "computed per input from all of that input's runs (its sample), and "
+            "resampling or pooling those runs biases it; use strategy='cluster'."
+        )
+    if input_cols:
+        raise ValueError(
+            f"`input` {list(input_cols)} cannot be used with metric {name!r}: it is "
+            "computed per resampled cluster from that cluster's rows; leave "
+            "`input` out and pass the input column as `cluster`."
+        )

@@ -117,7 +117,11 @@ class Cube:
         return out.reshape(n, g, m)
 
     def units(
-        self, strategy: str, weight: str, scale_invariant: bool = False
+        self,
+        strategy: str,
+        weight: str,
+        scale_invariant: bool = False,
+        per_input=None,
     ) -> list[tuple[Unit, np.ndarray, np.ndarray]]:
         """Split into draw units: groups with the same set of inputs share draws.
 
@@ -131,6 +135,10 @@ class Cube:
         division changes nothing but rounding, so it is skipped: sums of 0/1
         stay integers and an accuracy of 35/50 is exactly 0.7 (which matters
         when an endpoint is compared with a grid value).
+
+        ``per_input`` (a Metric's per-input hook) maps each input's raw sums
+        ``(..., m)`` to its statistics ``(..., m2)`` *instead of* the weight
+        division: each input then contributes one value (pass@k, coincidences).
         """
         k = self.cell_counts()
         present = k > 0
@@ -181,7 +189,9 @@ class Cube:
                     rows.append(x)
             if with_stats:
                 t = sums[np.ix_(clusters, groups)]
-                if weight == "input":
+                if per_input is not None:
+                    t = np.asarray(per_input(t), dtype=float)
+                elif weight == "input":
                     runs = (
                         kk
                         if self.runs is None

@@ -226,7 +226,12 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
         "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
     )
     weight = "run" if cube.input_weighted else args.weight
-    units = cube.units(strategy, weight, fast and args.metric.scale_invariant)
+    units = cube.units(
+        strategy,
+        weight,
+        fast and args.metric.scale_invariant,
+        per_input=args.metric.per_input if fast else None,
+    )
     check_units(units, cube, args)
     _check_memory(units, args)
     plans = [
