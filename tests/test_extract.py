@@ -227,7 +227,7 @@ def _raw_from_correctness(df, seed=0):
     letter = np.where(df.correct.to_numpy() == 1, target, wrong)
     response = [
         t.format(x.lower() if i % 5 == 0 else x)
-        for i, (t, x) in enumerate(zip(pick, letter))
+        for i, (t, x) in enumerate(zip(pick, letter, strict=True))
     ]
     # a third of the wrong rows are unformatted instead: still scored 0
     unformatted = (df.correct.to_numpy() == 0) & (rng.random(n) < 1 / 3)
