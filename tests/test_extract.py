@@ -18,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-import evalci
 from evalci.analytic import analytic_ci
 from evalci.extract import PATTERNS, choice_answer, format_rate, score_choices
 
@@ -339,7 +338,3 @@ def test_format_rate_errors():
         format_rate(df, confidence_level=95)
     with pytest.raises(ValueError, match=r"`response`: column 'text' is not in"):
         format_rate(df, "text")
-
-
-def test_public_names():
-    assert callable(evalci.extract.choice_answer)

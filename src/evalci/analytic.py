@@ -90,7 +90,9 @@ class AnalyticResult(_GroupedResult):
         Point estimate, interval endpoints and standard error. Floats without
         ``by``; Series indexed by group with ``by``. For the binomial methods
         the standard error is the plug-in ``sqrt(p (1 - p) / N)``, reported for
-        reference: only ``"wald"`` builds its interval from it.
+        reference: only ``"wald"`` builds its interval from it. For
+        ``"clt"`` and ``"clustered-wilson"`` it is the cluster-robust SE
+        over inputs.
     n_inputs, n_runs : int or pandas.Series
         Number of inputs (clusters) and of rows (runs) behind each estimate.
     rule_of_three : bool or pandas.Series
