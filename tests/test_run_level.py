@@ -63,6 +63,17 @@ def test_groups_with_different_runs_and_no_by():
     assert one.run_means.index.name == "run" and len(one.run_means) == 4
 
 
+def test_several_group_columns():
+    df = clustered(n=30, k=4)
+    r = run_level_ci(df, "correct", "input_id", by=["system", "subject"])
+    ref = _reference(df, by=["system", "subject"])
+    assert len(ref) == 6 and r.groups.names == ["system", "subject"]
+    for key, exp in ref.items():
+        assert (r.low[key], r.high[key]) == pytest.approx(exp["prediction"])
+        assert r.n_inputs[key] == 10
+    assert r.run_means.index.names == ["system", "subject", "run"]
+
+
 def test_run_means_and_frame(gpqa):
     r = run_level_ci(gpqa, "correct", "input_id", by="system", kind="mean")
     expected = gpqa.groupby(["system", "run"]).correct.mean()

@@ -1355,7 +1355,7 @@ def run_level_ci(
     be read as uncertainty about the population score. With few runs (k = 3
     to 5) its width is itself very noisy: t_{k-1} is large and ``s`` rests on
     k - 1 degrees of freedom, so one unusual run can make it wider than the
-    bootstrap interval.
+    bootstrap interval. Not clipped to the range of the data (as ``"clt"``).
 
     Parameters
     ----------
