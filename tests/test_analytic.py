@@ -981,3 +981,219 @@ def test_mcnemar_refuses_inf(pdf):
     assert mcnemar(other, "correct", "input_id", "system", "A", "B") == mcnemar(
         pdf, "correct", "input_id", "system", "A", "B"
     )
+
+
+# ============================================== clustered Wilson (Korn-Graubard)
+def _sums_frame(sums, k):
+    """0/1 table with ``k`` runs per input and ``sums[i]`` of them correct."""
+    rows = [
+        (i, r, int(r < t)) for i, t in enumerate(np.asarray(sums)) for r in range(k)
+    ]
+    return pd.DataFrame(rows, columns=["input_id", "run", "correct"])
+
+
+def _wilson_at(x, n, crit):
+    """statsmodels' Wilson interval with the critical value ``crit`` instead of z.
+
+    ``proportion_confint`` takes ``alpha``; the level whose z equals ``crit``
+    is ``1 - 2 * norm.sf(crit)``. ``x`` may be fractional (x_eff = p n_eff).
+    """
+    return proportion_confint(x, n, alpha=2 * stats.norm.sf(crit), method="wilson")
+
+
+def test_clustered_wilson_is_wilson_when_deff_is_one():
+    # N = 21 inputs, k = 2: five inputs 0/2, five 2/2, eleven 1/2 right. Then
+    # p = 1/2 and sum_i (T_i - k p)^2 = 10 = (N - 1) k p (1 - p), so the
+    # clustered variance N/(N-1) sum (T_i - k p)^2 / (N k)^2 equals the binomial
+    # p (1 - p) / (N k): deff = 1 exactly and n_eff = n = 42 rows.
+    df = _sums_frame([0] * 5 + [2] * 5 + [1] * 11, k=2)
+    r = analytic_ci(df, "correct", "input_id", method="clustered-wilson")
+    assert r.estimate == 0.5 and r.n_runs == 42 and r.n_inputs == 21
+    assert r.standard_error**2 == pytest.approx(0.25 / 42, rel=1e-14)
+    t20 = stats.t.ppf(0.975, 20)
+    assert (r.low, r.high) == pytest.approx(_wilson_at(21, 42, t20), rel=1e-12)
+    # the t critical value (Inspect AI's convention) makes it a little wider
+    # than plain Wilson on the 42 rows
+    plain = proportion_confint(21, 42, alpha=0.05, method="wilson")
+    assert r.low < plain[0] and r.high > plain[1]
+    assert r.method == "clustered-wilson" and r.weight == "input"
+
+
+def test_clustered_wilson_alias_and_repr():
+    df = _sums_frame([0] * 5 + [2] * 5 + [1] * 11, k=2)
+    a = analytic_ci(df, "correct", "input_id", method="wilson-clustered")
+    b = analytic_ci(df, "correct", "input_id", method="clustered-wilson")
+    assert a == b
+    g = analytic_ci(
+        df.assign(s="x"), "correct", "input_id", by="s", method="clustered-wilson"
+    )
+    assert "95% clustered-wilson interval, weight=input" in repr(g)
+
+
+def _inspect_ci_wilson(clusters, level=0.95):
+    """Inspect AI's ``ci_wilson(cluster=...)``, transcribed line by line.
+
+    Source: inspect_ai 0.3.285 (pip download inspect-ai), file
+    ``inspect_ai/scorer/_metrics/std.py``, functions ``ci_wilson`` (its inner
+    ``metric_fn``) and ``_clustered_stderr``. ``_t_inv_cdf`` is their
+    dependency-free Student-t quantile; scipy's is used here.
+    """
+    values = np.concatenate([np.asarray(c, float) for c in clusters])
+    n = float(len(values))
+    p_hat = values.sum() / n
+    # _clustered_stderr: sum over clusters of the squared deviation sums,
+    # times C / (C - 1), square-rooted, over the number of values
+    c = len(clusters)
+    ss = sum(((np.asarray(cl, float) - p_hat).sum()) ** 2 for cl in clusters)
+    clustered_variance = (np.sqrt(ss * c / (c - 1)) / n) ** 2
+    numerator = p_hat * (1 - p_hat)
+    if numerator > 0 and clustered_variance > 0:
+        n = min(numerator / clustered_variance, n)
+    critical = stats.t.ppf(1 - (1 - level) / 2, c - 1)
+    denominator = 1 + critical * critical / n
+    center = (p_hat + critical * critical / (2 * n)) / denominator
+    half = (
+        critical
+        * np.sqrt(p_hat * (1 - p_hat) / n + critical * critical / (4 * n * n))
+        / denominator
+    )
+    return max(center - half, 0.0), min(center + half, 1.0)
+
+
+def test_clustered_wilson_matches_inspect_ai_by_hand():
+    # four inputs with unequal k: [1,1,0], [1,0], [0,0,0], [1,1,1,1]
+    clusters = [[1, 1, 0], [1, 0], [0, 0, 0], [1, 1, 1, 1]]
+    rows = [(i, j, y) for i, cl in enumerate(clusters) for j, y in enumerate(cl)]
+    df = pd.DataFrame(rows, columns=["input_id", "run", "correct"])
+    # Inspect pools runs (p_hat = 7/12): our weight="run"
+    r = analytic_ci(df, "correct", "input_id", method="clustered-wilson", weight="run")
+    # by hand: p = 7/12 (7 of 12 rows); deviation sums T_i - p k_i are
+    # 3/12, -2/12, -21/12, 20/12, whose squares sum to 854/144; with C = 4
+    # clusters V = C/(C-1) * (854/144) / 12^2 = 0.054913, n_eff = p (1 - p) / V
+    # = (35/144) / 0.054913 = 4.4262 (< 12 rows), t_3 = 3.18245, c2 = t^2 =
+    # 10.128; center = (p + c2/(2 n_eff)) / (1 + c2/n_eff) = 0.52534,
+    # half = t sqrt(p(1-p)/n_eff + c2/(4 n_eff^2)) / (1 + c2/n_eff) = 0.41533
+    assert r.estimate == pytest.approx(7 / 12)
+    n_eff = r.estimate * (1 - r.estimate) / r.standard_error**2
+    assert n_eff == pytest.approx(15120 / 3416, rel=1e-12)
+    ref = _inspect_ci_wilson(clusters)
+    assert (r.low, r.high) == pytest.approx(ref, rel=1e-12)
+    assert (r.low, r.high) == pytest.approx((0.11001, 0.94067), abs=5e-6)
+    # and on real data, where weight="input" and "run" agree (k = 5 throughout)
+    gpqa = evalci.load_example()
+    for _system, sub in gpqa.groupby("system"):
+        cl = [g.correct.to_numpy() for _, g in sub.groupby("input_id")]
+        mine = analytic_ci(sub, "correct", "input_id", method="clustered-wilson")
+        assert (mine.low, mine.high) == pytest.approx(_inspect_ci_wilson(cl), rel=1e-10)
+
+
+def test_clustered_wilson_k1_and_cap():
+    # k = 1: the cluster-robust variance has the N/(N-1) factor, so
+    # n_eff = N - 1 (Inspect AI gives the same): Wilson at (p (N-1), N-1), t_{N-1}
+    df = binary_frame(30, 50)
+    r = analytic_ci(df, "correct", "input_id", method="clustered-wilson")
+    ref = _wilson_at(0.6 * 49, 49, stats.t.ppf(0.975, 49))
+    assert (r.low, r.high) == pytest.approx(ref, rel=1e-12)
+    # negative within-input correlation (deff < 1): capped at n, never narrower
+    # than Wilson on the pooled rows (with the same t critical value)
+    df = _sums_frame([0, 2] + [1] * 19, k=2)
+    r = analytic_ci(df, "correct", "input_id", method="clustered-wilson")
+    assert r.estimate * (1 - r.estimate) / r.standard_error**2 > 42
+    ref = _wilson_at(21, 42, stats.t.ppf(0.975, 20))
+    assert (r.low, r.high) == pytest.approx(ref, rel=1e-12)
+    # every input exactly 1 of 2 right: V = 0 -> n_eff = n (as Inspect AI)
+    df = _sums_frame([1] * 20, k=2)
+    r = analytic_ci(df, "correct", "input_id", method="clustered-wilson")
+    assert r.standard_error == 0
+    ref = _wilson_at(20, 40, stats.t.ppf(0.975, 19))
+    assert (r.low, r.high) == pytest.approx(ref, rel=1e-12)
+
+
+def test_clustered_wilson_kernel_directly():
+    low, high, n_eff = analytic._korn_graubard_wilson(
+        np.array([0.5, 0.0, 1.0, 0.3]),
+        np.array([0.25 / 40, 0.0, 0.0, 0.21 / 10]),
+        np.array([40, 100, 100, 50]),
+        np.array([20, 20, 20, 10]),
+        0.95,
+    )
+    # deff 1 -> n; p = 0 or 1 -> N inputs (not Inspect AI's n rows); deff 5 -> n / 5
+    np.testing.assert_allclose(n_eff, [40, 20, 20, 10], rtol=1e-12)
+    assert low[1] == 0.0 and high[2] == 1.0
+    t19 = stats.t.ppf(0.975, 19)
+    assert high[1] == pytest.approx(_wilson_at(0, 20, t19)[1], rel=1e-12)
+    assert low[2] == pytest.approx(_wilson_at(20, 20, t19)[0], rel=1e-12)
+    ref = _wilson_at(3, 10, stats.t.ppf(0.975, 9))
+    assert (low[3], high[3]) == pytest.approx(ref, rel=1e-12)
+
+
+def test_clustered_wilson_all_correct_uses_inputs():
+    # 30 inputs x 5 runs, all right: deff is 0/0. n_eff = 30 inputs (the first
+    # run of each input alone is 30 independent outcomes), not 150 rows
+    df = _sums_frame([5] * 30, k=5)
+    r = analytic_ci(df, "correct", "input_id", method="clustered-wilson")
+    assert r.high == 1.0 and r.estimate == 1.0
+    assert r.low == pytest.approx(_wilson_at(30, 30, stats.t.ppf(0.975, 29))[0])
+    assert r.low < _wilson_at(150, 150, stats.t.ppf(0.975, 29))[0]
+
+
+@pytest.mark.parametrize(
+    "frame, kwargs, match",
+    [
+        (
+            pd.DataFrame({"i": [0, 0, 1, 1], "s": [0.5, 1, 0, 1]}),
+            {},
+            r"must hold only 0/1 for method='clustered-wilson'.*found 0.5",
+        ),
+        (
+            pd.DataFrame({"i": [0, 0], "s": [0, 1]}),
+            {},
+            r"method='clustered-wilson' needs at least 2 inputs .*found 1",
+        ),
+        (
+            pd.DataFrame({"i": [0, 0, 1, 1], "s": [0, 1, 0, 1]}),
+            {"method": "wilson"},
+            r"method='wilson' needs one row per input.*method='clustered-wilson'",
+        ),
+    ],
+)
+def test_clustered_wilson_errors(frame, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        analytic_ci(frame, "s", "i", **{"method": "clustered-wilson", **kwargs})
+
+
+def _beta_binomial_trials(trials, n_inputs, k, a, b, seed):
+    """Long table of ``trials`` seeded data sets: p_i ~ Beta(a, b), k runs each."""
+    rng = np.random.default_rng(seed)
+    p = rng.beta(a, b, size=(trials, n_inputs, 1))
+    y = (rng.random((trials, n_inputs, k)) < p).astype(np.int8)
+    t, i, r = np.indices(y.shape)
+    return pd.DataFrame(
+        {"trial": t.ravel(), "input_id": i.ravel(), "correct": y.ravel()}
+    )
+
+
+@pytest.mark.slow
+def test_clustered_wilson_coverage_where_pooled_wilson_undercovers():
+    # 2,000 seeded trials of N = 100 inputs x k = 5 runs, p_i ~ Beta(2, 1):
+    # mean 2/3, ICC 1/(a+b+1) = 1/4, design effect 1 + (k-1)/4 = 2. Plain
+    # Wilson on the 500 pooled rows treats them as independent: its SE is
+    # too small by sqrt(2) (expected coverage about P(|Z| < 1.96/1.41) = 83%).
+    # Criterion: coverage within 2.5 Monte Carlo SEs (sqrt(.95 .05 / 2000) =
+    # 0.0049) of 0.95. The seed is fixed, so the test is deterministic; with
+    # a random seed and true coverage exactly 95% it would fail 1.2% of the
+    # time (two-sided normal tail beyond 2.5).
+    trials, truth = 2000, 2 / 3
+    df = _beta_binomial_trials(trials, 100, 5, 2.0, 1.0, seed=20260)
+    clustered = analytic_ci(
+        df, "correct", "input_id", by="trial", method="clustered-wilson"
+    )
+    cover = ((clustered.low <= truth) & (truth <= clustered.high)).mean()
+    # plain Wilson on pooled runs: x successes out of 500 rows per trial
+    x = df.groupby("trial").correct.sum().to_numpy()
+    low, high = proportion_confint(x, 500, alpha=0.05, method="wilson")
+    pooled = ((low <= truth) & (truth <= high)).mean()
+    mc_se = np.sqrt(0.95 * 0.05 / trials)
+    assert abs(cover - 0.95) < 2.5 * mc_se, cover
+    assert pooled < 0.95 - 2.5 * mc_se, pooled
+    assert pooled < 0.88  # far below, as the design effect of 2 predicts

@@ -35,7 +35,13 @@ from ._validate import (
 from ._warnings import FEW_INPUTS, DegenerateDataWarning, FewClustersWarning, warn
 from .results import _GroupedResult
 
-__all__ = ["AnalyticResult", "McNemarResult", "analytic_ci", "mcnemar"]
+__all__ = [
+    "AnalyticResult",
+    "McNemarResult",
+    "analytic_ci",
+    "mcnemar",
+    "run_level_ci",
+]
 
 #: Canonical method names of :func:`analytic_ci`.
 ANALYTIC_METHODS: tuple[str, ...] = (
@@ -46,8 +52,15 @@ ANALYTIC_METHODS: tuple[str, ...] = (
     "wald",
     "fleiss-cohen-everitt",
     "rule-of-three",
+    "clustered-wilson",
 )
-_ALIASES = {"exact": "clopper-pearson", "fce": "fleiss-cohen-everitt"}
+_ALIASES = {
+    "exact": "clopper-pearson",
+    "fce": "fleiss-cohen-everitt",
+    "wilson-clustered": "clustered-wilson",
+}
+# methods that use the cluster-robust variance over inputs (any k, N >= 2)
+_CLUSTERED_METHODS = ("clt", "clustered-wilson")
 _PROPORTION_METHODS = ("wilson", "clopper-pearson", "jeffreys", "wald")
 # large-sample (normal) intervals: unreliable with fewer than FEW_INPUTS inputs
 _NORMAL_METHODS = ("clt", "wald", "fleiss-cohen-everitt")
@@ -77,7 +90,9 @@ class AnalyticResult(_GroupedResult):
         Point estimate, interval endpoints and standard error. Floats without
         ``by``; Series indexed by group with ``by``. For the binomial methods
         the standard error is the plug-in ``sqrt(p (1 - p) / N)``, reported for
-        reference: only ``"wald"`` builds its interval from it.
+        reference: only ``"wald"`` builds its interval from it. For
+        ``"clt"`` and ``"clustered-wilson"`` it is the cluster-robust SE
+        over inputs.
     n_inputs, n_runs : int or pandas.Series
         Number of inputs (clusters) and of rows (runs) behind each estimate.
     rule_of_three : bool or pandas.Series
@@ -89,13 +104,15 @@ class AnalyticResult(_GroupedResult):
     method : str
         Canonical method name (aliases resolved): ``"clt"``, ``"wilson"``,
         ``"clopper-pearson"``, ``"jeffreys"``, ``"wald"``,
-        ``"fleiss-cohen-everitt"`` or ``"rule-of-three"``.
+        ``"fleiss-cohen-everitt"``, ``"rule-of-three"`` or
+        ``"clustered-wilson"``.
     confidence_level : float
         Two-sided level, except for ``"rule-of-three"`` where it is the level
         of the one-sided bound.
     weight : str
         ``"input"`` (each input counts equally) or ``"run"`` (runs pooled);
-        only ``method="clt"`` can differ between the two.
+        only ``"clt"`` and ``"clustered-wilson"`` can differ between the two
+        (with unequal k).
     """
 
     estimate: object
@@ -142,7 +159,8 @@ class AnalyticResult(_GroupedResult):
     def _header(self) -> str:
         if self.one_sided:
             return f"{self.confidence_level:.0%} one-sided rule-of-three bound"
-        weight = f", weight={self.weight}" if self.method == "clt" else ""
+        clustered = self.method in _CLUSTERED_METHODS
+        weight = f", weight={self.weight}" if clustered else ""
         return f"{self.confidence_level:.0%} {self.method} interval{weight}"
 
     def _scalar_repr(self) -> str:
@@ -274,6 +292,55 @@ def _jeffreys(x, n, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
     low = stats.beta.ppf(alpha / 2, x + 0.5, n - x + 0.5)
     high = stats.beta.ppf(1 - alpha / 2, x + 0.5, n - x + 0.5)
     return np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high)
+
+
+def _korn_graubard_wilson(
+    p, var, n, n_clusters, confidence_level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Wilson interval at the Korn-Graubard effective sample size (clustered 0/1 data).
+
+    Korn & Graubard (1998): with the design effect ``deff = var / (p (1 - p)
+    / n)`` of a clustered proportion, use ``n_eff = n / deff = p (1 - p) /
+    var`` observations and ``x_eff = p n_eff`` successes in a binomial
+    interval. Here ``var`` is the cluster-robust variance of ``p`` over
+    inputs (``method="clt"``'s SE squared) and ``n`` the number of rows. As
+    Inspect AI's ``ci_wilson(cluster=...)`` (``inspect_ai/scorer/_metrics/
+    std.py``, v0.3.285):
+
+    * ``n_eff`` is capped at ``n``, so negative within-input correlation
+      never makes the interval narrower than Wilson on pooled rows;
+    * ``var = 0`` with ``0 < p < 1`` (every input has the same mean) uses
+      ``n_eff = n``;
+    * the critical value is Student's t with ``n_clusters - 1`` degrees of
+      freedom instead of z. Wilson's formula depends on (z, n) only through
+      ``z^2 / n``, so this is Wilson at Korn & Graubard's
+      degrees-of-freedom-adjusted ``n_eff (z / t)^2`` (their eq. for
+      ``n*_eff``; Franco et al. 2019 recommend this version).
+
+    One deliberate difference from Inspect AI: at ``p = 0`` or ``p = 1``
+    (``deff`` is 0/0) Inspect falls back to ``n`` rows, which treats k
+    identical runs as k independent trials; here ``n_eff = n_clusters``: the
+    first run of each input alone is ``n_clusters`` independent 0/1 outcomes
+    with the same mean, all 0 (or all 1), so the interval stays valid at any
+    within-input correlation. Returns ``(low, high, n_eff)``.
+    """
+    p = np.asarray(p, dtype=float)
+    var = np.asarray(var, dtype=float)
+    n = np.asarray(n, dtype=float)
+    n_clusters = np.asarray(n_clusters, dtype=float)
+    num = p * (1.0 - p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = np.where(
+            num > 0, np.where(var > 0, np.minimum(num / var, n), n), n_clusters
+        )
+    crit = stats.t.ppf(0.5 + confidence_level / 2, n_clusters - 1)
+    c2 = crit * crit
+    denom = 1.0 + c2 / n_eff
+    center = (p + c2 / (2.0 * n_eff)) / denom
+    half = crit * np.sqrt(num / n_eff + c2 / (4.0 * n_eff * n_eff)) / denom
+    low = np.where(p == 0, 0.0, np.maximum(center - half, 0.0))
+    high = np.where(p == 1, 1.0, np.minimum(center + half, 1.0))
+    return low, high, n_eff
 
 
 def _proportion_interval(x, n, method: str, confidence_level: float):
@@ -437,7 +504,7 @@ def _numeric_values(frame: pd.DataFrame, args: _Args) -> np.ndarray:
             "method='fleiss-cohen-everitt' with truth=..., or score them first, e.g. "
             "(df.pred == df.label).astype(int)."
         )
-    if args.method in (*_PROPORTION_METHODS, "rule-of-three"):
+    if args.method in (*_PROPORTION_METHODS, "rule-of-three", "clustered-wilson"):
         bad = ~y.isin([0, 1])
         if bad.any():
             raise ValueError(
@@ -502,7 +569,21 @@ def analytic_ci(
             Cohen's kappa of ``value`` (predicted labels) against ``truth``
             with the large-sample SE of Fleiss, Cohen & Everitt (1969); normal
             interval, k=1 only (no extension to k > 1 is known; seed 000).
-        ``"rule-of-three"``
+        ``"clustered-wilson"`` (alias ``"wilson-clustered"``)
+            Wilson's score interval for 0/1 outcomes with k >= 1 runs per
+            input, at the Korn & Graubard (1998) effective sample size:
+            ``n_eff = n / deff = p (1 - p) / V``, ``V`` the cluster-robust
+            variance of the estimate over inputs (``"clt"``'s SE squared),
+            ``n`` the number of rows, ``x_eff = p n_eff``, and Student's t
+            with N - 1 degrees of freedom in place of z -- the convention of
+            Inspect AI's ``ci_wilson(cluster=...)``. ``n_eff`` is capped at
+            ``n`` (never narrower than Wilson on pooled rows); where ``V = 0``
+            with ``0 < p < 1`` it is ``n``. At 0/n and n/n (``deff`` is 0/0)
+            ``n_eff = N`` inputs, not Inspect AI's ``n`` rows: valid for any
+            within-input correlation. Stays inside [0, 1] where ``"clt"``
+            need not; ``standard_error`` is the cluster-robust SE, so
+            ``n_eff = min(p (1 - p) / standard_error**2, n_runs)``.
+    ``"rule-of-three"``
             A **one-sided** bound, not an interval, for groups where every
             outcome is 0 (or every one is 1): the upper bound ``[0, b]`` after
             0 successes, the lower bound ``[1 - b, 1]`` after 0 failures, with
@@ -552,7 +633,8 @@ def analytic_ci(
     ValueError
         On misuse: k > 1 rows per input with a k=1 method, non-0/1 values
         with a binomial method or ``"rule-of-three"``, outcomes that vary
-        with ``"rule-of-three"``, fewer than 2 inputs with ``"clt"``, missing
+        with ``"rule-of-three"``, fewer than 2 inputs with ``"clt"`` or
+        ``"clustered-wilson"``, missing
         or infinite values, unknown columns or options.
 
     See Also
@@ -568,8 +650,15 @@ def analytic_ci(
     limits illustrated in the case of the binomial. Biometrika 26(4), 404-413.
     Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard
     errors of kappa and weighted kappa. Psychological Bulletin 72(5), 323-327.
+    Franco, C., Little, R. J. A., Louis, T. A., & Slud, E. V. (2019).
+    Comparative study of confidence intervals for proportions in complex
+    sample surveys. Journal of Survey Statistics and Methodology 7(3),
+    334-364.
     Hanley, J. A., & Lippman-Hand, A. (1983). If nothing goes wrong, is
     everything all right? JAMA 249(13), 1743-1745.
+    Korn, E. L., & Graubard, B. I. (1998). Confidence intervals for
+    proportions with small expected number of positive counts estimated from
+    survey data. Survey Methodology 24(2), 193-201.
     Miller, E. (2024). Adding error bars to evals: a statistical approach to
     language model evaluations. arXiv:2411.00640.
     Wilson, E. B. (1927). Probable inference, the law of succession, and
@@ -595,6 +684,19 @@ def analytic_ci(
                             system  estimate    low   high  standard_error  n_inputs  n_runs  rule_of_three
       openai/gpt-5-nano-2025-08-07    0.6758 0.6217 0.7298          0.0276       198     990          False
     openai/gpt-5.4-mini-2026-03-17    0.6172 0.5591 0.6752         0.02962       198     990          False
+
+    The clustered Wilson interval on the same data: 990 rows count as about
+    290 independent ones (``n_eff = p (1 - p) / SE^2``, a design effect of
+    about 3.4):
+
+    >>> r = analytic_ci(gpqa, "correct", cluster="input_id", by="system",
+    ...                 method="clustered-wilson")
+    >>> r.to_frame()[["low", "high"]].round(4)
+          low    high
+    0  0.6193  0.7275
+    1  0.5575  0.6735
+    >>> (r.estimate * (1 - r.estimate) / r.standard_error**2).round(0).tolist()
+    [288.0, 269.0]
 
     With every answer right, Clopper-Pearson gives the exact two-sided
     interval; the rule of three is the one-sided statement "accuracy >= 97%":
@@ -706,25 +808,25 @@ def _cells(frame: pd.DataFrame, args: _Args) -> _Cells:
 def _cells_iv(c: _Cells, args: _Args) -> None:
     """Refuse k > 1 rows per input for the k=1 methods and < 2 inputs for clt."""
     k, groups = c.k, c.groups
-    if args.method not in ("clt", "rule-of-three") and (k > 1).any():
+    if args.method not in (*_CLUSTERED_METHODS, "rule-of-three") and (k > 1).any():
         bad = int(np.argmax(k > 1))
         key = c.cluster_keys[c.cluster_codes[c.starts[bad]]]
         alternative = (
             "use the cluster bootstrap with metric=evalci.metrics.kappa(truth=...), "
             "as no FCE standard error is known for k > 1 (seed 000)"
             if args.method == "fleiss-cohen-everitt"
-            else "use method='clt' (cluster-robust) or the cluster bootstrap, "
-            "evalci.cluster_ci(...)"
+            else "use method='clt' (cluster-robust), method='clustered-wilson' (0/1 "
+            "outcomes) or the cluster bootstrap, evalci.cluster_ci(...)"
         )
         raise ValueError(
             f"method={args.method!r} needs one row per input (k=1), but input "
             f"{_show(key)} (`cluster` {args.cluster or ['row']}){_where(groups, c.cell_group[bad])} "
             f"has {int(k[bad])} rows; for k > 1 runs per input {alternative}."
         )
-    if args.method == "clt" and (c.n_inputs < 2).any():
+    if args.method in _CLUSTERED_METHODS and (c.n_inputs < 2).any():
         g = int(np.argmax(c.n_inputs < 2))
         raise ValueError(
-            f"method='clt' needs at least 2 inputs for a standard error{_where(groups, g)}; "
+            f"method={args.method!r} needs at least 2 inputs for a standard error{_where(groups, g)}; "
             f"found {int(c.n_inputs[g])} (`cluster` {args.cluster or ['row']})."
         )
 
@@ -762,11 +864,16 @@ def _mean_interval(y, args: _Args, c: _Cells):
         low, high = _one_sided_bound(all0, all1, n_inputs, c.groups, level)
         rot[:] = True
         return estimate, se, low, high, rot, boundary
-    if args.method == "clt":
+    if args.method in _CLUSTERED_METHODS:
         cell_sum = np.add.reduceat(y, c.starts)
         estimate, se = _clt(cell_sum, c.k, c.cell_group, n_inputs, args.weight)
-        z = _z(level)
-        low, high = estimate - z * se, estimate + z * se
+        if args.method == "clt":
+            z = _z(level)
+            low, high = estimate - z * se, estimate + z * se
+        else:
+            low, high, _ = _korn_graubard_wilson(
+                estimate, se**2, c.n_runs, n_inputs, level
+            )
     else:
         x = np.rint(np.bincount(c.group_codes, weights=y, minlength=n_groups))
         estimate = x / n_inputs
@@ -1109,3 +1216,374 @@ def _one_row_each_iv(counts, keys, cluster, system, a, b) -> None:
             f"scored by one system only (`cluster` {cluster}): {'; '.join(parts)}. "
             "Drop them or score them with both systems."
         )
+
+
+# ---------------------------------------------------------------- run level
+#: what :func:`run_level_ci` can bracket
+RUN_LEVEL_KINDS: tuple[str, ...] = ("prediction", "mean")
+_RUN_FIELDS = (
+    "estimate",
+    "low",
+    "high",
+    "standard_error",
+    "run_sd",
+    "n_runs",
+    "n_inputs",
+)
+
+
+@dataclass(frozen=True, repr=False)
+class RunLevelResult(_GroupedResult):
+    """A run-level t interval over k benchmark runs (Blackwell et al. 2025).
+
+    Not a confidence interval for the score over the population of inputs:
+    the input set is held fixed and only run-to-run variation is measured.
+    See :func:`run_level_ci`.
+
+    Attributes
+    ----------
+    estimate : float or pandas.Series
+        Mean of the k run means (each run's mean over the same N inputs).
+    low, high : float or pandas.Series
+        Interval endpoints: ``estimate -/+ t_{k-1} * scale`` with ``scale =
+        run_sd * sqrt(1 + 1/k)`` (``kind="prediction"``) or ``run_sd /
+        sqrt(k)`` (``kind="mean"``).
+    standard_error : float or pandas.Series
+        ``run_sd / sqrt(k)``: the standard error of ``estimate`` over runs on
+        these inputs.
+    run_sd : float or pandas.Series
+        Standard deviation (``ddof=1``) of the k run means.
+    n_runs, n_inputs : int or pandas.Series
+        k runs and the N inputs each run scored.
+    run_means : pandas.Series
+        The run means, indexed by (group columns..., run).
+    kind : {'prediction', 'mean'}
+    confidence_level : float
+    """
+
+    estimate: object
+    low: object
+    high: object
+    standard_error: object
+    run_sd: object
+    n_runs: object
+    n_inputs: object
+    run_means: pd.Series = field(repr=False)
+    kind: str
+    confidence_level: float
+    groups: pd.Index | None = field(default=None, repr=False)
+
+    _PER_GROUP = _RUN_FIELDS
+    _SETTINGS = ("confidence_level", "kind")
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy DataFrame: one row per group (group columns first).
+
+        Examples
+        --------
+        >>> import evalci
+        >>> from evalci.analytic import run_level_ci
+        >>> gpqa = evalci.load_example()
+        >>> r = run_level_ci(gpqa, "correct", "input_id", by="system")
+        >>> r.to_frame()[["estimate", "low", "high", "n_runs"]].round(4)
+           estimate     low    high  n_runs
+        0    0.6758  0.6557  0.6958       5
+        1    0.6172  0.5198  0.7146       5
+        """
+        frame = pd.DataFrame(
+            {
+                name: np.atleast_1d(np.asarray(getattr(self, name)))
+                for name in _RUN_FIELDS
+            }
+        )
+        frame["confidence_level"] = self.confidence_level
+        frame["kind"] = self.kind
+        return self._with_groups(frame)
+
+    def _header(self) -> str:
+        what = (
+            "prediction interval for a next run"
+            if self.kind == "prediction"
+            else ("interval for the mean over runs")
+        )
+        return (
+            f"{self.confidence_level:.0%} run-level {what} (t, k-1 df; inputs held "
+            "fixed)"
+        )
+
+    def _scalar_repr(self) -> str:
+        return (
+            f"RunLevelResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
+            f"high={self.high:.4g}, standard_error={self.standard_error:.3g}, "
+            f"run_sd={self.run_sd:.3g}, n_runs={self.n_runs}, "
+            f"n_inputs={self.n_inputs}, kind={self.kind!r}, "
+            f"confidence_level={self.confidence_level})"
+        )
+
+
+def run_level_ci(
+    data: pd.DataFrame,
+    value: str,
+    cluster,
+    *,
+    run: str = "run",
+    by=None,
+    kind: str = "prediction",
+    confidence_level: float = 0.95,
+) -> RunLevelResult:
+    """Run-level t interval of Blackwell et al. (2025): variation across runs only.
+
+    Per run, the mean of ``value`` over the inputs; then a Student-t interval
+    with k - 1 degrees of freedom over the k run means. This is the opposite
+    aggregation to the cluster bootstrap (seed 000: "they take the mean over
+    inputs per run and use those k values"), and it answers a different
+    question:
+
+    * ``kind="prediction"`` (default; Blackwell et al.'s "x-bar +/- PI"):
+      where the score of **one future benchmark run on this same input set**
+      should fall, ``mean +/- t_{k-1} s sqrt(1 + 1/k)``, ``s`` the SD of the
+      run means.
+    * ``kind="mean"``: a confidence interval for the long-run mean score
+      over runs **on this input set**, ``mean +/- t_{k-1} s / sqrt(k)``.
+
+    Either way the inputs are held fixed. It says nothing about how the score
+    would change on another sample of inputs, which the cluster bootstrap
+    (:func:`evalci.cluster_ci`) and ``analytic_ci(method="clt")`` include:
+    their target is the expected accuracy of a single call on a random input
+    from the population. The run-level interval is usually far narrower (it
+    ignores input sampling, the dominant term unless N is small) and must not
+    be read as uncertainty about the population score. With few runs (k = 3
+    to 5) its width is itself very noisy: t_{k-1} is large and ``s`` rests on
+    k - 1 degrees of freedom, so one unusual run can make it wider than the
+    bootstrap interval. Not clipped to the range of the data (as ``"clt"``).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Tidy table, one row per (input, run[, group]). Never modified.
+    value : str
+        Numeric column (0/1 correctness or a score).
+    cluster : str or list of str
+        Column(s) identifying the input. Every run of a group must score the
+        same inputs, each once.
+    run : str
+        Column identifying the run (``"run"``).
+    by : str or list of str, optional
+        Column(s) to group by (e.g. ``"system"``): one interval per group;
+        groups may have different runs and inputs.
+    kind : {'prediction', 'mean'}
+        What the interval brackets (above).
+    confidence_level : float
+        Two-sided level, e.g. 0.95.
+
+    Returns
+    -------
+    RunLevelResult
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When every run of a group has the same mean score: the interval has
+        zero width, which says the runs agree, not that the score is known.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 runs in a group; a run that does not score the same
+        inputs as the other runs of its group (the run and an input are
+        named); an (input, run) with more than one row; missing, infinite or
+        non-numeric values; unknown columns or options.
+
+    See Also
+    --------
+    evalci.cluster_ci : interval for the population score (inputs x runs).
+    analytic_ci : closed-form intervals for the population score.
+
+    References
+    ----------
+    Blackwell, R. E., Barry, J., & Cohn, A. G. (2025). Towards reproducible
+    LLM evaluation: quantifying uncertainty in LLM benchmark scores.
+    arXiv:2410.03492.
+
+    Examples
+    --------
+    GPQA Diamond, 198 inputs x 5 runs per system:
+
+    >>> import evalci
+    >>> from evalci.analytic import run_level_ci
+    >>> gpqa = evalci.load_example()
+    >>> run_level_ci(gpqa, "correct", "input_id", by="system")
+    RunLevelResult: 95% run-level prediction interval for a next run (t, k-1 df; inputs held fixed)
+                            system  estimate    low   high  standard_error   run_sd  n_runs  n_inputs
+      openai/gpt-5-nano-2025-08-07    0.6758 0.6557 0.6958        0.002945 0.006585       5       198
+    openai/gpt-5.4-mini-2026-03-17    0.6172 0.5198 0.7146         0.01432  0.03202       5       198
+
+    The run means behind it: gpt-5.4-mini's fifth run scored 0.566. With
+    ``kind="mean"`` the interval brackets the mean over runs on these inputs:
+
+    >>> r = run_level_ci(gpqa, "correct", "input_id", by="system", kind="mean")
+    >>> r.run_means.loc["openai/gpt-5.4-mini-2026-03-17"].round(3).tolist()
+    [0.636, 0.636, 0.606, 0.641, 0.566]
+    >>> (r.high - r.low).round(4).tolist()
+    [0.0164, 0.0795]
+    """
+    args = _run_level_iv(data, value, cluster, run, by, kind, confidence_level)
+    means, present, groups, run_keys, n_inputs = _run_means(data, args)
+    k = present.sum(axis=1)
+    _few_runs_iv(k, groups, args)
+    estimate = np.nanmean(means, axis=1)
+    run_sd = np.sqrt(
+        np.nansum((means - estimate[:, None]) ** 2, axis=1) / np.maximum(k - 1, 1)
+    )
+    se = run_sd / np.sqrt(k)
+    scale = run_sd * np.sqrt(1 + 1 / k) if args.kind == "prediction" else se
+    t = stats.t.ppf(0.5 + args.confidence_level / 2, k - 1)
+    if (run_sd == 0).any():
+        g = int(np.argmax(run_sd == 0))
+        warn(
+            f"every run has the same mean score{_where(groups, g)}: the run-level "
+            "interval has zero width. That says the runs agree, not that the score "
+            "is known; for the population score use evalci.cluster_ci(...).",
+            DegenerateDataWarning,
+        )
+    return RunLevelResult._from_arrays(
+        groups=groups,
+        estimate=estimate,
+        low=estimate - t * scale,
+        high=estimate + t * scale,
+        standard_error=se,
+        run_sd=run_sd,
+        n_runs=k,
+        n_inputs=n_inputs,
+        run_means=_run_means_series(means, present, groups, run_keys, args),
+        kind=args.kind,
+        confidence_level=args.confidence_level,
+    )
+
+
+@dataclass(frozen=True)
+class _RunArgs:
+    value: str
+    cluster: list[str]
+    run: str
+    by: list[str]
+    kind: str
+    confidence_level: float
+
+
+def _run_level_iv(data, value, cluster, run, by, kind, confidence_level) -> _RunArgs:
+    """Validate and normalise the arguments of :func:`run_level_ci`."""
+    check_frame(data, _FRAME_HINT)
+    check_option(
+        kind,
+        "kind",
+        RUN_LEVEL_KINDS,
+        describe="'prediction' (where a next run's score falls) or 'mean' (the "
+        "mean score over runs on these inputs)",
+    )
+    level = check_level(confidence_level)
+    check_name(value, "value")
+    check_name(run, "run")
+    cluster = as_columns(cluster, "cluster", allow_none=False)
+    by = as_columns(by, "by")
+    check_columns(data, [value], "value")
+    check_columns(data, cluster, "cluster")
+    check_columns(data, [run], "run")
+    check_columns(data, by, "by")
+    for name, cols in (("cluster", cluster), ("by", by)):
+        if run in cols:
+            raise ValueError(
+                f"`run` column {run!r} is also in `{name}`; `run` names the "
+                f"repetition of the benchmark, `{name}` something else."
+            )
+    if set(cluster) & set(by):
+        raise ValueError(
+            f"`by` and `cluster` share column {sorted(set(cluster) & set(by))[0]!r}; "
+            "group by a column that spans several inputs."
+        )
+    if len(data) == 0:
+        raise ValueError("`data` has no rows.")
+    _no_missing(data, value, "value", "fill them (e.g. count a missing answer as 0)")
+    check_finite(data, [value], "value")
+    y = data[value]
+    if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
+        raise ValueError(
+            f"`value` column {value!r} is not numeric (dtype {y.dtype}); score it "
+            "first, e.g. (df.answer == df.target).astype(int)."
+        )
+    return _RunArgs(value, cluster, run, by, kind, level)
+
+
+def _run_means(data: pd.DataFrame, args: _RunArgs):
+    """(G, R) run means (NaN where a group lacks a run) and the checks on run cells."""
+    gc, groups, n_groups = group_codes_of(data, args.by)
+    ic, input_keys = factorize(data, args.cluster, "cluster")
+    rc, run_keys = factorize(data, [args.run], "run")
+    n, r = len(input_keys), len(run_keys)
+    cell = (gc * r + rc) * n + ic
+    cells, counts = np.unique(cell, return_counts=True)
+    if (counts > 1).any():
+        c = int(cells[np.argmax(counts > 1)])
+        raise ValueError(
+            f"input {_show(input_keys[c % n])} has {int(counts.max())} rows in run "
+            f"{_show(run_keys[(c // n) % r])}{_where(groups, c // (n * r))}; each "
+            "run scores each input once. Aggregate duplicates first or give them "
+            f"distinct `run` values."
+        )
+    gr = gc * r + rc
+    n_gr = np.bincount(gr, minlength=n_groups * r).reshape(n_groups, r)
+    sums = np.bincount(
+        gr, weights=data[args.value].to_numpy(dtype=float), minlength=n_groups * r
+    )
+    gi = np.unique(gc * n + ic)
+    n_inputs = np.bincount(gi // n, minlength=n_groups)
+    present = n_gr > 0
+    short = present & (n_gr != n_inputs[:, None])
+    if short.any():
+        _different_inputs_iv(short, gc, rc, ic, input_keys, run_keys, groups, args)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(present, sums.reshape(n_groups, r) / n_gr, np.nan)
+    return means, present, groups, run_keys, n_inputs
+
+
+def _different_inputs_iv(short, gc, rc, ic, input_keys, run_keys, groups, args):
+    """Name the first run that misses inputs of its group (error path only)."""
+    g, j = (int(v) for v in np.argwhere(short)[0])
+    in_group = gc == g
+    missing = np.setdiff1d(ic[in_group], ic[in_group & (rc == j)])
+    shown = ", ".join(_show(input_keys[i]) for i in missing[:5])
+    more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+    raise ValueError(
+        f"run {_show(run_keys[j])}{_where(groups, g)} does not score the same inputs "
+        f"as the other runs: it lacks {len(missing)} of them ({shown}{more}). The "
+        "run-level interval compares runs on one fixed input set; drop those inputs "
+        f"from every run (or score them in run {_show(run_keys[j])}) first."
+    )
+
+
+def _few_runs_iv(k, groups, args: _RunArgs) -> None:
+    if (k < 2).any():
+        g = int(np.argmax(k < 2))
+        raise ValueError(
+            f"run_level_ci needs at least 2 runs per group for a t interval over "
+            f"run means{_where(groups, g)}; found {int(k[g])} (`run` {args.run!r}). "
+            "Run the benchmark again, or for one run use evalci.cluster_ci(...) "
+            "or analytic_ci(...), which resample inputs."
+        )
+
+
+def _run_means_series(means, present, groups, run_keys, args) -> pd.Series:
+    """The present run means as a Series indexed by (group columns..., run)."""
+    g, j = np.nonzero(present)
+    run_index = pd.Index(run_keys[j], name=args.run)
+    if groups is None:
+        index = run_index
+    else:
+        sel = groups[g]
+        arrays = (
+            [sel.get_level_values(i) for i in range(sel.nlevels)]
+            if isinstance(sel, pd.MultiIndex)
+            else [sel]
+        )
+        index = pd.MultiIndex.from_arrays([*arrays, run_index])
+    return pd.Series(means[g, j], index=index, name=args.value)
