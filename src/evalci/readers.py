@@ -11,7 +11,7 @@ The table every reader returns
 ------------------------------
 ``input``
     The framework's input id: ``int64`` when every id read is an integer,
-    strings otherwise.
+    strings otherwise (pandas' ``str`` dtype).
 ``run``
     ``int64``: the framework's own run number (Inspect's ``epoch`` counts
     from 1; lm-eval's repeats and HELM's ``train_trial_index`` from 0).
@@ -20,7 +20,8 @@ The table every reader returns
 value columns
     ``float64``, one per score or metric, named after it.
 metadata columns
-    Strings (``task``, ``log_file``, and whatever else the reader states).
+    Strings, missing values as NaN (``task``, ``log_file``, and whatever else
+    the reader states; lm-eval's ``n_resps`` is ``int64``).
 
 Rows are sorted by (system, input, run) and numbered from 0. The files read
 are never written to. A missing file, a file in the wrong format or a
@@ -127,7 +128,8 @@ def _tidy(
 ) -> pd.DataFrame:
     """Order, type and sort the columns; refuse duplicate keys.
 
-    Metadata columns are strings (None kept), those in ``ints`` int64.
+    Metadata columns are strings (missing stays missing), those in ``ints``
+    int64.
     """
     out = frame[KEYS + values + meta].copy()
     out["input"] = _as_input(out["input"])
@@ -139,7 +141,7 @@ def _tidy(
         if c in ints:
             out[c] = out[c].astype("int64")
             continue
-        out[c] = out[c].map(lambda v: v if v is None else str(v)).astype(object)
+        out[c] = out[c].map(lambda v: v if v is None else str(v)).astype(str)
     dup = out.duplicated(KEYS, keep=False)
     if dup.any():
         first = out[dup].iloc[0]
