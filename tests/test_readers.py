@@ -19,7 +19,7 @@ import pytest
 
 import evalci
 from evalci import readers
-from evalci.readers import read_inspect
+from evalci.readers import read_helm, read_inspect, read_jsonl, read_lm_eval
 
 LETTER = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 
@@ -428,3 +428,248 @@ def test_inspect_plain_equals_inspect_ai(two_logs, monkeypatch):
     native = read_inspect(folder)
     monkeypatch.setattr(readers, "_inspect_ai", lambda: None)
     pd.testing.assert_frame_equal(read_inspect(folder), native)
+
+
+# --------------------------------------------------------------------------
+# lm-evaluation-harness 0.4: evaluator.py (the logged sample dict),
+# loggers/evaluation_tracker.py (file names, sanitize_list, results file)
+# --------------------------------------------------------------------------
+
+DATE = "2025-03-04T10-11-12.345678"
+
+
+def lm_results(task: str, model_name: str | None, model_args) -> dict:
+    """results_<date>.json: aggregated results + GeneralConfigTracker fields."""
+    out = {
+        "results": {task: {"alias": task, "acc,none": 0.5, "acc_stderr,none": 0.1}},
+        "group_subtasks": {task: []},
+        "configs": {task: {"task": task, "repeats": 1, "output_type": "loglikelihood"}},
+        "versions": {task: 1.0},
+        "n-shot": {task: 0},
+        "higher_is_better": {task: {"acc": True}},
+        "n-samples": {task: {"original": 2376, "effective": 12}},
+        "config": {
+            "model": "hf",
+            "model_args": model_args,
+            "batch_size": 1,
+            "batch_sizes": [],
+            "device": "cpu",
+            "limit": 12,
+            "bootstrap_iters": 100000,
+        },
+        "git_hash": "4a3bc5e",
+        "date": 1741083072.0,
+        "task_hashes": {task: "ab12"},
+        "model_source": "hf",
+        "model_name_sanitized": "EleutherAI__pythia-160m",
+        "system_instruction": None,
+        "chat_template": None,
+        "start_time": 1.0,
+        "end_time": 2.0,
+        "total_evaluation_time_seconds": "1.0",
+    }
+    if model_name is not None:
+        out["model_name"] = model_name
+    return out
+
+
+def lm_mc_line(doc_id: int, lls: list[float], gold: int) -> dict:
+    """A multiple-choice (loglikelihood) sample: one request per choice."""
+    pred = int(np.argmax(lls))
+    resps = [[(str(ll), str(i == pred))] for i, ll in enumerate(lls)]
+    return {
+        "doc_id": doc_id,
+        "doc": {
+            "question": f"q{doc_id}",
+            "choices": ["a", "b", "c"],
+            "answerKey": gold,
+        },
+        "target": str(gold),
+        "arguments": {
+            f"gen_args_{i}": {
+                "arg_0": f"Question: q{doc_id}\nAnswer:",
+                "arg_1": f" {c}",
+            }
+            for i, c in enumerate("abc")
+        },
+        "resps": [[list(r) for r in req] for req in resps],
+        "filtered_resps": [list(req[0]) for req in resps],
+        "filter": "none",
+        "metrics": ["acc", "acc_norm"],
+        "doc_hash": "d" * 64,
+        "prompt_hash": "p" * 64,
+        "target_hash": "t" * 64,
+        "acc": float(pred == gold),
+        "acc_norm": float(pred == gold),
+    }
+
+
+def lm_gen_lines(doc_id: int, answers: list[str], target: str, filters) -> list[dict]:
+    """A generation sample with K = len(answers) repeats, one line per filter."""
+    out = []
+    for name, pick in filters.items():
+        chosen = pick(answers)
+        out.append(
+            {
+                "doc_id": doc_id,
+                "doc": {"question": f"q{doc_id}", "answer": f"#### {target}"},
+                "target": target,
+                "arguments": {
+                    "gen_args_0": {
+                        "arg_0": f"Question: q{doc_id}\nAnswer:",
+                        "arg_1": {"until": ["Question:"], "do_sample": True},
+                    }
+                },
+                "resps": [[f"The answer is {a}." for a in answers]],
+                "filtered_resps": [chosen],
+                "filter": name,
+                "metrics": ["exact_match"],
+                "doc_hash": "d" * 64,
+                "prompt_hash": "p" * 64,
+                "target_hash": "t" * 64,
+                "exact_match": float(chosen == target),
+            }
+        )
+    return out
+
+
+def write_lm(folder: Path, task: str, lines: list[dict], results: dict | None):
+    folder.mkdir(parents=True, exist_ok=True)
+    if results is not None:
+        (folder / f"results_{DATE}.json").write_text(json.dumps(results, indent=2))
+    path = folder / f"samples_{task}_{DATE}.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+@pytest.fixture
+def lm_two_models(tmp_path):
+    """--output_path with one folder per model, arc_easy, 12 docs each."""
+    rng = np.random.default_rng(5)
+    lls, gold = rng.normal(size=(2, 12, 3)), rng.integers(0, 3, 12)
+    for m, name in enumerate(["EleutherAI/pythia-160m", "EleutherAI/pythia-410m"]):
+        lines = [lm_mc_line(i, list(lls[m, i]), int(gold[i])) for i in range(12)]
+        res = lm_results("arc_easy", name, f"pretrained={name},dtype=float32")
+        write_lm(tmp_path / name.replace("/", "__"), "arc_easy", lines, res)
+    acc = (lls.argmax(axis=2) == gold).astype(float)
+    return tmp_path, acc
+
+
+def test_lm_eval_multiple_choice_two_models(lm_two_models):
+    folder, acc = lm_two_models
+    before = digest(folder)
+    df = read_lm_eval(folder)
+    assert digest(folder) == before
+    assert list(df.columns) == [
+        "input", "run", "system", "acc", "acc_norm", "task", "target", "n_resps",
+        "log_file",
+    ]  # fmt: skip
+    assert df.shape == (24, 9) and set(df.run) == {0} and set(df.n_resps) == {1}
+    assert df["input"].dtype == "int64" and df["n_resps"].dtype == "int64"
+    assert sorted(set(df.system)) == [
+        "EleutherAI/pythia-160m",
+        "EleutherAI/pythia-410m",
+    ]
+    for m, name in enumerate(["EleutherAI/pythia-160m", "EleutherAI/pythia-410m"]):
+        one = df[df.system == name]
+        assert one["input"].tolist() == list(range(12))
+        assert one["acc"].tolist() == acc[m].tolist()
+    assert set(df.task) == {"arc_easy"}
+    r = evalci.cluster_ci(
+        df, "acc", cluster="input", by="system", rng=0, n_resamples=300
+    )
+    assert r.to_frame()["estimate"].tolist() == pytest.approx(acc.mean(1).tolist())
+
+
+@pytest.mark.parametrize(
+    "results, system",
+    [
+        (lm_results("t", "org/a", "pretrained=org/b"), "org/a"),
+        (lm_results("t", None, "peft=org/lora,pretrained=org/base"), "org/lora"),
+        (
+            lm_results("t", None, {"model": "gpt-4o-mini", "base_url": "x"}),
+            "gpt-4o-mini",
+        ),
+        (lm_results("t", "", "dtype=float32"), "EleutherAI__pythia-160m"),
+        (None, "my-model-folder"),
+    ],
+)
+def test_lm_eval_system(tmp_path, results, system):
+    # the order of model_args keys is lm-eval's _get_model_name
+    lines = [lm_mc_line(i, [0.0, 1.0, -1.0], 1) for i in range(2)]
+    write_lm(tmp_path / "my-model-folder", "t", lines, results)
+    assert set(read_lm_eval(tmp_path)["system"]) == {system}
+
+
+def test_lm_eval_filters_and_repeats(tmp_path):
+    # gsm8k-cot-self-consistency style: repeats=4, filters take_first and maj@4
+    answers = {
+        0: ["3", "3", "4", "3"],
+        1: ["7", "8", "8", "8"],
+        2: ["1", "2", "3", "1"],
+    }
+    targets = {0: "3", 1: "7", 2: "2"}
+    filters = {
+        "score-first": lambda a: a[0],
+        "maj@4": lambda a: max(a, key=a.count),
+    }
+    lines = [
+        x for i in range(3) for x in lm_gen_lines(i, answers[i], targets[i], filters)
+    ]
+    write_lm(tmp_path / "m", "gsm8k_cot", lines, lm_results("gsm8k_cot", "m", ""))
+    with pytest.warns(evalci.EvalciWarning, match="holds 4 responses"):
+        df = read_lm_eval(tmp_path)
+    assert list(df.columns[3:5]) == ["exact_match,score-first", "exact_match,maj@4"]
+    for name, pick in filters.items():
+        want = [float(pick(answers[i]) == targets[i]) for i in range(3)]
+        assert df[f"exact_match,{name}"].tolist() == want  # [1, 1, 0] and [1, 0, 0]
+    with pytest.warns(evalci.EvalciWarning):
+        one = read_lm_eval(tmp_path / "m", filter="maj@4")
+    assert "exact_match" in one and one["exact_match"].tolist() == [1.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match=r"`filter`: .* no filter 'x'.*'maj@4'"):
+        read_lm_eval(tmp_path, filter="x")
+
+    def score(responses, sample):
+        return float(responses[0] == f"The answer is {sample['target']}.")
+
+    runs = read_lm_eval(tmp_path, score=score)
+    assert runs.shape[0] == 12 and runs["run"].tolist() == [0, 1, 2, 3] * 3
+    want = [float(a == targets[i]) for i in range(3) for a in answers[i]]
+    assert runs["score"].tolist() == want and set(runs.n_resps) == {4}
+
+
+def test_lm_eval_task_and_errors(tmp_path, lm_two_models):
+    folder, _ = lm_two_models
+    assert len(read_lm_eval(folder, task="arc_easy")) == 24
+    with pytest.raises(ValueError, match="`task`: no samples file of task 'mmlu'"):
+        read_lm_eval(folder, task="mmlu")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "samples_broken.jsonl").write_text("{}")
+    with pytest.raises(ValueError, match=r"samples_broken\.jsonl: an lm-eval samples"):
+        read_lm_eval(tmp_path / "x" / "samples_broken.jsonl")
+    good = json.dumps(lm_mc_line(0, [0.0, 1.0, 2.0], 1))
+    f = tmp_path / "y" / f"samples_t_{DATE}.jsonl"
+    f.parent.mkdir()
+    f.write_text(good + "\n" + good[:40] + "\n")
+    with pytest.raises(ValueError, match=r"samples_t_.*\(line 2\) is not valid JSON"):
+        read_lm_eval(f)
+    line = lm_mc_line(0, [0.0, 1.0, 2.0], 1)
+    del line["doc_id"]
+    f.write_text(json.dumps(line))
+    with pytest.raises(ValueError, match="the required field `doc_id` is missing"):
+        read_lm_eval(f)
+    (tmp_path / "z").mkdir()
+    with pytest.raises(ValueError, match="holds no lm-eval samples file"):
+        read_lm_eval(tmp_path / "z")
+
+
+def test_lm_eval_corpus_metric_left_out(tmp_path):
+    lines = lm_gen_lines(0, ["a"], "a", {"none": lambda a: a[0]})
+    lines += lm_gen_lines(1, ["b"], "a", {"none": lambda a: a[0]})
+    for x in lines:  # bleu is aggregated over the corpus: (refs, preds) per doc
+        x["metrics"].append("bleu")
+        x["bleu"] = [[x["target"]], x["filtered_resps"][0]]
+    write_lm(tmp_path / "m", "wmt", lines, None)
+    with pytest.warns(evalci.EvalciWarning, match=r"\['bleu'\] hold no number"):
+        df = read_lm_eval(tmp_path)
+    assert "bleu" not in df and df["exact_match"].tolist() == [1.0, 0.0]

@@ -90,8 +90,8 @@ def _files(paths, patterns: tuple[str, ...], arg: str, what: str) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def _load_json(text: str | bytes, file, member: str = "") -> Any:
-    where = f"{file}" + (f" (member {member})" if member else "")
+def _load_json(text: str | bytes, file, part: str = "") -> Any:
+    where = f"{file}" + (f" ({part})" if part else "")
     try:
         return json.loads(text)
     except ValueError as e:
@@ -232,9 +232,11 @@ def _inspect_plain(file: Path) -> tuple[dict, list[dict]]:
                     f"{file}: the .eval archive has neither header.json nor "
                     "_journal/start.json; is it an Inspect log?"
                 )
-            spec = _get(_load_json(z.read(head), file, head), "eval", file, head)
+            spec = _get(
+                _load_json(z.read(head), file, f"member {head}"), "eval", file, head
+            )
             samples = [
-                _load_json(z.read(n), file, n)
+                _load_json(z.read(n), file, f"member {n}")
                 for n in names
                 if n.startswith("samples/") and n.endswith(".json")
             ]
