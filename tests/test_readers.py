@@ -673,3 +673,307 @@ def test_lm_eval_corpus_metric_left_out(tmp_path):
     with pytest.warns(evalci.EvalciWarning, match=r"\['bleu'\] hold no number"):
         df = read_lm_eval(tmp_path)
     assert "bleu" not in df and df["exact_match"].tolist() == [1.0, 0.0]
+
+
+# --------------------------------------------------------------------------
+# HELM (crfm-helm 0.5): benchmark/metrics/metric.py PerInstanceStats,
+# statistic.py Stat, metric_name.py MetricName, run_spec.py RunSpec; written
+# by runner.py with asdict_without_nones (None fields left out)
+# --------------------------------------------------------------------------
+
+
+def helm_stat(name: str, xs: list[float], split="test", perturbation=None) -> dict:
+    """A Stat after Stat.add(x) for each x (population variance)."""
+    xs_ = np.asarray(xs, float)
+    mname = {"name": name, "split": split}
+    if perturbation is not None:
+        mname["perturbation"] = perturbation
+    return {
+        "name": mname,
+        "count": len(xs),
+        "sum": float(xs_.sum()),
+        "sum_squared": float((xs_**2).sum()),
+        "min": float(xs_.min()),
+        "max": float(xs_.max()),
+        "mean": float(xs_.mean()),
+        "variance": float(xs_.var()),
+        "stddev": float(xs_.std()),
+    }
+
+
+TYPO = {
+    "name": "typo",
+    "robustness": True,
+    "fairness": False,
+    "computed_on": "perturbed",
+    "prob": 0.1,
+}
+
+
+def helm_entry(iid: str, trial: int, em: list[float], perturbation=None) -> dict:
+    e = {
+        "instance_id": iid,
+        "train_trial_index": trial,
+        "stats": [
+            helm_stat("num_prompt_tokens", [412.0], perturbation=perturbation),
+            helm_stat("exact_match", em, perturbation=perturbation),
+            helm_stat("quasi_exact_match", em, perturbation=perturbation),
+        ],
+    }
+    if perturbation is not None:
+        e["perturbation"] = perturbation
+    return e
+
+
+def helm_run_spec(name: str, model: str) -> dict:
+    return {
+        "name": name,
+        "scenario_spec": {
+            "class_name": "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario",
+            "args": {"subject": "anatomy"},
+        },
+        "adapter_spec": {
+            "method": "multiple_choice_joint",
+            "global_prefix": "",
+            "instructions": "The following are multiple choice questions.",
+            "input_prefix": "Question: ",
+            "output_prefix": "Answer: ",
+            "max_train_instances": 5,
+            "num_outputs": 1,
+            "num_train_trials": 3,
+            "num_trials": 1,
+            "model_deployment": model.replace("/", "-deploy/"),
+            "model": model,
+            "temperature": 0.0,
+            "max_tokens": 1,
+        },
+        "metric_specs": [
+            {
+                "class_name": "helm.benchmark.metrics.basic_metrics.BasicGenerationMetric",
+                "args": {"names": ["exact_match", "quasi_exact_match"]},
+            }
+        ],
+        "data_augmenter_spec": {
+            "perturbation_specs": [],
+            "should_augment_train_instances": False,
+        },
+        "groups": ["mmlu"],
+    }
+
+
+def write_helm(folder: Path, model: str, em: np.ndarray, spec=True, typo=None):
+    """em: (instances, trials) of exact_match; typo: the same under a typo."""
+    folder.mkdir(parents=True)
+    entries = []
+    for i in range(em.shape[0]):
+        for t in range(em.shape[1]):
+            entries.append(helm_entry(f"id{100 + i}", t, [em[i, t]]))
+            if typo is not None:
+                entries.append(helm_entry(f"id{100 + i}", t, [typo[i, t]], TYPO))
+    (folder / "per_instance_stats.json").write_text(json.dumps(entries, indent=2))
+    if spec:
+        (folder / "run_spec.json").write_text(
+            json.dumps(helm_run_spec(folder.name, model))
+        )
+    (folder / "stats.json").write_text("[]")
+    return folder
+
+
+@pytest.fixture
+def helm_suite(tmp_path):
+    rng = np.random.default_rng(9)
+    ems = {
+        m: (rng.random((12, 3)) < 0.6).astype(float)
+        for m in ("openai/gpt2", "meta/llama-7b")
+    }
+    for m, em in ems.items():
+        write_helm(
+            tmp_path / "runs" / "v1" / f"mmlu:subject=anatomy,model={m.replace('/', '_')}",
+            m, em, typo=1 - em,
+        )  # fmt: skip
+    return tmp_path / "runs", ems
+
+
+def test_helm_suite_two_models(helm_suite):
+    folder, ems = helm_suite
+    before = digest(folder)
+    df = read_helm(folder)
+    assert digest(folder) == before
+    assert list(df.columns) == [
+        "input", "run", "system", "exact_match", "exact_match_sum",
+        "exact_match_count", "split", "task", "log_file",
+    ]  # fmt: skip
+    assert df.shape == (2 * 12 * 3, 9)
+    for m, em in ems.items():
+        one = df[df.system == m]
+        assert one["input"].tolist() == [
+            f"id{100 + i}" for i in range(12) for _ in range(3)
+        ]
+        assert one["run"].tolist() == [0, 1, 2] * 12
+        assert one["exact_match"].tolist() == em.ravel().tolist()  # unperturbed only
+        assert set(one.task) == {f"mmlu:subject=anatomy,model={m.replace('/', '_')}"}
+    assert set(df.split) == {"test"} and set(df.exact_match_count) == {1.0}
+    r = evalci.cluster_ci(df, "exact_match", cluster="input", by="system", rng=0,
+                          n_resamples=300)  # fmt: skip
+    want = [ems[s].mean() for s in sorted(ems)]
+    assert r.to_frame()["estimate"].tolist() == pytest.approx(want)
+
+
+def test_helm_perturbation_stat_and_file(helm_suite):
+    folder, ems = helm_suite
+    typo = read_helm(folder, perturbation="typo")
+    for m, em in ems.items():
+        assert (
+            typo[typo.system == m]["exact_match"].tolist() == (1 - em).ravel().tolist()
+        )
+    run = next(folder.rglob("per_instance_stats.json"))
+    q = read_helm(run, stat="quasi_exact_match")  # the file itself
+    assert "quasi_exact_match" in q and len(q) == 36
+    pd.testing.assert_frame_equal(read_helm(run.parent), read_helm(run))
+    with pytest.raises(
+        ValueError, match="`stat`: .* no stat named 'f1'.*'exact_match'"
+    ):
+        read_helm(run, stat="f1")
+    with pytest.raises(ValueError, match="no instance under perturbation 'dialect'"):
+        read_helm(run, perturbation="dialect")
+
+
+def test_helm_counts_and_fallbacks(tmp_path):
+    # three sampled completions averaged into each instance's stat: sum/count
+    # are successes/trials, and the counts form gives the mean of the means
+    f = tmp_path / "run" / "per_instance_stats.json"
+    f.parent.mkdir()
+    xs = [[1, 0, 1], [0, 0, 0], [1, 1, 1]] * 4
+    f.write_text(json.dumps([helm_entry(f"i{j}", 0, x) for j, x in enumerate(xs)]))
+    df = read_helm(f)
+    assert set(df.system) == {"run"} and set(df.task) == {"run"}  # no run_spec.json
+    assert df["exact_match_count"].tolist() == [3.0] * 12
+    srt = sorted(range(12), key=lambda j: f"i{j}")
+    assert df["exact_match_sum"].tolist() == [float(sum(xs[j])) for j in srt]
+    r = evalci.cluster_ci(df, successes="exact_match_sum", trials="exact_match_count",
+                          cluster="input", rng=0, n_resamples=200)  # fmt: skip
+    assert r.estimate == pytest.approx(np.mean(xs))
+
+
+def test_helm_errors(tmp_path):
+    f = tmp_path / "r" / "per_instance_stats.json"
+    f.parent.mkdir()
+    f.write_text(json.dumps({"instance_id": "x"}))
+    with pytest.raises(ValueError, match="per_instance_stats.json holds a JSON list"):
+        read_helm(f)
+    e = helm_entry("i0", 0, [1.0])
+    del e["train_trial_index"]
+    f.write_text(json.dumps([e]))
+    with pytest.raises(ValueError, match="the required field `train_trial_index`"):
+        read_helm(f)
+    e = helm_entry("i0", 0, [1.0])
+    e["stats"].append(helm_stat("exact_match", [0.0], split="valid"))
+    f.write_text(json.dumps([e]))
+    with pytest.raises(ValueError, match=r"2 stats are named 'exact_match'.*`split=`"):
+        read_helm(f)
+    assert read_helm(f, split="valid")["exact_match"].tolist() == [0.0]
+    f.write_text("[{")
+    with pytest.raises(ValueError, match="per_instance_stats.json is not valid JSON"):
+        read_helm(f)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="holds no per_instance_stats.json"):
+        read_helm(tmp_path / "empty")
+
+
+# --------------------------------------------------------------------------
+# generic JSON Lines / CSV / Parquet
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def generic(tmp_path):
+    """The gpqa example as the three formats, rows shuffled, runs in order."""
+    df = evalci.load_example().sample(frac=1, random_state=1)
+    df = df.sort_values("run", kind="stable")  # file order = run order
+    f = tmp_path / "gpqa.jsonl"
+    with open(f, "w") as fh:
+        for r in df.itertuples():
+            row = {"item": {"id": r.input_id}, "model": r.system, "ok": bool(r.correct)}
+            fh.write(json.dumps(row | {"trial": int(r.run), "note": "x"}) + "\n")
+    df.to_csv(tmp_path / "gpqa.csv", index=False)
+    return tmp_path, df
+
+
+def expected_generic(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.rename(columns={"input_id": "input"})[
+        ["input", "run", "system", "correct"]
+    ]
+    out = out.astype({"correct": "float64"})
+    return out.sort_values(["system", "input", "run"], ignore_index=True)
+
+
+def test_jsonl_nested_and_runs_in_file_order(generic):
+    folder, df = generic
+    before = digest(folder)
+    got = read_jsonl(folder / "gpqa.jsonl", input="item.id", value="ok", system="model",
+                     columns={"note": "comment"})  # fmt: skip
+    assert digest(folder) == before
+    assert list(got.columns) == ["input", "run", "system", "ok", "comment"]
+    want = expected_generic(df).rename(columns={"correct": "ok"})
+    counted = want.assign(run=want.run - 1)  # the example numbers runs from 1
+    pd.testing.assert_frame_equal(got.iloc[:, :4], counted)  # file order = trial
+    named = read_jsonl(folder / "gpqa.jsonl", input="item.id", value="ok",
+                       system="model", run="trial")  # fmt: skip
+    pd.testing.assert_frame_equal(named, want)
+    with pytest.raises(ValueError, match=r"\('gpqa', '\w+', 1\) occurs more than"):
+        # no system column: both systems' rows pooled under the file's stem
+        read_jsonl(folder / "gpqa.jsonl", input="item.id", value="ok", run="trial")
+    one = df[df.system == df.system.iloc[0]]
+    one.to_csv(folder / "one.csv", index=False)
+    stem = read_jsonl(folder / "one.csv", input="input_id", value="correct")
+    assert set(stem["system"]) == {"one"} and len(stem) == 990
+    with pytest.raises(ValueError, match="`columns`: .* named 'system' would over"):
+        read_jsonl(folder / "one.csv", input="input_id", value="correct",
+                   columns=["system"])  # fmt: skip
+
+
+def test_csv_parquet_and_format(generic, tmp_path):
+    folder, df = generic
+    want = expected_generic(df)
+    kw = dict(input="input_id", value="correct", run="run", system="system")
+    got = read_jsonl(folder / "gpqa.csv", **kw)
+    pd.testing.assert_frame_equal(got, want)
+    (folder / "gpqa.txt").write_text((folder / "gpqa.csv").read_text())
+    pd.testing.assert_frame_equal(
+        read_jsonl(folder / "gpqa.txt", format="csv", **kw), want
+    )
+    pytest.importorskip("pyarrow")
+    df.to_parquet(folder / "gpqa.parquet")
+    pd.testing.assert_frame_equal(read_jsonl(folder / "gpqa.parquet", **kw), want)
+    r = evalci.cluster_ci(got, "correct", cluster="input", by="system", rng=0,
+                          n_resamples=300)  # fmt: skip
+    ref = evalci.cluster_ci(evalci.load_example(), "correct", cluster="input_id",
+                            by="system", rng=0, n_resamples=300)  # fmt: skip
+    pd.testing.assert_frame_equal(r.to_frame(), ref.to_frame())
+
+
+def test_jsonl_errors(generic):
+    folder, _ = generic
+    kw = dict(input="input_id", value="correct")
+    with pytest.raises(ValueError, match=r"`value`: .*gpqa\.csv has no column 'score'"):
+        read_jsonl(folder / "gpqa.csv", input="input_id", value="score")
+    with pytest.raises(ValueError, match="`system`: .* no column 'model'"):
+        read_jsonl(folder / "gpqa.csv", system="model", **kw)
+    with pytest.raises(ValueError, match=r"cannot tell the format from '\.txt'"):
+        (folder / "a.txt").write_text("x")
+        read_jsonl(folder / "a.txt", **kw)
+    with pytest.raises(
+        ValueError, match="`format` must be 'jsonl', 'csv' or 'parquet'"
+    ):
+        read_jsonl(folder / "gpqa.csv", format="xlsx", **kw)
+    (folder / "t.csv").write_text("input_id,correct\nq1,1\nq2,yes\n")
+    with pytest.raises(
+        ValueError, match=r"column 'correct' of .*t\.csv .*'yes', row 1"
+    ):
+        read_jsonl(folder / "t.csv", **kw)
+    (folder / "t.jsonl").write_text('{"input_id": 1, "correct": 1}\n{"input_id": 2,\n')
+    with pytest.raises(ValueError, match=r"t\.jsonl \(line 2\) is not valid JSON"):
+        read_jsonl(folder / "t.jsonl", **kw)
+    (folder / "d.csv").write_text("input_id,run,correct\nq1,0,1\nq1,0,0\n")
+    with pytest.raises(ValueError, match="occurs more than once"):
+        read_jsonl(folder / "d.csv", run="run", **kw)

@@ -144,14 +144,14 @@ def _tidy(
         out[c] = out[c].map(lambda v: v if v is None else str(v)).astype(str)
     dup = out.duplicated(KEYS, keep=False)
     if dup.any():
-        first = out[dup].iloc[0]
+        row = out.loc[dup, ["system", "input", "run"]].iloc[0]
+        key = tuple(getattr(v, "item", lambda v=v: v)() for v in row)
         src = out.loc[dup, "log_file"].unique() if "log_file" in out else []
         raise ValueError(
-            f"(system, input, run) = ({first['system']!r}, {first['input']!r}, "
-            f"{first['run']!r}) occurs more than once"
+            f"(system, input, run) = {key} occurs more than once"
             + (f" (in {', '.join(map(str, src))})" if len(src) else "")
-            + "; read the logs of one task at a time, or give each its own "
-            "system or run numbers."
+            + "; each must be one row: read one task's logs at a time, or "
+            "name the run and system that tell the rows apart."
         )
     out = out.sort_values(["system", "input", "run"], kind="stable")
     return out.reset_index(drop=True)
@@ -896,6 +896,14 @@ def read_jsonl(
                 raise ValueError(
                     f"`{arg}`: {file} has no column {c!r}; it has {list(data.columns)[:20]}."
                 )
+    clash = set(meta.values()) & set(KEYS + values)
+    if clash:
+        c = sorted(clash)[0]
+        raise ValueError(
+            f"`columns`: a metadata column named {c!r} would overwrite the "
+            f"table's {c!r} column; rename it with a dict ({{{c!r}: "
+            f"'{c}_label'}}) or pass it as `{c}=` if it is one."
+        )
     out = pd.DataFrame({"input": data[input]})
     out["system"] = data[system] if system is not None else file.stem
     if run is not None:
