@@ -213,8 +213,11 @@ def two_logs(tmp_path):
             for i in range(12)
         ]
         spec = inspect_spec(model, "gpqa", 3)
-        f = tmp_path / f"2025-03-04_gpqa_{model.split('/')[0]}{ext}"
+        # the name Inspect gives a log: {created}_{task}_{id}
+        f = tmp_path / f"2025-03-04T10-11-12+00-00_gpqa_{model[:5]}{ext}"
         (write_eval if ext == ".eval" else write_inspect_json)(f, spec, samples)
+    # the manifest write_log_dir_manifest leaves in a log dir: not a log
+    (tmp_path / "logs.json").write_text(json.dumps({f.name: {"version": 2}}))
     return tmp_path, grids
 
 
@@ -257,7 +260,7 @@ def test_inspect_two_formats_two_systems(two_logs, plain):
 
 def test_inspect_paths_list_and_glob(two_logs, plain):
     folder, grids = two_logs
-    by_list = read_inspect(sorted(folder.iterdir()))
+    by_list = read_inspect(sorted(folder.glob("2025*")))
     by_glob = read_inspect(str(folder / "*gpqa*"))
     pd.testing.assert_frame_equal(by_list, by_glob)
     one = read_inspect(next(folder.glob("*.eval")))
@@ -977,3 +980,10 @@ def test_jsonl_errors(generic):
     (folder / "d.csv").write_text("input_id,run,correct\nq1,0,1\nq1,0,0\n")
     with pytest.raises(ValueError, match="occurs more than once"):
         read_jsonl(folder / "d.csv", run="run", **kw)
+
+
+def test_inspect_ai_errors_name_the_file(tmp_path):
+    pytest.importorskip("inspect_ai")
+    (tmp_path / "cut.eval").write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(ValueError, match=r"cut\.eval could not be read as an Inspect"):
+        read_inspect(tmp_path / "cut.eval")

@@ -56,8 +56,13 @@ _MISSING = object()
 # --------------------------------------------------------------------------
 
 
-def _files(paths, patterns: tuple[str, ...], arg: str, what: str) -> list[Path]:
-    """Resolve a path, a list of paths, a directory or a glob into files."""
+def _files(
+    paths, patterns: tuple[str, ...], arg: str, what: str, keep=lambda p: True
+) -> list[Path]:
+    """Resolve a path, a list of paths, a directory or a glob into files.
+
+    ``keep`` filters what a directory search finds (files named are kept).
+    """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     elif not isinstance(paths, Iterable):
@@ -74,7 +79,9 @@ def _files(paths, patterns: tuple[str, ...], arg: str, what: str) -> list[Path]:
                 raise ValueError(f"`{arg}`: no file matches {text!r}.")
             found += [h for h in hits if h.is_file()]
         elif Path(text).is_dir():
-            hits = sorted({h for pat in patterns for h in Path(text).rglob(pat)})
+            hits = sorted(
+                {h for pat in patterns for h in Path(text).rglob(pat) if keep(h)}
+            )
             if not hits:
                 raise ValueError(
                     f"`{arg}`: the directory {text} holds no {what} "
@@ -200,6 +207,15 @@ def _inspect_float(v: Any, where: str) -> float:
     )
 
 
+# inspect_ai log/_file.py is_log_file: every .eval file, and a .json file
+# whose name starts with an ISO timestamp (not the logs.json manifest).
+_INSPECT_JSON = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
+
+
+def _is_log(p: Path) -> bool:
+    return p.suffix == ".eval" or _INSPECT_JSON.match(p.name) is not None
+
+
 def _inspect_ai():
     """The inspect_ai package when installed, else None (tests patch this)."""
     try:
@@ -302,9 +318,11 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
     Parameters
     ----------
     paths : path, list of paths, directory or glob
-        One or several logs; a directory is searched (recursively) for
-        ``*.eval`` and ``*.json``. Each log's ``eval.model`` is its system,
-        so several models' logs give several systems.
+        One or several logs; a directory is searched (recursively) for the
+        files Inspect lists as logs: every ``*.eval``, and ``*.json`` whose
+        name starts with a timestamp (so the ``logs.json`` manifest is not
+        read). Each log's ``eval.model`` is its system, so several models'
+        logs give several systems.
     scorer : str, optional
         Read only this scorer's values (default: every scorer).
 
@@ -359,7 +377,7 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
     >>> r = evalci.cluster_ci(df, "choice", cluster="input", by="system",
     ...                       rng=0, n_resamples=200)  # doctest: +SKIP
     """
-    files = _files(paths, ("*.eval", "*.json"), "paths", "Inspect log")
+    files = _files(paths, ("*.eval", "*.json"), "paths", "Inspect log", _is_log)
     lib = _inspect_ai()
     frames = []
     for f in files:
