@@ -359,7 +359,8 @@ def test_inspect_errored_sample_is_nan(tmp_path, plain):
 def test_inspect_in_progress_eval_reads_journal(tmp_path, plain):
     samples = [inspect_sample(i, 1, {"s": "C"}) for i in range(3)]
     write_eval(tmp_path / "a.eval", inspect_spec("m", "t", 1), samples, header=False)
-    df = read_inspect(tmp_path / "a.eval")
+    with pytest.warns(evalci.EvalciWarning, match="status is 'started'"):
+        df = read_inspect(tmp_path / "a.eval")
     assert df.shape[0] == 3 and set(df.system) == {"m"}
 
 
@@ -987,3 +988,29 @@ def test_inspect_ai_errors_name_the_file(tmp_path):
     (tmp_path / "cut.eval").write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(ValueError, match=r"cut\.eval could not be read as an Inspect"):
         read_inspect(tmp_path / "cut.eval")
+
+
+def test_inspect_cancelled_log_warns(tmp_path, plain):
+    samples = [inspect_sample(i, 1, {"s": "C"}) for i in range(2)]
+    spec = inspect_spec("m", "t", 1)
+    log = inspect_header(spec, 5, status="cancelled") | {"samples": samples}
+    (tmp_path / "a.json").write_text(json.dumps(log))
+    with pytest.warns(evalci.EvalciWarning, match="'cancelled'.* the 2 samples"):
+        assert len(read_inspect(tmp_path / "a.json")) == 2
+
+
+def test_inspect_sample_order_does_not_matter(tmp_path, plain):
+    # the members of a .eval are in completion order, which varies run to run
+    grid = letters(4, 12, 2)
+    samples = [
+        inspect_sample(i, e + 1, {"s": grid[i, e]}) for i in range(12) for e in range(2)
+    ]
+    order = np.random.default_rng(0).permutation(len(samples))
+    write_eval(tmp_path / "a.eval", inspect_spec("m", "t", 2), samples)
+    write_eval(
+        tmp_path / "b.eval", inspect_spec("m", "t", 2), [samples[j] for j in order]
+    )
+    a, b = read_inspect(tmp_path / "a.eval"), read_inspect(tmp_path / "b.eval")
+    pd.testing.assert_frame_equal(
+        a.drop(columns="log_file"), b.drop(columns="log_file")
+    )

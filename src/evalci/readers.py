@@ -225,8 +225,8 @@ def _inspect_ai():
     return inspect_ai
 
 
-def _inspect_plain(file: Path) -> tuple[dict, list[dict]]:
-    """(eval spec, samples) of a .eval zip or .json log, with json + zipfile.
+def _inspect_plain(file: Path) -> tuple[dict, list[dict], str]:
+    """(eval spec, samples, status) of a .eval or .json log, with json + zipfile.
 
     The .eval layout (inspect_ai ``log/_recorders/eval.py``): ``header.json``
     (the EvalLog without samples), ``samples/<id>_epoch_<n>.json`` (one
@@ -238,7 +238,7 @@ def _inspect_plain(file: Path) -> tuple[dict, list[dict]]:
         log = _load_json(file.read_bytes(), file)
         spec = _get(log, "eval", file, "the log")
         samples = _get(log, "samples", file, "the log (a header-only log?)")
-        return spec, samples
+        return spec, samples, log.get("status", "started")
     try:
         with zipfile.ZipFile(file) as z:
             names = list(dict.fromkeys(z.namelist()))
@@ -248,8 +248,10 @@ def _inspect_plain(file: Path) -> tuple[dict, list[dict]]:
                     f"{file}: the .eval archive has neither header.json nor "
                     "_journal/start.json; is it an Inspect log?"
                 )
-            spec = _get(
-                _load_json(z.read(head), file, f"member {head}"), "eval", file, head
+            log = _load_json(z.read(head), file, f"member {head}")
+            spec = _get(log, "eval", file, head)
+            status = (
+                log.get("status", "started") if head == "header.json" else "started"
             )
             samples = [
                 _load_json(z.read(n), file, f"member {n}")
@@ -261,11 +263,11 @@ def _inspect_plain(file: Path) -> tuple[dict, list[dict]]:
             f"{file} is not a zip archive; an Inspect .eval log is one "
             "(was it truncated?)."
         ) from None
-    return spec, samples
+    return spec, samples, status
 
 
-def _inspect_native(file: Path, inspect_ai) -> tuple[dict, list[dict]]:
-    """The same (spec, samples) through ``inspect_ai.log.read_eval_log``."""
+def _inspect_native(file: Path, inspect_ai) -> tuple[dict, list[dict], str]:
+    """The same (spec, samples, status) through ``inspect_ai.log.read_eval_log``."""
     try:
         log = inspect_ai.log.read_eval_log(str(file))
     except Exception as e:  # pydantic, zip and json errors alike
@@ -282,7 +284,7 @@ def _inspect_native(file: Path, inspect_ai) -> tuple[dict, list[dict]]:
         }
         for s in log.samples or []
     ]
-    return spec, samples
+    return spec, samples, log.status
 
 
 def _inspect_rows(file: Path, spec: dict, samples: list[dict], scorer) -> pd.DataFrame:
@@ -348,6 +350,10 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
     list values, Inspect logs a warning for and counts 0; this reader raises
     :class:`ValueError` instead. ``None`` inside a dict score is NaN.
 
+    A log whose status is not ``"success"`` (``"started"``, ``"error"``,
+    ``"cancelled"``) draws an :class:`~evalci.EvalciWarning`: it may hold
+    only some of the samples.
+
     When ``inspect_ai`` is installed its ``read_eval_log`` reads the logs;
     otherwise a plain reader (``json`` and ``zipfile``) does. Both give the
     same table.
@@ -355,13 +361,13 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
     Examples
     --------
     >>> import json, tempfile, zipfile, pathlib
-    >>> import evalci
     >>> from evalci.readers import read_inspect
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> spec = {"created": "2025-01-01T00:00:00+00:00", "task": "gpqa",
     ...         "dataset": {}, "model": "openai/gpt-4o", "config": {}}
     >>> with zipfile.ZipFile(d / "gpqa.eval", "w") as z:
-    ...     z.writestr("header.json", json.dumps({"version": 2, "eval": spec}))
+    ...     header = {"version": 2, "status": "success", "eval": spec}
+    ...     z.writestr("header.json", json.dumps(header))
     ...     for i in range(4):
     ...         for epoch in (1, 2):
     ...             v = "C" if (i + epoch) % 3 else "I"
@@ -374,8 +380,6 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
     0      0    1  openai/gpt-4o     1.0
     1      0    2  openai/gpt-4o     1.0
     2      1    1  openai/gpt-4o     1.0
-    >>> r = evalci.cluster_ci(df, "choice", cluster="input", by="system",
-    ...                       rng=0, n_resamples=200)  # doctest: +SKIP
     """
     files = _files(paths, ("*.eval", "*.json"), "paths", "Inspect log", _is_log)
     lib = _inspect_ai()
@@ -385,7 +389,13 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
             raise ValueError(
                 f"{f}: an Inspect log ends in .eval or .json; got {f.suffix!r}."
             )
-        spec, samples = _inspect_native(f, lib) if lib else _inspect_plain(f)
+        spec, samples, status = _inspect_native(f, lib) if lib else _inspect_plain(f)
+        if status != "success":
+            warn(
+                f"{f}: the log's status is {status!r}, not 'success'; the table "
+                f"holds the {len(samples)} samples it has, which may not be all.",
+                EvalciWarning,
+            )
         frames.append(_inspect_rows(f, spec, samples, scorer))
     frame = pd.concat(frames, ignore_index=True)
     meta = ["task", "target", "log_file"]
@@ -465,9 +475,7 @@ def _lm_lines(file: Path) -> list[dict]:
 
 
 def _lm_number(v) -> float | None:
-    if isinstance(v, (bool, int, float)) and not isinstance(v, complex):
-        return float(v)
-    return None
+    return float(v) if isinstance(v, (bool, int, float)) else None
 
 
 def _lm_logged(
