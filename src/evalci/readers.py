@@ -268,8 +268,14 @@ def _inspect_plain(file: Path) -> tuple[dict, list[dict], str]:
 
 def _inspect_native(file: Path, inspect_ai) -> tuple[dict, list[dict], str]:
     """The same (spec, samples, status) through ``inspect_ai.log.read_eval_log``."""
+    # transcripts are most of a sample's bytes; skip them where inspect_ai can
+    # (exclude_fields: .eval logs, inspect_ai >= 0.3.1xx; .json ignores it)
+    skip = {"messages", "events", "store", "attachments"}
     try:
-        log = inspect_ai.log.read_eval_log(str(file))
+        try:
+            log = inspect_ai.log.read_eval_log(str(file), exclude_fields=skip)
+        except TypeError:  # an inspect_ai without exclude_fields
+            log = inspect_ai.log.read_eval_log(str(file))
     except Exception as e:  # pydantic, zip and json errors alike
         raise ValueError(f"{file} could not be read as an Inspect log: {e}") from e
     spec = {"model": log.eval.model, "task": log.eval.task}
