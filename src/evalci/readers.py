@@ -2,16 +2,20 @@
 
 Each reader returns one row per (input, run, system) with the value columns
 the log holds, plus metadata columns, so that every function of the library
-takes its output as it is. Readers of Inspect AI, lm-evaluation-harness and
-HELM logs, and of generic JSON Lines / CSV / Parquet files with a column
-mapping, belong here (issue 13); nothing else in the library reads files
-except :func:`evalci.load_example`.
+takes its output as it is: :func:`read_inspect` (Inspect AI ``.eval`` and
+``.json`` logs), :func:`read_lm_eval` (lm-evaluation-harness
+``--log_samples`` output), :func:`read_helm` (HELM
+``per_instance_stats.json``) and :func:`read_jsonl` (any JSON Lines, CSV or
+Parquet file, with a column mapping). Nothing else in the library reads
+files except :func:`evalci.load_example`. Each format is read as its
+framework's source writes it (the module and class are named where it is
+read); see ``docs/reading-logs.md`` for the field-to-column tables.
 
 The table every reader returns
 ------------------------------
 ``input``
     The framework's input id: ``int64`` when every id read is an integer,
-    strings otherwise (pandas' ``str`` dtype).
+    strings otherwise (pandas' default string dtype).
 ``run``
     ``int64``: the framework's own run number (Inspect's ``epoch`` counts
     from 1; lm-eval's repeats and HELM's ``train_trial_index`` from 0).
