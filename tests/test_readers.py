@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import evalci
 from evalci import readers
@@ -1014,3 +1016,42 @@ def test_inspect_sample_order_does_not_matter(tmp_path, plain):
     pd.testing.assert_frame_equal(
         a.drop(columns="log_file"), b.drop(columns="log_file")
     )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    cells=st.lists(
+        st.tuples(
+            st.integers(0, 6),
+            st.integers(0, 3),
+            st.sampled_from("ab"),
+            st.floats(-1e6, 1e6),
+        ),  # fmt: skip
+        min_size=1,
+        max_size=40,
+        unique_by=lambda c: c[:3],
+    ),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_jsonl_row_order_does_not_matter(tmp_path_factory, cells, seed):
+    frame = pd.DataFrame(cells, columns=["q", "r", "m", "v"])
+    shuffled = frame.sample(frac=1, random_state=seed % 2**32)
+    f = tmp_path_factory.mktemp("h") / "t.jsonl"
+    f.write_text("".join(json.dumps(row) + "\n" for row in shuffled.to_dict("records")))
+    got = read_jsonl(f, input="q", value="v", run="r", system="m")
+    want = frame.rename(columns={"q": "input", "r": "run", "m": "system"})
+    want = want[["input", "run", "system", "v"]].sort_values(
+        ["system", "input", "run"], ignore_index=True
+    )
+    pd.testing.assert_frame_equal(got, want, check_dtype=False)
+    assert got["input"].dtype == "int64" and got["v"].dtype == "float64"
+
+
+def test_lm_eval_output_path_json(tmp_path):
+    # --output_path out/run.json: results as run_<date>.json, samples beside it
+    lines = [lm_mc_line(i, [0.0, 1.0, -1.0], 1) for i in range(3)]
+    write_lm(tmp_path, "piqa", lines, None)
+    res = lm_results("piqa", "org/m", "pretrained=org/m")
+    (tmp_path / f"run_{DATE}.json").write_text(json.dumps(res))
+    df = read_lm_eval(tmp_path / f"samples_piqa_{DATE}.jsonl")
+    assert set(df.system) == {"org/m"} and df["acc"].tolist() == [1.0] * 3
