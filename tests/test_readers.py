@@ -980,6 +980,9 @@ def test_jsonl_errors(generic):
     (folder / "t.jsonl").write_text('{"input_id": 1, "correct": 1}\n{"input_id": 2,\n')
     with pytest.raises(ValueError, match=r"t\.jsonl \(line 2\) is not valid JSON"):
         read_jsonl(folder / "t.jsonl", **kw)
+    (folder / "n.csv").write_text("input_id,correct\nq1,1\n,0\n")
+    with pytest.raises(ValueError, match=r"`input`: column 'input_id' .* \(row 1\)"):
+        read_jsonl(folder / "n.csv", **kw)
     (folder / "d.csv").write_text("input_id,run,correct\nq1,0,1\nq1,0,0\n")
     with pytest.raises(ValueError, match="occurs more than once"):
         read_jsonl(folder / "d.csv", run="run", **kw)

@@ -52,7 +52,6 @@ from ._warnings import EvalciWarning, warn
 __all__ = ["read_helm", "read_inspect", "read_jsonl", "read_lm_eval"]
 
 KEYS = ["input", "run", "system"]
-_MISSING = object()
 
 
 # --------------------------------------------------------------------------
@@ -109,14 +108,12 @@ def _load_json(text: str | bytes, file, part: str = "") -> Any:
         raise ValueError(f"{where} is not valid JSON: {e}.") from None
 
 
-def _get(d: Any, path: str, file, what: str = "", default=_MISSING) -> Any:
+def _get(d: Any, path: str, file, what: str = "") -> Any:
     """``d['a']['b']`` for ``path='a.b'``; a missing field names file and field."""
     cur = d
     for part in path.split("."):
         if isinstance(cur, dict) and part in cur:
             cur = cur[part]
-        elif default is not _MISSING:
-            return default
         else:
             where = f" in {what}" if what else ""
             raise ValueError(
@@ -940,6 +937,12 @@ def read_jsonl(
             f"table's {c!r} column; rename it with a dict ({{{c!r}: "
             f"'{c}_label'}}) or pass it as `{c}=` if it is one."
         )
+    for arg, c in (("input", input), ("system", system), ("run", run)):
+        if c is not None and data[c].isna().any():
+            raise ValueError(
+                f"`{arg}`: column {c!r} of {file} has missing values (row "
+                f"{int(data[c].isna().idxmax())}); every row needs its {arg}."
+            )
     out = pd.DataFrame({"input": data[input]})
     out["system"] = data[system] if system is not None else file.stem
     if run is not None:
