@@ -1058,3 +1058,13 @@ def test_lm_eval_output_path_json(tmp_path):
     (tmp_path / f"run_{DATE}.json").write_text(json.dumps(res))
     df = read_lm_eval(tmp_path / f"samples_piqa_{DATE}.jsonl")
     assert set(df.system) == {"org/m"} and df["acc"].tolist() == [1.0] * 3
+
+
+def test_lm_eval_without_metrics_list(tmp_path):
+    # older lm-eval versions wrote no "metrics" (nor "filter") field
+    lines = [lm_mc_line(i, [0.0, -1.0, 1.0], i % 3) for i in range(3)]
+    for x in lines:
+        del x["metrics"], x["filter"]
+    write_lm(tmp_path / "m", "arc", lines, None)
+    df = read_lm_eval(tmp_path)
+    assert df["acc"].tolist() == [0.0, 0.0, 1.0] and "acc_norm" in df

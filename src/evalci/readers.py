@@ -270,7 +270,7 @@ def _inspect_plain(file: Path) -> tuple[dict, list[dict], str]:
 def _inspect_native(file: Path, inspect_ai) -> tuple[dict, list[dict], str]:
     """The same (spec, samples, status) through ``inspect_ai.log.read_eval_log``."""
     # transcripts are most of a sample's bytes; skip them where inspect_ai can
-    # (exclude_fields: .eval logs, inspect_ai >= 0.3.1xx; .json ignores it)
+    # (exclude_fields: .eval logs in recent inspect_ai; .json logs ignore it)
     skip = {"messages", "events", "store", "attachments"}
     try:
         try:
@@ -426,6 +426,12 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
 _LM_SAMPLES = re.compile(
     r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl$"
 )
+# The fields of a logged sample other than its metrics (evaluator.py); older
+# lm-eval versions write no "metrics" list, so the rest are the metrics.
+_LM_FIELDS = frozenset(
+    "doc_id doc target arguments resps filtered_resps filter metrics doc_hash "
+    "prompt_hash target_hash".split()
+)
 # GeneralConfigTracker._get_model_name: the first of these keys in model_args.
 _LM_MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 
@@ -502,7 +508,8 @@ def _lm_logged(
     corpus: set[str] = set()
     for d in lines:
         row = rows.setdefault(d["doc_id"], {"input": d["doc_id"], "run": 0})
-        for m in _get(d, "metrics", file, f"doc_id {d['doc_id']}"):
+        names = d.get("metrics", [k for k in d if k not in _LM_FIELDS])
+        for m in names:
             x = _lm_number(_get(d, m, file, f"doc_id {d['doc_id']}"))
             # lm-eval names a metric under a filter "metric,filter" (results_*.json)
             col = f"{m},{d.get('filter', 'none')}" if several else m
