@@ -7,7 +7,7 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
 """
 
-from . import coverage, metrics, planning, simulate, testing, xr
+from . import coverage, extract, metrics, planning, scaleout, simulate, testing, xr
 from ._example import load_example
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -19,11 +19,19 @@ from ._warnings import (
     PooledGroupsWarning,
 )
 from .accessors import EvalciDataArrayAccessor, EvalciDataFrameAccessor
-from .analytic import AnalyticResult, McNemarResult, analytic_ci, mcnemar
+from .analytic import (
+    AnalyticResult,
+    McNemarResult,
+    RunLevelResult,
+    analytic_ci,
+    mcnemar,
+    run_level_ci,
+)
 from .compare import ComparisonResult, MissingInputsWarning, compare, decide
 from .core import bootstrap, cluster_ci
 from .metrics import Metric
 from .planning import Plan, icc, minimum_detectable_effect, plan, sample_size
+from .readers import read_helm, read_inspect, read_jsonl, read_lm_eval
 from .report import Report, flaky, report
 from .results import BootstrapResult
 
@@ -40,6 +48,14 @@ __all__ = [
     "McNemarResult",
     "analytic_ci",
     "mcnemar",
+    "RunLevelResult",
+    "run_level_ci",
+    "read_helm",
+    "read_inspect",
+    "read_jsonl",
+    "read_lm_eval",
+    "extract",
+    "scaleout",
     "BootstrapResult",
     "ComparisonResult",
     "MissingInputsWarning",

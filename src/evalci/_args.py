@@ -51,6 +51,7 @@ class BootstrapArgs:
     input: tuple = ()  # the estimand's unit when it differs from `cluster`
     weights: str = "multinomial"  # resampling weights: multinomial or poisson(1)
     backend: str = "numpy"  # where the resampling runs: in process or on Dask
+    block_length: int = 0  # moving_block: inputs drawn in runs of this many
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -87,6 +88,7 @@ def bootstrap_iv(
     input=None,
     weights="multinomial",
     backend=None,
+    block_length=None,
 ) -> BootstrapArgs:
     """Validate and normalise the arguments of :func:`bootstrap`."""
     check_frame(data, "for xarray objects use the DataArray accessor (da.evalci)")
@@ -101,6 +103,7 @@ def bootstrap_iv(
     confidence_level = check_level(confidence_level)
     n_resamples = _check_resamples(n_resamples)
     weights, backend = _check_scale_out(weights, backend, strategy)
+    block_length = _check_block_length(block_length, strategy, method, strata)
     if successes is not None or trials is not None:
         value, metric = _counts_table(data, value, strategy, metric, successes, trials)
     if row_runs is not None and strategy != "cluster":
@@ -133,6 +136,7 @@ def bootstrap_iv(
         input=tuple(input_cols),
         weights=weights,
         backend=backend,
+        block_length=block_length,
     )
 
 
@@ -165,6 +169,7 @@ def bootstrap_iv_of(data, bound, **given) -> BootstrapArgs:
         input=a.get("input"),
         weights=a.get("weights", "multinomial"),
         backend=a.get("backend"),
+        block_length=a.get("block_length"),
     )
 
 
@@ -177,6 +182,45 @@ def _check_resamples(n_resamples) -> int:
             f"resample has no spread); got {n_resamples}. Use 10_000 (the default)."
         )
     return n_resamples
+
+
+def _check_block_length(block_length, strategy, method, strata) -> int:
+    """``block_length=``: required by ``moving_block``, refused by the others."""
+    if strategy != "moving_block":
+        if block_length is not None:
+            raise ValueError(
+                f"`block_length` is for strategy='moving_block' (observations in "
+                f"sequence), not strategy={strategy!r}; leave it out, or pass "
+                "strategy='moving_block'."
+            )
+        return 0
+    if block_length is None:
+        raise ValueError(
+            "strategy='moving_block' needs `block_length`: how many consecutive "
+            "inputs stay together, e.g. block_length=round(n_inputs ** (1 / 3)) "
+            "(Kunsch 1989's order), or the length of the dependence."
+        )
+    if isinstance(block_length, bool) or not isinstance(
+        block_length, (int, np.integer)
+    ):
+        raise TypeError(
+            f"`block_length` must be a positive integer, not {block_length!r}."
+        )
+    if block_length < 1:
+        raise ValueError(f"`block_length` must be at least 1; got {block_length}.")
+    if method == "bca":
+        raise ValueError(
+            "method='bca' needs a jackknife over independent inputs, which a "
+            "moving-block bootstrap does not have; use method='percentile', "
+            "'basic' or 'normal'."
+        )
+    if strata:
+        raise ValueError(
+            "strategy='moving_block' keeps the sequence whole, so it cannot be "
+            "stratified; leave `strata` out (or bootstrap each stratum on its own "
+            "with by=)."
+        )
+    return int(block_length)
 
 
 def _check_scale_out(weights, backend, strategy) -> tuple[str, str]:

@@ -6,7 +6,9 @@ from typing import Literal
 
 import numpy as np
 
-Strategy = Literal["iid", "cluster", "single_draw", "hierarchical", "mode_aggregate"]
+Strategy = Literal[
+    "iid", "cluster", "single_draw", "hierarchical", "mode_aggregate", "moving_block"
+]
 Method = Literal["percentile", "basic", "bca", "normal"]
 Weight = Literal["input", "run"]
 RNGLike = int | np.random.Generator | np.random.SeedSequence | None
@@ -17,6 +19,7 @@ STRATEGIES: tuple[str, ...] = (
     "single_draw",
     "hierarchical",
     "mode_aggregate",
+    "moving_block",
 )
 METHODS: tuple[str, ...] = ("percentile", "basic", "bca", "normal")
 WEIGHTS: tuple[str, ...] = ("input", "run")

@@ -122,6 +122,7 @@ def bootstrap(
     weights: str = "multinomial",
     backend: str | None = None,
     compute: bool = True,
+    block_length: int | None = None,
 ) -> BootstrapResult:
     """Bootstrap confidence interval of an evaluation score over inputs x runs.
 
@@ -138,8 +139,9 @@ def bootstrap(
         it may be a larger unit that inputs nest in (a repository, a source
         document), with ``input=`` naming the input. Required unless
         ``strategy="iid"``.
-    strategy : {'cluster', 'iid', 'single_draw', 'hierarchical', 'mode_aggregate'}
-        Seed 000's five strategies. ``cluster`` (the default) resamples inputs
+    strategy : {'cluster', 'iid', 'single_draw', 'hierarchical', 'mode_aggregate', \
+'moving_block'}
+        Seed 000's five strategies, and the moving-block bootstrap. ``cluster`` (the default) resamples inputs
         with all their runs; ``single_draw`` takes one run per drawn input;
         ``hierarchical`` resamples runs within each drawn input;
         ``mode_aggregate`` collapses each input's runs to their mode (random
@@ -148,7 +150,11 @@ def bootstrap(
         majority-vote label; for a 0/1 column it is the share of inputs where
         most runs are correct (a tie at even k broken at random), which is not
         the majority-vote accuracy; ``iid`` treats rows as independent (one
-        run per input).
+        run per input). ``moving_block`` (Kunsch 1989; seed 003: observations
+        in sequence, such as successive turns of a dialogue or a time series)
+        keeps runs of ``block_length`` consecutive inputs together: inputs
+        are taken in the order of their ``cluster`` key, so name a column
+        that sorts in sequence (a turn number, a timestamp).
     metric : str, Metric or callable
         ``"mean"`` (accuracy of a 0/1 column), a :class:`~evalci.metrics.Metric`
         such as ``evalci.metrics.kappa(truth="label")``, a registered name, or a
@@ -207,6 +213,11 @@ def bootstrap(
         is active, else Dask's threads). The default is ``"dask"`` for a Dask
         DataFrame, else ``"numpy"``. Same numbers either way, for the same
         seed. See the "Scaling out" page.
+    block_length : int, optional
+        ``strategy="moving_block"`` only (and required there): consecutive
+        inputs per block, at least 1 and fewer than the inputs. Larger blocks
+        keep longer dependence (``N ** (1/3)`` is the classical order). Not
+        with ``method="bca"`` or ``strata``.
     compute : bool
         Dask DataFrames only: ``False`` returns a ``dask.delayed`` object of
         the result (reduction, resampling and intervals as named tasks:
@@ -235,7 +246,7 @@ def bootstrap(
     """
     iv = (value, cluster, strategy, metric, by, strata, method, confidence_level)
     iv += (n_resamples, weight, dropna, successes, trials)
-    scale = {"weights": weights, "backend": backend}
+    scale = {"weights": weights, "backend": backend, "block_length": block_length}
     if _dask.is_dask_frame(data):
         return _dask.bootstrap_frame(data, iv, input, scale, rng, compute)
     if compute is not True:

@@ -18,7 +18,7 @@ the same draws, gathered as rows.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -232,6 +232,11 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
         fast and args.metric.scale_invariant,
         per_input=args.metric.per_input if fast else None,
     )
+    if args.block_length:
+        units = [
+            (replace(unit, block_length=args.block_length), groups, clusters)
+            for unit, groups, clusters in units
+        ]
     check_units(units, cube, args)
     _check_memory(units, args)
     plans = [
@@ -286,6 +291,12 @@ def check_units(units, cube: Cube, args: BootstrapArgs) -> None:
                 "add inputs if you can.",
                 FewClustersWarning,
             )
+        if unit.block_length >= unit.n_clusters:
+            raise ValueError(
+                f"`block_length`={unit.block_length} must be less than the number of "
+                f"inputs ({unit.n_clusters}{where}): a block of every input is "
+                "the same sample each time."
+            )
         sizes = np.diff(unit.strata_bounds)
         if (sizes < 2).any():
             _warn(
@@ -331,6 +342,8 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     path. Counts tables at the run level have no run rows for the index
     kernel: they always take the (exact) pattern path.
     """
+    if strategy == "moving_block":  # inputs in sequence are not exchangeable
+        return None
     # counts tables have no run rows for the index kernel's run-level draws
     counts_runs = strategy in patterns.RUN_LEVEL and args.trials is not None
     if _FORCE_PATH == "index" and not counts_runs:

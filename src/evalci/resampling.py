@@ -138,6 +138,7 @@ class Unit:
     starts: tuple[np.ndarray, ...] = ()
     counts: tuple[np.ndarray, ...] = ()
     rows: tuple[np.ndarray, ...] = ()
+    block_length: int = 0  # moving-block bootstrap: inputs drawn in runs of this
 
     @property
     def n_clusters(self) -> int:
@@ -155,6 +156,27 @@ def draw_clusters(
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         idx[:, lo:hi] = gen.integers(lo, hi, size=(n_rep, hi - lo))
     return idx
+
+
+def draw_moving_blocks(gen: np.random.Generator, n_rep: int, n: int, length: int):
+    """Input indices ``(n_rep, n)`` of the moving-block bootstrap (Kunsch 1989).
+
+    Each replicate concatenates ``ceil(n / length)`` blocks of ``length``
+    consecutive inputs, their starts uniform on ``0 .. n - length``, and
+    keeps the first ``n`` indices. ``length == 1`` draws exactly what
+    :func:`draw_clusters` draws for one stratum.
+    """
+    n_blocks = -(-n // length)
+    starts = gen.integers(0, n - length + 1, size=(n_rep, n_blocks))
+    idx = starts[:, :, None] + np.arange(length)
+    return idx.reshape(n_rep, n_blocks * length)[:, :n]
+
+
+def draw_inputs(gen: np.random.Generator, n_rep: int, unit: Unit) -> np.ndarray:
+    """A unit's input indices ``(n_rep, N)``: clusters, or moving blocks."""
+    if unit.block_length:
+        return draw_moving_blocks(gen, n_rep, unit.n_clusters, unit.block_length)
+    return draw_clusters(gen, n_rep, unit.strata_bounds)
 
 
 def draw_runs(
@@ -235,7 +257,11 @@ def stream_replicate_sums(
             for p, (lo, hi, _) in enumerate(pieces(unit.strata_bounds))
         )
         return combine_pieces(parts)
-    if strategy not in _RUN_LEVEL and unit.n_clusters > TILE_SIZE:
+    if (
+        strategy not in _RUN_LEVEL
+        and not unit.block_length
+        and unit.n_clusters > TILE_SIZE
+    ):
         bounds = unit.strata_bounds
         totals = tile_totals(root, unit.index, bounds, first, n_streams)
         parts = (
@@ -273,7 +299,7 @@ def _one_stage_sums(
         flat = out.reshape(n_rep, g * m)
         for s in range(n_streams):
             gen = stream(root, _BOOT, unit.index, first + s)
-            block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+            block = draw_inputs(gen, STREAM_SIZE, unit)
             rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
             if gather:
                 for j, col in enumerate(cols):
@@ -291,7 +317,7 @@ def _one_stage_sums(
     # columns) or counted and multiplied (many).
     for s in range(n_streams):
         gen = stream(root, _BOOT, unit.index, first + s)
-        block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+        block = draw_inputs(gen, STREAM_SIZE, unit)
         rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
         for j in range(g):
             rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
@@ -644,7 +670,7 @@ def drawn_rows(
     """
     for s in range(n_streams_for(n_resamples)):
         gen = stream(root, _BOOT, unit.index, s)
-        block = draw_clusters(gen, STREAM_SIZE, unit.strata_bounds)
+        block = draw_inputs(gen, STREAM_SIZE, unit)
         occ = occurrence(block)
         n_in = min(STREAM_SIZE, n_resamples - s * STREAM_SIZE)
         per_group = []
