@@ -69,7 +69,9 @@ def test_replicates_are_the_documented_draws():
         for b in range(64):
             idx = np.concatenate([np.arange(a, a + L) for a in starts[b]])[:37]
             want.append(per_input[idx].mean())
-    np.testing.assert_allclose(np.ravel(res.bootstrap_distribution), want[:B], rtol=1e-12)
+    np.testing.assert_allclose(
+        np.ravel(res.bootstrap_distribution), want[:B], rtol=1e-12
+    )
 
 
 def test_a_callable_sees_the_same_blocks():

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from . import _args, _dask, _table, core, engine
+from . import _args, _auto, _dask, _table, core, engine
 from . import intervals as _intervals
 from . import metrics as _metrics
 from . import resampling as _rs
@@ -88,6 +88,62 @@ class ComparisonResult:
     def to_frame(self) -> pd.DataFrame:
         """The per-pair table (a copy)."""
         return self.table.copy()
+
+    def mc_error(self) -> pd.DataFrame:
+        """Monte-Carlo SEs of each gap's endpoints and p-value (another seed, same data).
+
+        Columns ``a, b, mc_error_low, mc_error_high, mc_error_pvalue,
+        mc_error_share`` (the larger endpoint SE over the width). Endpoints as
+        in :meth:`evalci.BootstrapResult.mc_error` (for BCa as if the
+        acceleration were zero, a second-order difference); the p-value is a
+        share of replicates, so its SE is binomial: ``sqrt(p (2 - p) / B)``
+        two-sided, ``sqrt(p (1 - p) / B)`` one-sided. Degenerate pairs (exact
+        bounds, no spread) have none: 0.
+
+        Examples
+        --------
+        >>> import evalci
+        >>> gaps = evalci.load_example().evalci.compare("correct", cluster="input_id",
+        ...                                             rng=0)
+        >>> float(gaps.mc_error().mc_error_pvalue.iloc[0]) < 0.005
+        True
+        """
+        if self.gap_distribution is None:
+            raise ValueError(
+                "method='clt' draws no resamples, so it has no Monte-Carlo error."
+            )
+        t = self.table
+        n_pairs, b = self.gap_distribution.shape
+        level = self.confidence_level
+        if self.adjust == "bonferroni":
+            level = 1.0 - (1.0 - level) / n_pairs
+        se_low, se_high = _intervals.endpoint_mc_error(
+            self.gap_distribution,
+            t["gap"].to_numpy(dtype=float),
+            self.method,
+            level,
+            alternative=self.alternative,
+        )
+        p = t["pvalue"].to_numpy(dtype=float)
+        spread = p * (2.0 - p) if self.alternative == "two-sided" else p * (1.0 - p)
+        se_p = np.sqrt(np.clip(spread, 0.0, None) / b)
+        flat = t["degenerate"].to_numpy(dtype=bool)
+        se_low, se_high, se_p = (
+            np.where(flat, 0.0, x) for x in (se_low, se_high, se_p)
+        )
+        width = (t["high"] - t["low"]).to_numpy(dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(flat, 0.0, np.maximum(se_low, se_high) / width)
+        return pd.DataFrame(
+            {
+                "a": t["a"],
+                "b": t["b"],
+                "mc_error_low": se_low,
+                "mc_error_high": se_high,
+                "mc_error_pvalue": se_p,
+                "mc_error_share": share,
+            }
+        )
 
     def _shown(self) -> pd.DataFrame:
         cols = [
@@ -1094,6 +1150,7 @@ def compare(
     input=None,
     weights: str = "multinomial",
     backend: str | None = None,
+    mc_tolerance: float | None = None,
 ) -> ComparisonResult:
     """Paired gaps between systems evaluated on the same inputs.
 
@@ -1183,6 +1240,18 @@ def compare(
     >>> res.table[["wins", "losses", "ties"]].iloc[0].tolist()
     [46, 62, 90]
     """
+    if _auto.is_auto(n_resamples):
+        given = {k: v for k, v in locals().items() if k != "mc_tolerance"}
+        return _auto.until_stable(
+            lambda b: compare(**{**given, "n_resamples": b}),
+            lambda r: r.mc_error()[["mc_error_low", "mc_error_high"]],
+            _auto.check_tolerance(mc_tolerance),
+        )
+    if mc_tolerance is not None:
+        raise ValueError(
+            "`mc_tolerance` is for n_resamples='auto'; leave it out with an "
+            "integer n_resamples."
+        )
     mme = check_options(method, adjust, alternative, missing, mme)
     if backend is None and _dask.is_dask_frame(data):
         backend = "dask"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import _dask
+from . import _auto, _dask
 from . import intervals as _intervals
 from . import resampling as _rs
 from ._args import MIN_RESAMPLES, BootstrapArgs, bootstrap_iv  # noqa: F401
@@ -123,6 +123,7 @@ def bootstrap(
     backend: str | None = None,
     compute: bool = True,
     block_length: int | None = None,
+    mc_tolerance: float | None = None,
 ) -> BootstrapResult:
     """Bootstrap confidence interval of an evaluation score over inputs x runs.
 
@@ -176,9 +177,12 @@ def bootstrap(
         estimate +- z * bootstrap standard error.
     confidence_level : float
         In (0, 1).
-    n_resamples : int
+    n_resamples : int or 'auto'
         Bootstrap replicates. Work is done in blocks, so memory does not grow
-        with it beyond the ``(n_resamples, n_groups)`` replicates.
+        with it beyond the ``(n_resamples, n_groups)`` replicates. ``"auto"``
+        doubles it from 2,048 until every endpoint's Monte-Carlo error
+        (:meth:`BootstrapResult.mc_error`) is at most ``mc_tolerance``, up to
+        262,144; the result equals the one at the ``n_resamples`` it reports.
     weight : {'input', 'run'}
         ``"input"`` (default): each input counts equally, seed 000's estimand
         (expected score of one call on a random input). ``"run"``: runs are
@@ -218,6 +222,10 @@ def bootstrap(
         inputs per block, at least 1 and fewer than the inputs. Larger blocks
         keep longer dependence (``N ** (1/3)`` is the classical order). Not
         with ``method="bca"`` or ``strata``.
+    mc_tolerance : float, optional
+        With ``n_resamples="auto"``: the largest Monte-Carlo SE an endpoint
+        may keep, on the metric's scale (default 0.001, a tenth of a point of
+        accuracy).
     compute : bool
         Dask DataFrames only: ``False`` returns a ``dask.delayed`` object of
         the result (reduction, resampling and intervals as named tasks:
@@ -244,6 +252,24 @@ def bootstrap(
     0    openai/gpt-5-nano-2025-08-07       198     990
     1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
+    if _auto.is_auto(n_resamples):
+        given = {k: v for k, v in locals().items() if k != "mc_tolerance"}
+        if compute is not True:
+            raise ValueError(
+                "n_resamples='auto' decides how many resamples to draw from the "
+                "ones drawn so far, so it cannot build a lazy graph; pass an "
+                "integer n_resamples with compute=False."
+            )
+        return _auto.until_stable(
+            lambda b: bootstrap(**{**given, "n_resamples": b}),
+            lambda r: r.mc_error()[["mc_error_low", "mc_error_high"]],
+            _auto.check_tolerance(mc_tolerance),
+        )
+    if mc_tolerance is not None:
+        raise ValueError(
+            "`mc_tolerance` is for n_resamples='auto'; leave it out with an "
+            "integer n_resamples."
+        )
     iv = (value, cluster, strategy, metric, by, strata, method, confidence_level)
     iv += (n_resamples, weight, dropna, successes, trials)
     scale = {"weights": weights, "backend": backend, "block_length": block_length}
@@ -288,6 +314,7 @@ def cluster_ci(
     weights: str = "multinomial",
     backend: str | None = None,
     compute: bool = True,
+    mc_tolerance: float | None = None,
 ) -> BootstrapResult:
     """Cluster-bootstrap confidence interval: resample inputs with all their runs.
 
@@ -324,4 +351,5 @@ def cluster_ci(
         weights=weights,
         backend=backend,
         compute=compute,
+        mc_tolerance=mc_tolerance,
     )

@@ -207,6 +207,45 @@ class BootstrapResult(_GroupedResult):
             confidence_level=level,
         )
 
+    # -- Monte-Carlo error of the bootstrap itself ---------------------------
+    def mc_error(self) -> pd.DataFrame:
+        """How much the endpoints would move with another seed: their Monte-Carlo SE.
+
+        Columns ``mc_error_low``, ``mc_error_high`` (on the metric's scale)
+        and ``mc_error_share``, the larger of the two over the interval's
+        width; one row per group. Computed from the stored replicates
+        (:func:`evalci.intervals.endpoint_mc_error`); ``n_resamples="auto"``
+        draws until it is below a tolerance. At the default 10,000 resamples
+        a percentile endpoint's MC error is about 0.7% of the width; at 100
+        resamples about 7%, enough to give one model copied twice two
+        visibly different intervals.
+
+        Examples
+        --------
+        >>> import evalci
+        >>> df = evalci.load_example()
+        >>> r = df.evalci.cluster_ci("correct", cluster="input_id", by="system",
+        ...                          rng=0)
+        >>> bool((r.mc_error().mc_error_share < 0.02).all())
+        True
+        """
+        dist = np.atleast_2d(self.bootstrap_distribution)
+        accel = self._arrays("acceleration") if self.method == "bca" else None
+        se_low, se_high = _intervals.endpoint_mc_error(
+            dist,
+            self._arrays("estimate"),
+            self.method,
+            self.confidence_level,
+            accel=None if accel is None else np.nan_to_num(accel),
+        )
+        width = self._arrays("high") - self._arrays("low")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.maximum(se_low, se_high) / width
+        frame = pd.DataFrame(
+            {"mc_error_low": se_low, "mc_error_high": se_high, "mc_error_share": share}
+        )
+        return self._with_groups(frame)
+
     # -- conversion ---------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """Tidy DataFrame: one row per group (group columns first)."""

@@ -1,0 +1,152 @@
+"""The Monte-Carlo error of the bootstrap itself, and ``n_resamples="auto"``.
+
+References: Efron & Tibshirani (1993), An Introduction to the Bootstrap,
+sec. 19.3 (how many resamples); the distribution-free order-statistic
+interval of a quantile (Hyndman & Fan 1996; David & Nagaraja, Order
+Statistics, sec. 7.1).
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import evalci
+from evalci import _auto
+from evalci.intervals import endpoint_mc_error
+
+
+def scores(n=120, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(0, 1, n)
+    return pd.DataFrame(
+        {
+            "input_id": np.repeat(np.arange(n), k),
+            "system": "s",
+            "score": np.repeat(mu, k) + rng.normal(0, 0.5, n * k),
+        }
+    )
+
+
+def test_the_order_statistic_error_matches_the_asymptotic_formula():
+    # replicates ~ N(0, 1): the p-quantile of B of them has SE
+    # sqrt(p (1 - p) / B) / phi(z_p) (the delta method for sample quantiles)
+    rng = np.random.default_rng(1)
+    b = 20_000
+    reps = rng.normal(size=(200, b))
+    se_low, se_high = endpoint_mc_error(reps, np.zeros(200), "percentile", 0.95)
+    p = 0.025
+    want = np.sqrt(p * (1 - p) / b) / stats.norm.pdf(stats.norm.ppf(p))
+    assert abs(se_low.mean() / want - 1) < 0.05
+    assert abs(se_high.mean() / want - 1) < 0.05
+    se_n, _ = endpoint_mc_error(reps, np.zeros(200), "normal", 0.95)
+    assert abs(se_n.mean() / (1.959964 / np.sqrt(2 * (b - 1))) - 1) < 0.01
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca", "normal"])
+def test_reported_error_is_the_spread_of_endpoints_over_seeds(method):
+    # The data fixed, 150 seeds of B = 500: the SD of each endpoint over seeds
+    # is what mc_error() estimates from one run. Its average over the seeds
+    # agrees within 25% (observed within about 10%; the SD of 150 endpoints
+    # has about 6% relative error, so a false failure needs 4 SE).
+    df = scores()
+    ends, reported = [], []
+    for seed in range(150):
+        r = evalci.cluster_ci(
+            df, "score", "input_id", n_resamples=500, rng=seed, method=method
+        )
+        ends.append((r.low, r.high))
+        reported.append(r.mc_error()[["mc_error_low", "mc_error_high"]].to_numpy()[0])
+    spread = np.asarray(ends).std(axis=0, ddof=1)
+    mean_reported = np.asarray(reported).mean(axis=0)
+    np.testing.assert_allclose(mean_reported, spread, rtol=0.25)
+
+
+def test_few_resamples_have_visible_error_against_the_width():
+    df = evalci.load_example()
+    few = df.evalci.cluster_ci(
+        "correct", cluster="input_id", by="system", n_resamples=100, rng=0
+    )
+    many = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
+    assert (few.mc_error().mc_error_share > 0.03).all()
+    assert (many.mc_error().mc_error_share < 0.02).all()
+
+
+def test_comparison_pvalue_error_is_binomial():
+    # the p-value is a share of replicates: over seeds its SD is about
+    # sqrt(p (2 - p) / B); checked within 25% over 150 seeds
+    df = scores(n=80, seed=3)
+    df2 = df.assign(
+        system="t",
+        score=df.score + 0.05 + np.random.default_rng(2).normal(0, 0.4, len(df)),
+    )
+    both = pd.concat([df, df2])
+    ps, reported = [], []
+    for seed in range(150):
+        g = evalci.compare(both, "score", cluster="input_id", n_resamples=400, rng=seed)
+        ps.append(float(g.table.pvalue.iloc[0]))
+        reported.append(float(g.mc_error().mc_error_pvalue.iloc[0]))
+    assert 0.02 < np.mean(ps) < 0.5  # a p-value with room to move
+    np.testing.assert_allclose(np.mean(reported), np.std(ps, ddof=1), rtol=0.25)
+
+
+def test_auto_draws_until_stable_and_equals_the_fixed_size():
+    df = scores(seed=5)
+    r = evalci.cluster_ci(
+        df, "score", "input_id", n_resamples="auto", rng=2, mc_tolerance=0.004
+    )
+    assert r.n_resamples in {2048 * 2**i for i in range(8)}
+    err = r.mc_error()[["mc_error_low", "mc_error_high"]].to_numpy()
+    assert err.max() <= 0.004
+    fixed = evalci.cluster_ci(df, "score", "input_id", n_resamples=r.n_resamples, rng=2)
+    assert np.array_equal(r.bootstrap_distribution, fixed.bootstrap_distribution)
+    if r.n_resamples > 2048:  # the size before did not reach the tolerance
+        half = evalci.cluster_ci(
+            df, "score", "input_id", n_resamples=r.n_resamples // 2, rng=2
+        )
+        assert (
+            half.mc_error()[["mc_error_low", "mc_error_high"]].to_numpy().max() > 0.004
+        )
+    stricter = evalci.cluster_ci(
+        df, "score", "input_id", n_resamples="auto", rng=2, mc_tolerance=0.001
+    )
+    assert stricter.n_resamples > r.n_resamples
+    g = evalci.compare(
+        pd.concat(
+            [
+                df,
+                df.assign(
+                    system="t",
+                    score=df.score + np.random.default_rng(1).normal(0.1, 0.3, len(df)),
+                ),
+            ]
+        ),
+        "score",
+        cluster="input_id",
+        n_resamples="auto",
+        rng=0,
+        mc_tolerance=0.004,
+    )
+    assert g.mc_error()[["mc_error_low", "mc_error_high"]].to_numpy().max() <= 0.004
+
+
+def test_auto_says_when_it_stopped_short(monkeypatch):
+    monkeypatch.setattr(_auto, "MAX", 4096)
+    with pytest.warns(evalci.FewResamplesWarning, match="stopped at 4,096"):
+        evalci.cluster_ci(
+            scores(), "score", "input_id", n_resamples="auto", rng=0, mc_tolerance=1e-6
+        )
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(mc_tolerance=0.01), "`mc_tolerance` is for n_resamples='auto'"),
+        (dict(n_resamples="auto", mc_tolerance=0), "`mc_tolerance` must be in"),
+        (dict(n_resamples="auto", mc_tolerance="a"), "`mc_tolerance` must be a finite"),
+        (dict(n_resamples="many"), "`n_resamples` must be"),
+    ],
+)
+def test_bad_auto_settings_name_the_fix(kw, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        evalci.cluster_ci(scores(n=20), "score", "input_id", rng=0, **kw)
