@@ -19,12 +19,23 @@ AssertionError: regression: openai/gpt-5.4-mini-2026-03-17 is worse than openai/
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 
 from .compare import ComparisonResult, decide
 from .results import BootstrapResult
 
-__all__ = ["assert_score_above", "assert_no_regression", "assert_results_equal"]
+__all__ = [
+    "assert_score_above",
+    "assert_no_regression",
+    "assert_no_regression_sequential",
+    "assert_results_equal",
+    "confidence_sequence",
+    "sequential_gap",
+    "SequentialGap",
+]
 
 
 def assert_score_above(result, threshold: float) -> None:
@@ -111,3 +122,145 @@ def assert_results_equal(a: BootstrapResult, b: BootstrapResult) -> None:
         equal_nan=True,
     ):
         raise AssertionError("bootstrap distributions differ")
+
+
+# ------------------------------------------------ gates under repeated looks
+def confidence_sequence(total, t, sigma, alpha=0.05, planned=500):
+    """Half-width of a time-uniform confidence sequence for a mean, at ``t`` observations.
+
+    The two-sided normal-mixture boundary of Robbins (1970) as given by
+    Howard, Ramdas, McAuliffe & Sekhon (2021, "Time-uniform, nonparametric,
+    nonasymptotic confidence sequences", Ann. Statist. 49(2), eq. (14)): for
+    independent observations, ``sigma``-sub-Gaussian around their mean mu
+    (any variable in an interval of length ``2 sigma`` is, by Hoeffding's
+    lemma),
+
+        P(exists t: |S_t - t mu| >= sqrt((t s^2 + r) log((t s^2 + r) / (r alpha^2)))) <= alpha,
+
+    so ``total / t +- half`` covers mu at every ``t`` at once, however often
+    it is looked at. ``r`` makes the boundary tightest near ``planned``
+    observations (their approximate optimum, ``r = s^2 planned / (2 log(1 /
+    alpha) + log(1 + 2 log(1 / alpha)))``). Vectorised over ``total`` and ``t``.
+    Returns ``(mean, half)``.
+    """
+    t = np.asarray(t, dtype=float)
+    v = sigma**2 * t
+    la = np.log(1.0 / alpha)
+    rho = sigma**2 * planned / (2.0 * la + np.log(1.0 + 2.0 * la))
+    half = np.sqrt((v + rho) * np.log((v + rho) / (rho * alpha**2))) / t
+    return np.asarray(total, dtype=float) / t, half
+
+
+@dataclass(frozen=True)
+class SequentialGap:
+    """A paired gap ``b - a`` with a confidence sequence (valid at every look)."""
+
+    a: object
+    b: object
+    gap: float
+    low: float
+    high: float
+    n_inputs: int
+    alpha: float
+    margin: float
+
+    @property
+    def decision(self) -> str:
+        """``"worse"``, ``"not worse"`` (shown above ``-margin``) or ``"continue"``."""
+        if self.high < -self.margin:
+            return "worse"
+        if self.low > -self.margin:
+            return "not worse"
+        return "continue"
+
+
+def sequential_gap(
+    data: pd.DataFrame,
+    value: str,
+    cluster,
+    system: str,
+    a,
+    b,
+    *,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    bounds=(0.0, 1.0),
+    planned_inputs: int = 500,
+) -> SequentialGap:
+    """The gap ``b - a`` over the inputs seen so far, with an anytime-valid interval.
+
+    For release gates that check after every run: each input's paired
+    difference (the mean of ``b``'s runs minus the mean of ``a``'s) is an
+    independent draw from the population of inputs, bounded by ``bounds``
+    (the score's range), so the confidence sequence of
+    :func:`confidence_sequence` covers the true gap at every number of
+    inputs at once. Looking after every run, and stopping at the first
+    decision, keeps the chance of a wrong "worse" or "not worse" below
+    ``alpha`` -- which repeated use of a fixed-sample interval does not (at
+    40 looks its false-alarm rate is several times alpha). The price is
+    width: the sequence is wider than one fixed-sample interval at the same
+    N. Inputs present for one system only are left out.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> from evalci import testing
+    >>> df = evalci.load_example()
+    >>> a, b = sorted(df.system.unique())
+    >>> g = testing.sequential_gap(df, "correct", "input_id", "system", a, b)
+    >>> g.n_inputs, g.decision
+    (198, 'continue')
+    """
+    from ._validate import as_columns, check_columns, check_frame, check_number
+
+    check_frame(data)
+    keys = as_columns(cluster, "cluster", allow_none=False)
+    check_columns(data, [value], "value")
+    check_columns(data, keys, "cluster")
+    check_columns(data, [system], "system")
+    alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
+    margin = check_number(margin, "margin", low=0)
+    lo, hi = (check_number(x, "bounds") for x in bounds)
+    if not hi > lo:
+        raise ValueError(f"`bounds` must be (low, high) with low < high; got {bounds}.")
+    y = pd.to_numeric(data[value], errors="coerce")
+    if y.isna().any() or ((y < lo) | (y > hi)).any():
+        raise ValueError(
+            f"`value` column {value!r} must hold numbers within `bounds`={bounds} "
+            "(no missing values): the guarantee rests on that range."
+        )
+    keys = list(np.atleast_1d(cluster))
+    per = (
+        data.assign(**{value: y}).groupby([system, *keys], observed=True)[value].mean()
+    )
+    wide = per.unstack(system)
+    for s in (a, b):
+        if s not in wide.columns:
+            raise ValueError(f"system {s!r} is not in column {system!r}.")
+    d = (wide[b] - wide[a]).dropna().to_numpy()
+    if len(d) < 1:
+        raise ValueError(f"no input has runs of both {a!r} and {b!r}.")
+    mean, half = confidence_sequence(d.sum(), len(d), hi - lo, alpha, planned_inputs)
+    return SequentialGap(
+        a, b, float(mean), float(mean - half), float(mean + half), len(d), alpha, margin
+    )
+
+
+def assert_no_regression_sequential(
+    data, value, cluster, system, baseline, candidate, **kwargs
+) -> SequentialGap:
+    """Fail when ``candidate`` is shown worse than ``baseline`` by more than ``margin``.
+
+    Safe to call after every run (anytime-valid): if the candidate is in truth
+    no worse, the chance that any of the checks ever fails is below
+    ``alpha``. Returns the :class:`SequentialGap` when it passes. Arguments
+    as :func:`sequential_gap`.
+    """
+    g = sequential_gap(data, value, cluster, system, baseline, candidate, **kwargs)
+    if g.decision == "worse":
+        raise AssertionError(
+            f"regression (anytime-valid, alpha={g.alpha:g}): {candidate} is worse "
+            f"than {baseline} by more than {g.margin:g}: gap {g.gap:.4g} "
+            f"[{g.low:.4g}, {g.high:.4g}] over {g.n_inputs} inputs"
+        )
+    return g
