@@ -7,6 +7,8 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import evalci
@@ -453,3 +455,28 @@ def test_coverage_bootstrap_and_efficiency():
     assert rate["ppi_boot"] >= 0.91, rate
     assert rate["rg_boot"] >= 0.91, rate
     assert widths["ppi"] < 0.8 * widths["gold"], widths
+
+
+# -------------------------------------------------------------- properties
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+@pytest.mark.filterwarnings("ignore::evalci.DegenerateDataWarning")
+def test_row_order_and_cluster_labels_do_not_matter(seed):
+    # small samples may clip the Rogan-Gladen estimate (a warning): not the point here
+    df = judged(n=60, n_lab=20, k=3, unequal=True, gold_runs=2, seed=seed % 1000)
+    rng = np.random.default_rng(seed)
+    shuffled = df.sample(frac=1, random_state=rng.integers(2**31))
+    keys = df.input_id.unique()
+    names = dict(zip(keys, rng.permutation(keys), strict=True))
+    relabelled = df.assign(input_id=df.input_id.map(names))
+    base = ppi_mean(df, "judge", "gold", "input_id").to_frame()
+    pd.testing.assert_frame_equal(
+        ppi_mean(shuffled, "judge", "gold", "input_id").to_frame(), base
+    )
+    pd.testing.assert_frame_equal(
+        ppi_mean(relabelled, "judge", "gold", "input_id").to_frame(), base, atol=1e-12
+    )
+    rg = rogan_gladen(df, "judge", "input_id", gold="gold").to_frame()
+    pd.testing.assert_frame_equal(
+        rogan_gladen(shuffled, "judge", "input_id", gold="gold").to_frame(), rg
+    )

@@ -288,7 +288,7 @@ def _values_iv(data: pd.DataFrame, args: _Args) -> None:
 # ------------------------------------------------------------ rows -> inputs
 @dataclass(frozen=True)
 class _Inputs:
-    """Per-input arrays, inputs sorted by (group, key); labeled first is not assumed."""
+    """Per-input arrays, inputs sorted by (group, key)."""
 
     group: np.ndarray  # (I,) group code of each input
     labeled: np.ndarray  # (I,) bool: any gold row
