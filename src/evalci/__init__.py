@@ -7,7 +7,17 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
 """
 
-from . import coverage, extract, metrics, planning, scaleout, simulate, testing, xr
+from . import (
+    coverage,
+    extract,
+    judge,
+    metrics,
+    planning,
+    scaleout,
+    simulate,
+    testing,
+    xr,
+)
 from ._example import load_example
 from ._warnings import (
     ClusteringIgnoredWarning,
@@ -55,6 +65,7 @@ __all__ = [
     "read_jsonl",
     "read_lm_eval",
     "extract",
+    "judge",
     "scaleout",
     "BootstrapResult",
     "ComparisonResult",
