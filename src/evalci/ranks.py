@@ -350,7 +350,8 @@ def _flat_pairs(separated, gap, flat, n_units, level, names, a, b):
     separated = separated.copy()
     separated[flat] = (np.abs(gap[flat]) > _TOL) & (sign_p < alpha)
     shown = ", ".join(
-        f"{names[i]} vs {names[j]}" for i, j in zip(a[flat][:3], b[flat][:3])
+        f"{names[i]} vs {names[j]}"
+        for i, j in zip(a[flat][:3], b[flat][:3], strict=True)
     )
     _warn(
         f"{int(flat.sum())} pairwise gaps have no bootstrap spread ({shown}): "
