@@ -445,3 +445,41 @@ def test_missing_inputs_raise_or_drop():
     assert not unpaired.paired
     with pytest.raises(ValueError, match="not drawn together"):
         R.leaderboard_from_bootstrap(unpaired)
+
+
+def test_level_rereads_the_same_replicates():
+    df = _four(seed=11)
+    res = evalci.bootstrap(df, "correct", "input_id", by="system", n_resamples=400)
+    at90 = R.leaderboard_from_bootstrap(res, confidence_level=0.90)
+    at95 = R.leaderboard_from_bootstrap(res)
+    ref = res.interval(confidence_level=0.90)
+    t = _by_groups(at90)
+    np.testing.assert_allclose(t.low, ref.low)
+    np.testing.assert_allclose(t.high, ref.high)
+    assert at90.confidence_level == 0.90
+    assert at90.critical_value < at95.critical_value
+    assert (at90.pairs.separated >= at95.pairs.separated).all()
+    direct = R.leaderboard(
+        df, "correct", "input_id", n_resamples=400, rng=0, confidence_level=0.9
+    )
+    via = R.leaderboard_from_bootstrap(
+        evalci.bootstrap(
+            df,
+            "correct",
+            "input_id",
+            by="system",
+            n_resamples=400,
+            rng=0,
+            confidence_level=0.9,
+        )  # fmt: skip
+    )
+    pd.testing.assert_frame_equal(direct.table, via.table)
+
+
+def test_dask_frame_gives_the_pandas_board():
+    dd = pytest.importorskip("dask.dataframe")
+    df = _four(seed=12)
+    lazy = dd.from_pandas(df, npartitions=3)
+    a = R.leaderboard(df, "correct", "input_id", n_resamples=200, rng=1)
+    b = R.leaderboard(lazy, "correct", "input_id", n_resamples=200, rng=1)
+    pd.testing.assert_frame_equal(a.table, b.table)

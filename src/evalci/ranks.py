@@ -32,7 +32,7 @@ from scipy import stats
 
 from . import core, engine
 from . import resampling as _rs
-from ._validate import check_option
+from ._validate import check_level, check_option
 from ._warnings import DegenerateDataWarning
 from ._warnings import warn as _warn
 from .results import BootstrapResult
@@ -269,9 +269,13 @@ def _standardised(gap, gaps, se, flat):
     (Romano & Wolf 2005, section 3). Flat pairs get 0 (they leave the max).
     """
     scale = np.where(flat, 1.0, se)
-    t = np.where(flat, 0.0, gap / scale)
     s = np.where(flat[:, None], 0.0, (gaps - gap[:, None]) / scale[:, None])
-    return t, s
+    return _t(gap, se, flat), s
+
+
+def _t(gap, se, flat):
+    """``gap / se``, 0 where the gap has no spread."""
+    return np.where(flat, 0.0, gap / np.where(flat, 1.0, se))
 
 
 def _critical(max_stat: np.ndarray, level: float) -> float:
@@ -328,7 +332,7 @@ def holm(gap, se, flat, level):
     ``B > 2 P / (1 - level)`` (18,600 resamples for 31 systems). Returns
     ``(separated, adjusted p-values (2, P))``.
     """
-    t, _ = _standardised(gap, gap[:, None], se, flat)
+    t = _t(gap, se, flat)
     p = np.concatenate([stats.norm.sf(t), stats.norm.cdf(t)])
     adj, _ = _compare_module()._holm(p)
     adj = adj.reshape(2, -1)
@@ -500,12 +504,10 @@ def leaderboard_from_bootstrap(
             "their inputs), so their ranks cannot be compared pair by pair; use "
             "evalci.leaderboard(..., missing='drop') to keep the shared inputs."
         )
-    level = result.confidence_level if confidence_level is None else confidence_level
-    level = float(level)
-    if not 0 < level < 1:
-        raise ValueError(
-            f"`confidence_level` must be a number in (0, 1), e.g. 0.95; got {level!r}."
-        )
+    if confidence_level is not None and confidence_level != result.confidence_level:
+        # the score intervals at the same level, from the same replicates
+        result = result.interval(confidence_level=check_level(confidence_level))
+    level = result.confidence_level
     reps = np.asarray(result.bootstrap_distribution, dtype=float)
     estimate = np.asarray(result.estimate, dtype=float)
     _check_size(len(estimate), reps.shape[1])
@@ -717,7 +719,6 @@ weights, backend
         data, value, cluster, system, strategy, metric, strata, successes, trials
     )
     cluster_cols, systems = cmp._systems(data, cluster, system)
-    _check_size(len(systems), int(n_resamples) if n_resamples else 0)
     args, frame = cmp._paired_rows(
         data,
         value,
@@ -740,6 +741,7 @@ weights, backend
         weights=weights,
         backend=backend,
     )
+    _check_size(len(systems), args.n_resamples)  # before resampling
     rep = engine.replicates(frame, args, _rs.seed_sequence(rng))
     result = core._result(rep, args)
     return leaderboard_from_bootstrap(
