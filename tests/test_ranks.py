@@ -483,3 +483,28 @@ def test_dask_frame_gives_the_pandas_board():
     a = R.leaderboard(df, "correct", "input_id", n_resamples=200, rng=1)
     b = R.leaderboard(lazy, "correct", "input_id", n_resamples=200, rng=1)
     pd.testing.assert_frame_equal(a.table, b.table)
+
+
+def test_constant_nonzero_gap_is_separated_by_the_sign_test():
+    # Y is right on exactly two more of its 3 runs than X on every input:
+    # per-input scores x in {0, 1/3}, y = x + 2/3, so the gap never varies
+    rng = np.random.default_rng(0)
+    n = 40
+    base = rng.integers(0, 2, n)  # X right on 0 or 1 of its 3 runs
+    rows = []
+    for i in range(n):
+        for r in range(3):
+            rows.append((i, r, "X", int(r < base[i])))
+            rows.append((i, r, "Y", int(r < base[i] + 2)))
+    df = pd.DataFrame(rows, columns=["input_id", "run", "system", "correct"])
+    with pytest.warns(evalci.DegenerateDataWarning, match="exact sign test"):
+        board = R.leaderboard(df, "correct", "input_id", n_resamples=200, rng=0)
+    assert board.table.system.tolist() == ["Y", "X"]
+    assert board.pairs.separated.tolist() == [True]  # 2^(1 - 40) < 0.05
+    few_inputs = df[df.input_id < 4]
+    with (
+        pytest.warns(evalci.FewClustersWarning),
+        pytest.warns(evalci.DegenerateDataWarning, match="exact sign test"),
+    ):
+        few = R.leaderboard(few_inputs, "correct", "input_id", n_resamples=200, rng=0)
+    assert few.pairs.separated.tolist() == [False]  # 2^(1 - 4) = 0.125
