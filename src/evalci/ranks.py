@@ -16,8 +16,9 @@ is paired. From those ``(G, B)`` replicates this module reads:
 
 The pairwise work is vectorised over the ``P = G (G - 1) / 2`` pairs and the
 ``B`` resamples: a ``(P, B)`` array of gaps, 37 MB for G = 31 and B = 10,000,
-98 MB for G = 50. Beyond a few hundred systems it no longer fits; the entry
-point refuses more than :data:`MAX_PAIR_VALUES` pair-replicates.
+98 MB for G = 50, and at most two more of that size at once (measured peak
+for G = 50: 200 MB for max-t and Holm, 300 MB for step-down; 2 s). The entry
+points refuse more than :data:`MAX_PAIR_VALUES` pair-replicates.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ __all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]
 
 #: The pairwise tests behind the simultaneous rank intervals.
 METHODS: tuple[str, ...] = ("max-t", "stepdown", "holm")
-#: Most pair-replicates (pairs x resamples) held at once: 1.6 GB of float64.
-MAX_PAIR_VALUES = 200_000_000
+#: Most pair-replicates (pairs x resamples): 800 MB of float64 per array.
+MAX_PAIR_VALUES = 100_000_000
 _TOL = 1e-12  # a gap's bootstrap spread below this (relative) is no spread
 
 
@@ -268,8 +269,9 @@ def _standardised(gap, gaps, se, flat):
     value stays asymptotically valid because the scale is consistent
     (Romano & Wolf 2005, section 3). Flat pairs get 0 (they leave the max).
     """
-    scale = np.where(flat, 1.0, se)
-    s = np.where(flat[:, None], 0.0, (gaps - gap[:, None]) / scale[:, None])
+    s = gaps - gap[:, None]  # in place from here: one (P, B) array
+    s /= np.where(flat, 1.0, se)[:, None]
+    s[flat] = 0.0
     return _t(gap, se, flat), s
 
 
@@ -288,11 +290,12 @@ def max_t(gap, gaps, se, flat, level):
 
     The ``level`` quantile ``c`` of ``max_p |gaps*_p - gap_p| / se_p`` over
     all pairs gives simultaneous intervals ``gap_p +- c se_p`` (Mogstad et
-    al. 2024, eq. 9 with the bootstrap critical value of their section 3.2);
+    al. 2024, section 3, with a nonparametric rather than their parametric
+    bootstrap of the critical value);
     a pair is separated when its interval excludes 0.
     """
     t, s = _standardised(gap, gaps, se, flat)
-    c = _critical(np.abs(s).max(axis=0), level)
+    c = _critical(np.maximum(s.max(axis=0), -s.min(axis=0)), level)  # max |s|
     return np.abs(t) > c, c
 
 
@@ -309,8 +312,8 @@ def stepdown(gap, gaps, se, flat, level):
     active = np.ones((2, len(t)), bool)  # rows: "a better", "b better"
     signed_t, first = np.stack([t, -t]), None
     while True:
-        fwd = np.where(active[0][:, None], s, -np.inf).max(axis=0)
-        bwd = np.where(active[1][:, None], -s, -np.inf).max(axis=0)
+        fwd = s[active[0]].max(axis=0, initial=-np.inf)
+        bwd = -s[active[1]].min(axis=0, initial=np.inf)
         c = _critical(np.maximum(fwd, bwd), level)
         first = c if first is None else first
         new = active & (signed_t > c)
@@ -393,7 +396,7 @@ def rank_intervals(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``[1 + L_j, G - W_j]`` from ``better[a, b]`` (a significantly better than b).
 
     ``L_j``: systems significantly better than ``j`` (column sums); ``W_j``:
-    significantly worse (row sums). Mogstad et al. (2024), eq. (10).
+    significantly worse (row sums). Mogstad et al. (2024), section 3.
     """
     g = len(better)
     return 1 + better.sum(axis=0), g - better.sum(axis=1)
@@ -630,7 +633,7 @@ weights, backend
         * ``"max-t"`` (default): the ``confidence_level`` quantile ``c`` of
           ``max over pairs |gap* - gap| / se`` gives simultaneous intervals
           ``gap +- c se`` for all ``G (G - 1) / 2`` gaps (Mogstad et al.
-          2024, eq. 9 and section 3.2, with bootstrap rather than
+          2024, section 3, with bootstrap rather than
           re-studentised scales); a pair is separated when its interval
           excludes 0. Kept in ``pairs.low``, ``pairs.high``.
         * ``"stepdown"``: Romano & Wolf's (2005) step-down version over the
@@ -650,7 +653,8 @@ weights, backend
         also the level of each system's (marginal) score interval.
     n_resamples : int
         Bootstrap replicates; the pairwise array holds ``G (G - 1) / 2 x
-        n_resamples`` floats (37 MB for 31 systems and 10,000 resamples).
+        n_resamples`` floats (37 MB for 31 systems and 10,000 resamples;
+        up to three such arrays at once).
     missing : {'raise', 'drop'}
         Inputs that some systems lack: raise, or drop them with a warning.
 
