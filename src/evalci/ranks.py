@@ -24,7 +24,7 @@ points refuse more than :data:`MAX_PAIR_VALUES` pair-replicates.
 from __future__ import annotations
 
 import html
-import sys
+import importlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,7 +49,7 @@ _TOL = 1e-12  # a gap's bootstrap spread below this (relative) is no spread
 
 def _compare_module():
     """``evalci.compare`` the module (the package attribute is the function)."""
-    return sys.modules["evalci.compare"]
+    return importlib.import_module("evalci.compare")
 
 
 # ====================================================================== result
