@@ -51,6 +51,12 @@ def _pandas_cases():
             dict(by="system"),
             gpqa,
         ),
+        "leaderboard": (
+            evalci.leaderboard,
+            ("correct", "input_id", "system"),
+            dict(**KW),
+            gpqa,
+        ),
         "mcnemar": (
             evalci.mcnemar,
             ("correct", "input_id", "system", *sorted(gpqa.system.unique())),

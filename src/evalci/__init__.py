@@ -41,6 +41,7 @@ from .compare import ComparisonResult, MissingInputsWarning, compare, decide
 from .core import bootstrap, cluster_ci
 from .metrics import Metric
 from .planning import Plan, icc, minimum_detectable_effect, plan, sample_size
+from .ranks import Leaderboard, leaderboard
 from .readers import read_helm, read_inspect, read_jsonl, read_lm_eval
 from .report import Report, flaky, report
 from .results import BootstrapResult
@@ -66,6 +67,9 @@ __all__ = [
     "read_lm_eval",
     "extract",
     "judge",
+    "ranks",
+    "Leaderboard",
+    "leaderboard",
     "scaleout",
     "BootstrapResult",
     "ComparisonResult",

@@ -12,6 +12,7 @@ import xarray as xr
 from . import analytic as _analytic
 from . import compare as _compare
 from . import core, planning
+from . import ranks as _ranks
 from . import report as _report
 from . import xr as _xr
 
@@ -44,6 +45,10 @@ class EvalciDataFrameAccessor:
     def compare(self, value=None, cluster=None, system="system", **kwargs):
         """Paired gaps between systems; see :func:`evalci.compare`."""
         return _compare.compare(self._obj, value, cluster, system, **kwargs)
+
+    def leaderboard(self, value=None, cluster=None, system="system", **kwargs):
+        """Rank intervals and tie groups of systems; see :func:`evalci.leaderboard`."""
+        return _ranks.leaderboard(self._obj, value, cluster, system, **kwargs)
 
     def analytic_ci(self, value, cluster=None, **kwargs):
         """Closed-form CI (CLT, Wilson, Clopper-Pearson, Jeffreys, Wald, FCE kappa); see :func:`evalci.analytic_ci`."""
@@ -191,6 +196,11 @@ if _dd is not None:
         def compare(self, value=None, cluster=None, system="system", **kwargs):
             """Paired gaps between systems; see :func:`evalci.compare`."""
             return _dask.compare(self._obj, value, cluster, system, kwargs)
+
+        def leaderboard(self, value=None, cluster=None, system="system", **kwargs):
+            """Rank intervals and tie groups; see :func:`evalci.leaderboard`."""
+            with _dask.caller_warnings():
+                return _ranks.leaderboard(self._obj, value, cluster, system, **kwargs)
 
         def analytic_ci(self, value, cluster=None, **kwargs):
             """Closed-form CI; see :func:`evalci.analytic_ci`."""
