@@ -37,8 +37,9 @@ DECISION_STYLE = {
 }
 _OTHER_STYLE = ("0.3", "o")
 
-#: figure size: inches of width, and of height per row plus a fixed margin
-_WIDTH, _ROW, _MARGIN = 6.4, 0.32, 1.1
+#: figure size (inches): least width, height per row, fixed height, width of
+#: the plotting area and of one label character
+_WIDTH, _ROW, _MARGIN, _PLOT_AREA, _CHAR = 6.4, 0.32, 1.1, 3.6, 0.085
 
 
 def _pyplot():
@@ -51,28 +52,35 @@ def _pyplot():
     return plt
 
 
-def _figsize(n_rows: int) -> tuple[float, float]:
-    """Width and height (inches) of a figure with ``n_rows`` rows of intervals."""
-    return (_WIDTH, _MARGIN + _ROW * max(int(n_rows), 1))
+def _figsize(labels) -> tuple[float, float]:
+    """Width and height (inches) of a forest plot with one row per label.
+
+    Taller by ``_ROW`` per row; wider than ``_WIDTH`` when the longest label
+    needs it (about 0.085 inches a character at 10 points), so that a 3.6-inch
+    plotting area always remains.
+    """
+    longest = max((len(str(v)) for v in labels), default=0)
+    width = max(_WIDTH, _PLOT_AREA + _CHAR * longest)
+    return (width, _MARGIN + _ROW * max(len(labels), 1))
 
 
-def _axes(ax, n_rows: int):
-    """``ax``, or the Axes of a new pyplot figure sized to ``n_rows`` rows."""
+def _axes(ax, labels):
+    """``ax``, or the Axes of a new pyplot figure sized to the rows' labels."""
     if ax is not None:
         return ax
     plt = _pyplot()
-    return plt.subplots(figsize=_figsize(n_rows), layout="constrained")[1]
+    return plt.subplots(figsize=_figsize(labels), layout="constrained")[1]
 
 
-def _figure(n_rows: int):
-    """A standalone figure (no pyplot, no GUI) sized to ``n_rows``, with one Axes.
+def _figure(labels):
+    """A standalone figure (no pyplot, no GUI) sized to the rows, with one Axes.
 
     For pages (:meth:`evalci.Report.to_html`): nothing is registered with
     pyplot, so nothing needs closing.
     """
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=_figsize(n_rows), layout="constrained")
+    fig = Figure(figsize=_figsize(labels), layout="constrained")
     fig.subplots()
     return fig
 
@@ -157,7 +165,7 @@ def forest(
             f"got lengths {len(labels)}, {len(est)}, {len(lo)}, {len(hi)}."
         )
     n = len(est)
-    ax = _axes(ax, n)
+    ax = _axes(ax, labels)
     order = _order(est, sort)
     y = np.empty(n)
     y[order] = np.arange(n)[::-1]  # the first row in `order` at the top
@@ -457,15 +465,12 @@ def distribution(result, group=None, *, ax=None, bins="auto"):
         ax = _pyplot().subplots(figsize=(_WIDTH, 3.6), layout="constrained")[1]
     ax.hist(reps[np.isfinite(reps)], bins=bins, color="0.75", edgecolor="white")
     ax.axvline(frame.estimate, color="C0", linewidth=2, label="estimate")
-    ax.axvline(frame.low, color="C3", linestyle="--", label="interval")
+    how = f"{result.confidence_level:.0%} {result.method} interval"
+    ax.axvline(frame.low, color="C3", linestyle="--", label=how)
     ax.axvline(frame.high, color="C3", linestyle="--")
-    name = _group_labels(result)[i]
-    ax.set_title(
-        f"{name}: {result.n_resamples} replicates, "
-        f"{result.confidence_level:.0%} {result.method} interval"
-    )
+    ax.set_title(_group_labels(result)[i], fontsize="medium")
     ax.set_xlabel(str(result.metric))
-    ax.set_ylabel("replicates")
+    ax.set_ylabel(f"replicates (of {len(reps)})")
     ax.legend(loc="best", fontsize="small", frameon=False)
     return ax
 
