@@ -55,13 +55,15 @@ def _pyplot():
 def _figsize(labels) -> tuple[float, float]:
     """Width and height (inches) of a forest plot with one row per label.
 
-    Taller by ``_ROW`` per row; wider than ``_WIDTH`` when the longest label
+    Taller by ``_ROW`` per row and line of its labels; wider than ``_WIDTH`` when the longest label
     needs it (about 0.085 inches a character at 10 points), so that a 3.6-inch
     plotting area always remains.
     """
-    longest = max((len(str(v)) for v in labels), default=0)
+    lines = [str(v).split("\n") for v in labels]
+    longest = max((len(line) for label in lines for line in label), default=0)
+    per_row = max((len(label) for label in lines), default=1)  # lines a label
     width = max(_WIDTH, _PLOT_AREA + _CHAR * longest)
-    return (width, _MARGIN + _ROW * max(len(labels), 1))
+    return (width, _MARGIN + _ROW * per_row * max(len(labels), 1))
 
 
 def _axes(ax, labels):
@@ -199,8 +201,30 @@ def forest(
     if title:
         ax.set_title(title)
     if categories is not None or band is not None:
-        ax.legend(loc="best", fontsize="small", frameon=False)
+        _legend_below(ax)
     return ax
+
+
+def _legend_below(ax):
+    """The legend in one row under the x label, where it never hides a row.
+
+    Anchored 0.5 inch below the Axes (a fixed offset, whatever the Axes'
+    height); constrained layout makes room for it.
+    """
+    from matplotlib.transforms import ScaledTranslation
+
+    handles, names = ax.get_legend_handles_labels()
+    shift = ScaledTranslation(0, -0.5, ax.figure.dpi_scale_trans)
+    ax.legend(
+        handles,
+        names,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0),
+        bbox_transform=ax.transAxes + shift,
+        ncols=min(len(names), 3),
+        fontsize="small",
+        frameon=False,
+    )
 
 
 def _first_seen(values) -> list:
