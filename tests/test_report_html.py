@@ -241,3 +241,9 @@ def test_chromium_screenshot_at_phone_width(swe_report, page_file, tmp_path):
     colour = np.array([int(hexa[i : i + 2], 16) for i in (1, 3, 5)]) / 255
     badge = np.abs(rgb - colour).max(axis=-1) < 0.03
     assert badge.sum() > 200
+
+
+def test_page_is_reproducible(swe_report):
+    # no dates, and ids from a fixed salt: the same report gives the same bytes
+    # (so a page checked into CI diffs cleanly)
+    assert swe_report.to_html() == swe_report.to_html()
