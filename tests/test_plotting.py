@@ -61,13 +61,15 @@ def png(ax) -> np.ndarray:
 def rows(ax) -> dict:
     """{label: (x of the marker, left end, right end)} read back from the Axes."""
     labels = {round(t.get_position()[1]): t.get_text() for t in ax.get_yticklabels()}
+    markers = [ln for ln in ax.lines if ln.get_marker() not in ("None", None, "")]
+    segments = ax.collections  # one LineCollection of intervals per marker line
+    assert len(markers) == len(segments)
     out = {}
-    for cont in ax.containers:
-        marker = cont.lines[0]
-        (bars,) = cont.lines[2]
+    for marker, bars in zip(markers, segments, strict=True):
         for x, y, seg in zip(
             marker.get_xdata(), marker.get_ydata(), bars.get_segments(), strict=True
         ):
+            assert seg[0][1] == seg[1][1] == y  # the segment is on its marker's row
             out[labels[round(y)]] = (x, seg[0][0], seg[1][0])
     return out
 
@@ -162,14 +164,25 @@ def test_gaps_zero_line_mme_band_and_colour_by_decision(swe):
     legend = [x.get_text() for x in ax.get_legend().get_texts()]
     assert set(decisions) <= set(legend)
     labels = {round(tk.get_position()[1]): tk.get_text() for tk in ax.get_yticklabels()}
-    for cont in ax.containers:
-        colour = plotting.DECISION_STYLE[cont.get_label()][0]
-        assert matplotlib.colors.same_color(cont.lines[0].get_color(), colour)
-        for y in cont.lines[0].get_ydata():
-            assert decisions[labels[round(y)]] == cont.get_label()
+    markers = [ln for ln in ax.lines if ln.get_marker() not in ("None", None, "")]
+    assert sorted(m.get_label() for m in markers) == sorted(set(decisions))
+    for marker, bars in zip(markers, ax.collections, strict=True):
+        colour, shape = plotting.DECISION_STYLE[marker.get_label()]
+        assert marker.get_marker() == shape
+        assert matplotlib.colors.same_color(marker.get_color(), colour)
+        assert matplotlib.colors.same_color(bars.get_color(), colour)
+        for y in marker.get_ydata():
+            assert decisions[labels[round(y)]] == marker.get_label()
     drawn = rows(ax)
     for row in t.itertuples():
         assert drawn[row.label] == pytest.approx((row.gap, row.low, row.high))
+
+
+def test_an_estimate_outside_its_interval_is_drawn_as_it_is():
+    # an exact bound or BCa can leave the estimate outside [low, high];
+    # errorbar would refuse (negative error), the plot must not
+    ax = plotting.forest(["a", "b"], [0.5, 0.2], [0.6, 0.1], [0.7, 0.3])
+    assert rows(ax) == {"a": (0.5, 0.6, 0.7), "b": (0.2, 0.1, 0.3)}
 
 
 def test_gaps_without_mme_have_no_band(gpqa):
@@ -249,6 +262,8 @@ def test_plot_errors_name_the_argument(gpqa, swe_scores):
         plotting.intervals(swe_scores, sort="estimate")
     with pytest.raises(ValueError, match=r"one entry per row; got lengths 2, 1"):
         plotting.forest(["a", "b"], [0.1], [0.0], [0.2])
+    with pytest.raises(ValueError, match=r"got lengths 1, 1, 1, 1, 2"):
+        plotting.forest(["a"], [0.1], [0.0], [0.2], categories=["x", "y"])
     with pytest.raises(TypeError, match=r"`table` must be the DataFrame"):
         plotting.widths([1, 2])
     with pytest.raises(ValueError, match=r"`table` lacks the columns \['rho'"):

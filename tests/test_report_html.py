@@ -118,6 +118,11 @@ def test_page_holds_the_reports_numbers(swe_report):
     decisions = swe_report.comparison.table.decision
     assert [c.split()[1] for c in boxes] == list(decisions)
     assert set(decisions) == {"better", "worse", "inconclusive"}
+    n = decisions.value_counts()
+    assert (
+        f"15 pairs: {n['better']} better, {n['worse']} worse, "
+        f"{n['inconclusive']} inconclusive" in text
+    )
 
 
 def test_fragment_for_notebooks(swe_report):

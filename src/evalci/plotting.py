@@ -161,10 +161,14 @@ def forest(
     lo = np.asarray(low, dtype=float).reshape(-1)
     hi = np.asarray(high, dtype=float).reshape(-1)
     labels = [str(v) for v in labels]
-    if not len(labels) == len(est) == len(lo) == len(hi):
+    cats = None if categories is None else list(categories)
+    sizes = [len(labels), len(est), len(lo), len(hi)] + (
+        [] if cats is None else [len(cats)]
+    )
+    if len(set(sizes)) > 1:
         raise ValueError(
-            "`labels`, `estimate`, `low` and `high` must have one entry per row; "
-            f"got lengths {len(labels)}, {len(est)}, {len(lo)}, {len(hi)}."
+            "`labels`, `estimate`, `low`, `high` (and `categories`) must have one "
+            f"entry per row; got lengths {', '.join(map(str, sizes))}."
         )
     n = len(est)
     ax = _axes(ax, labels)
@@ -175,24 +179,24 @@ def forest(
         ax.axvspan(-band, band, color="0.9", zorder=0, label=f"±{band:g}")
     if zero is not None:
         ax.axvline(zero, color="0.5", linewidth=1, zorder=1)
-    cats = np.asarray(
-        ["_"] * n if categories is None else list(categories), dtype=object
-    )
+    cats = np.asarray(["_"] * n if cats is None else cats, dtype=object)
     styles = {} if styles is None else styles
     for cat in _first_seen(cats[order]):
         rows = np.flatnonzero(cats == cat)
         colour, marker = styles.get(
             cat, ("C0", "o") if categories is None else _OTHER_STYLE
         )
-        ax.errorbar(
+        # a segment and a marker, not errorbar: an estimate may lie outside
+        # its interval (BCa, an exact bound), which errorbar cannot draw
+        ax.hlines(y[rows], lo[rows], hi[rows], color=colour, linewidth=1.6, zorder=2)
+        ax.plot(
             est[rows],
             y[rows],
-            xerr=np.vstack([est[rows] - lo[rows], hi[rows] - est[rows]]),
-            fmt=marker,
+            linestyle="none",
+            marker=marker,
             color=colour,
-            capsize=3,
-            zorder=2,
-            label=None if categories is None else str(cat),
+            zorder=3,
+            label="_nolegend_" if categories is None else str(cat),
         )
     ax.set_yticks(np.arange(n))
     ax.set_yticklabels([labels[i] for i in order[::-1]])

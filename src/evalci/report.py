@@ -601,7 +601,12 @@ def _html_verdicts(gaps, judgments) -> str:
         f'<span class="badge">{esc(g[4])}</span>{esc(j)}</li>'
         for g, j in zip(gaps, judgments, strict=True)
     )
-    return f'<ul class="verdicts">{items}</ul>'
+    counts = pd.Series([g[4] for g in gaps]).value_counts()
+    order = [d for d in _DECISION_CLASS if d in counts.index]  # better first
+    order += [d for d in counts.index if d not in _DECISION_CLASS]
+    summary = ", ".join(f"{counts[d]} {esc(d)}" for d in order)
+    pairs = "1 pair" if len(gaps) == 1 else f"{len(gaps)} pairs"
+    return f'<p class="summary">{pairs}: {summary}</p><ul class="verdicts">{items}</ul>'
 
 
 def _html_plot(kind: str, labels, est, low, high, **kw) -> str:
