@@ -547,6 +547,7 @@ _CSS = (
     ".evalci-report th{background:#f6f8fa}"
     ".evalci-report tr:nth-child(even) td{background:#fbfcfd}"
     ".evalci-report td:first-child{word-break:break-word;min-width:8rem}"
+    ".evalci-report .summary{font-weight:600;margin:.3rem 0}"
     ".evalci-report .verdicts{list-style:none;padding:0}"
     ".evalci-report .verdict{border-left:.35rem solid #8c959f;"
     "background:#f6f8fa;padding:.5rem .75rem;margin:.5rem 0;border-radius:.25rem;"
@@ -577,6 +578,10 @@ _DECISION_CLASS = {
     "inconclusive": "inconclusive",
     "no detectable difference": "no-difference",
 }
+
+
+#: the most rows a forest plot on the page gets (465 pairs of 31 systems do not)
+_MAX_PLOT_ROWS = 100
 
 
 def _html_table(caption: str, header, rows) -> str:
@@ -614,10 +619,18 @@ def _html_plot(kind: str, labels, est, low, high, **kw) -> str:
 
     ``kind`` names the figure in its ids, its accessible name and caption
     (fixed text: user strings reach the SVG only as drawn paths, never as
-    markup). Raises ImportError without matplotlib.
+    markup). Over ``_MAX_PLOT_ROWS`` rows, a note instead. Raises ImportError
+    without matplotlib.
     """
     from . import plotting
 
+    if len(labels) > _MAX_PLOT_ROWS:
+        return (
+            f'<p class="note">No {kind} plot: {len(labels)} rows are more than '
+            f"{_MAX_PLOT_ROWS} a page shows legibly; the table holds every one"
+            + (" (pass baseline= for one gap per system)." if kind == "gaps" else ".")
+            + "</p>"
+        )
     if kind == "gaps":
         kw["styles"] = plotting.DECISION_STYLE
     fig = plotting._figure(labels)
@@ -630,12 +643,12 @@ def _html_plot(kind: str, labels, est, low, high, **kw) -> str:
     return f"<figure>{svg}<figcaption>Forest plot: {what}.</figcaption></figure>"
 
 
-def _html_plots(rep: Report) -> tuple[str, str]:
+def _html_plots(rep: Report, p: dict) -> tuple[str, str]:
     """The scores' and the gaps' figures in the report's units, or a note."""
     u = rep._u()
     scores, comp = rep.scores, rep.comparison
     t = comp.table
-    decisions = [d for *_, d in rep._gap_rows(u)[0]]
+    decisions = [g[4] for g in p["gaps"]]
     unit = "percentage points" if u.units == "points" else "fraction"
     try:
         fig_scores = _html_plot(
@@ -670,7 +683,7 @@ def _html_plots(rep: Report) -> tuple[str, str]:
 def _html_body(rep: Report, p: dict, plots: bool) -> str:
     """The page's content: verdicts first, then facts, scores and gaps."""
     esc = html.escape
-    fig_scores, fig_gaps = _html_plots(rep) if plots else ("", "")
+    fig_scores, fig_gaps = _html_plots(rep, p) if plots else ("", "")
     flaky = f"<li>Flaky inputs (runs disagree): {esc(p['flaky_text'])}</li>"
     if p["top_text"]:
         flaky += f"<li>Most run-to-run variance: {esc(p['top_text'])}</li>"
