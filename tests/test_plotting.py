@@ -16,6 +16,8 @@ import matplotlib.image as mpimg  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from evalci import planning, plotting  # noqa: E402
 
@@ -271,3 +273,23 @@ def test_plot_errors_name_the_argument(gpqa, swe_scores):
     tab = planning.width_table(gpqa, "correct", "input_id", ks=[1, 2])
     with pytest.raises(ValueError, match=r"`y` must be 'width' .* got 'ratio'"):
         plotting.widths(tab, y="ratio")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.floats(-1, 1, allow_nan=False).map(lambda v: round(v, 2)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_any_estimates_are_sorted_top_down_and_every_row_is_drawn(est):
+    # reference: Python's sorted() (stable) of the estimates, largest first
+    labels = [f"g{i}" for i in range(len(est))]
+    est = np.asarray(est)
+    ax = plotting.forest(labels, est, est - 0.1, est + 0.1)
+    want = [labels[i] for i in sorted(range(len(est)), key=lambda i: -est[i])]
+    assert top_to_bottom(ax) == want
+    drawn = rows(ax)
+    assert {k: v[0] for k, v in drawn.items()} == dict(zip(labels, est, strict=True))
+    plt.close("all")
