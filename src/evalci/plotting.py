@@ -176,7 +176,7 @@ def forest(
     y = np.empty(n)
     y[order] = np.arange(n)[::-1]  # the first row in `order` at the top
     if band is not None:
-        ax.axvspan(-band, band, color="0.9", zorder=0, label=f"±{band:g}")
+        ax.axvspan(-band, band, color="0.9", zorder=0, label=f"±{band:g} (mme)")
     if zero is not None:
         ax.axvline(zero, color="0.5", linewidth=1, zorder=1)
     cats = np.asarray(["_"] * n if cats is None else cats, dtype=object)
