@@ -191,25 +191,11 @@ class ComparisonResult:
         body = self._shown().to_string(index=False, float_format=lambda v: f"{v:.4g}")
         return f"ComparisonResult: {self._header()}\n{body}"
 
-    def plot(self, ax=None):
-        """Forest plot of the gaps b - a with 0 and the ±mme band (needs matplotlib).
+    def plot(self, ax=None, *, sort=True):
+        """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`."""
+        from .plotting import gaps
 
-        Returns the matplotlib Axes.
-        """
-        from .plotting import forest
-
-        t = self.table
-        return forest(
-            [f"{b} - {a}" for a, b in zip(t.a, t.b, strict=True)],
-            t.gap,
-            t.low,
-            t.high,
-            ax=ax,
-            xlabel=f"gap ({self.metric})",
-            title=self._header().split(",")[0],
-            zero=0.0,
-            band=self.mme,
-        )
+        return gaps(self, ax=ax, sort=sort)
 
     def _repr_html_(self) -> str:
         table = self._shown().to_html(

@@ -294,30 +294,11 @@ class BootstrapResult(_GroupedResult):
             f"weight={self.weight}{self._resampling()}"
         )
 
-    def plot(self, ax=None):
-        """Forest plot: each group's estimate and interval (needs matplotlib).
+    def plot(self, ax=None, *, sort=True):
+        """Forest plot of each group's interval: :func:`evalci.plotting.intervals`."""
+        from .plotting import intervals
 
-        Returns the matplotlib Axes.
-        """
-        from .plotting import forest
-
-        frame = self.to_frame()
-        if self.groups is None:
-            labels = [self.metric]
-        else:
-            labels = [
-                " / ".join(map(str, k)) if isinstance(k, tuple) else k
-                for k in self.groups
-            ]
-        return forest(
-            labels,
-            frame.estimate,
-            frame.low,
-            frame.high,
-            ax=ax,
-            xlabel=self.metric,
-            title=f"{self.confidence_level:.0%} {self.method} {self.strategy} bootstrap",
-        )
+        return intervals(self, ax=ax, sort=sort)
 
     def _scalar_repr(self) -> str:
         return (
