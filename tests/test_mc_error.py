@@ -150,3 +150,14 @@ def test_auto_says_when_it_stopped_short(monkeypatch):
 def test_bad_auto_settings_name_the_fix(kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
         evalci.cluster_ci(scores(n=20), "score", "input_id", rng=0, **kw)
+
+
+def test_the_report_flags_intervals_the_bootstrap_error_moves():
+    df = evalci.load_example()
+    few = evalci.report(df, "correct", "input_id", mme=0.02, n_resamples=100, rng=0)
+    text = few.to_text()
+    assert text.count("Monte-Carlo error") >= 3  # two scores and the gap
+    assert "Monte-Carlo error" in few.to_markdown()
+    assert "Monte-Carlo error" in few.to_html()
+    many = evalci.report(df, "correct", "input_id", mme=0.02, rng=0)
+    assert "Monte-Carlo error" not in many.to_text()

@@ -200,6 +200,22 @@ class _Units:
         return "scores, gaps, intervals and the minimum meaningful effect as fractions"
 
 
+#: An interval whose endpoints' Monte-Carlo error exceeds this share of its
+#: width is flagged: another seed would visibly move it (about 100-500
+#: resamples; at the default 10,000 the share is under 1%).
+MC_FLAG_SHARE = 0.025
+
+
+def _mc_flag(share: float) -> str:
+    """A note for an interval the bootstrap's own error visibly moves, else ''."""
+    if not np.isfinite(share) or share <= MC_FLAG_SHARE:
+        return ""
+    return (
+        f" (Monte-Carlo error {share:.0%} of the width: draw more resamples, "
+        "e.g. n_resamples='auto')"
+    )
+
+
 @dataclass(frozen=True)
 class Report:
     """Seed 002's five things and two judgments, in text, Markdown, HTML or a frame.
@@ -300,6 +316,7 @@ class Report:
     def _score_rows(self, u: _Units) -> list[tuple[str, str, str]]:
         """``(system, score, interval)`` of every system, in ``u``."""
         est = self.scores
+        share = est.mc_error()["mc_error_share"].to_numpy()
         return [
             (
                 str(s),
@@ -308,10 +325,10 @@ class Report:
                 + (
                     " (zero width: no spread in the bootstrap, not certainty)"
                     if est.low[s] == est.high[s]
-                    else ""
+                    else _mc_flag(share[i])
                 ),
             )
-            for s in est.groups
+            for i, s in enumerate(est.groups)
         ]
 
     def _judgment(self, row, decision: str, why: str) -> str:
@@ -345,6 +362,11 @@ class Report:
             fmt=u,
         )
         pv, floor = self._p_column()
+        share = (
+            np.zeros(len(comp.table))
+            if comp.gap_distribution is None
+            else comp.mc_error()["mc_error_share"].to_numpy()
+        )
         gaps, judgments = [], []
         for i, row in enumerate(comp.table.itertuples(index=False)):
             decision, why = decisions[i]
@@ -352,7 +374,8 @@ class Report:
                 (
                     f"{row.b} - {row.a}",
                     u(row.gap, signed=True),
-                    f"[{u(row.low, signed=True)}, {u(row.high, signed=True)}]",
+                    f"[{u(row.low, signed=True)}, {u(row.high, signed=True)}]"
+                    + _mc_flag(share[i]),
                     _fmt_p(pv.iloc[i], bool(floor.iloc[i])),
                     decision,
                 )
