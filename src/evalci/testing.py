@@ -133,11 +133,8 @@ def confidence_sequence(total, t, sigma, alpha=0.05, planned=500):
     nonasymptotic confidence sequences", Ann. Statist. 49(2), eq. (14)): for
     independent observations, ``sigma``-sub-Gaussian around their mean mu
     (any variable in an interval of length ``2 sigma`` is, by Hoeffding's
-    lemma),
-
-        P(exists t: |S_t - t mu| >= sqrt((t s^2 + r) log((t s^2 + r) / (r alpha^2)))) <= alpha,
-
-    so ``total / t +- half`` covers mu at every ``t`` at once, however often
+    lemma), ``P(exists t: |S_t - t mu| >= sqrt((t s^2 + r) log((t s^2 + r) /
+    (r alpha^2)))) <= alpha``, so ``total / t +- half`` covers mu at every ``t`` at once, however often
     it is looked at. ``r`` makes the boundary tightest near ``planned``
     observations (their approximate optimum, ``r = s^2 planned / (2 log(1 /
     alpha) + log(1 + 2 log(1 / alpha)))``). Vectorised over ``total`` and ``t``.
