@@ -69,7 +69,7 @@ Run 'evalci COMMAND --help' for a command's options.""",
   evalci plan results.csv --budget 5000 --cost-input 2 --cost-run 1""",
     "simulate": """Examples:
   evalci simulate results.csv --trials 200 --n-resamples 1000
-  evalci simulate results.csv --n-inputs 100 400 --runs 1 5
+  evalci simulate results.csv --n-inputs 100,400 --runs 1,5
   evalci simulate --paper --trials 64 --n-resamples 200 --accuracy-only
 
 'simulate FILE' draws new data sets from your file (inputs drawn with
@@ -85,6 +85,20 @@ the interval is honest at your N and k. Needs a 0/1 value and metric mean.""",
 # --------------------------------------------------------------------------
 
 
+def _names(text: str) -> list[str]:
+    """``--by a,b``: column names (an option value, so FILE is never swallowed)."""
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(t) for t in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected whole numbers separated by commas, got {text!r}"
+        ) from None
+
+
 def _data_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("input")
@@ -94,13 +108,16 @@ def _data_options() -> argparse.ArgumentParser:
                    "or a directory of logs")  # fmt: skip
     g.add_argument("--from", dest="source", choices=_cli_input.SOURCES,
                    help="the file's kind (default: from its name)")  # fmt: skip
-    g.add_argument("--value", help="outcome column (default: detected)")
-    g.add_argument("--input", "--cluster", dest="cluster",
+    g.add_argument("--value", metavar="COL", help="outcome column (default: detected)")
+    g.add_argument("--input", "--cluster", dest="cluster", metavar="COL",
                    help="input id column: the resampled unit (default: detected)")  # fmt: skip
-    g.add_argument("--system", help="system/model column (default: detected)")
-    g.add_argument("--run", help="run column (default: detected, else file order)")
-    g.add_argument("--successes", help="counts table: correct runs per row")
-    g.add_argument("--trials", dest="trials_col", metavar="TRIALS",
+    g.add_argument("--system", metavar="COL",
+                   help="system/model column (default: detected)")  # fmt: skip
+    g.add_argument("--run", metavar="COL",
+                   help="run column (default: detected, else file order)")  # fmt: skip
+    g.add_argument("--successes", metavar="COL",
+                   help="counts table: correct runs per row")  # fmt: skip
+    g.add_argument("--trials", dest="trials_col", metavar="COL",
                    help="counts table: runs per row")  # fmt: skip
     g.add_argument("--scorer", help="Inspect logs: read only this scorer")
     g.add_argument("--stat", default="exact_match", help="HELM: the stat to read")
@@ -119,9 +136,9 @@ def _stat_options(method: str = "percentile") -> argparse.ArgumentParser:
     g.add_argument("--rng", type=int, default=0, help="seed (default 0)")
     g.add_argument("--metric", default="mean",
                    help="mean (default), pass@K, pass^K, or a registered name")  # fmt: skip
-    g.add_argument("--by", nargs="+", default=[], metavar="COL",
-                   help="one result per group of these columns")  # fmt: skip
-    g.add_argument("--strata", help="draw inputs within these strata")
+    g.add_argument("--by", type=_names, action="extend", default=[], metavar="COL",
+                   help="one result per group: COL or COL,COL (repeatable)")  # fmt: skip
+    g.add_argument("--strata", metavar="COL", help="draw inputs within strata")
     g.add_argument("--mme", type=float,
                    help="minimum meaningful effect, metric scale (0.02 = 2 points)")  # fmt: skip
     return p
@@ -213,8 +230,10 @@ def _simulate_parser(sub) -> None:
     p.add_argument("--rng", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1,
                    help="--paper: worker processes (same results)")  # fmt: skip
-    p.add_argument("--n-inputs", type=int, nargs="+", help="FILE: N to check")
-    p.add_argument("--runs", type=int, nargs="+", help="FILE: k to check")
+    p.add_argument("--n-inputs", type=_ints, metavar="N[,N]",
+                   help="FILE: N to check (default: the file's)")  # fmt: skip
+    p.add_argument("--runs", type=_ints, metavar="K[,K]",
+                   help="FILE: k to check (default: the file's)")  # fmt: skip
     p.add_argument("--method", default="percentile",
                    choices=["percentile", "basic", "bca", "normal"])  # fmt: skip
     p.add_argument("--confidence-level", type=float, default=0.95)
@@ -629,7 +648,7 @@ def _cmd_demo(args) -> int:
     n_flaky = top.groupby("system")["flaky"].sum()
     print("Flaky inputs (runs disagree): " + ", ".join(
         f"{s}: {int(n)} of 198" for s, n in n_flaky.items()))  # fmt: skip
-    top = top.sort_values("share", ascending=False, kind="stable").head(5)
+    top = top.groupby("system", sort=False).head(3)  # each system's flakiest
     print(top[["system", "input_id", "n_runs", "pass_rate", "share"]].to_string(index=False))  # fmt: skip
     print()
     row = gap.to_frame().iloc[0]
