@@ -222,6 +222,19 @@ def test_report_and_plan_on_every_format(files, example, fmt, capsys):
     assert list(got.k_needed) == list(want.k)
 
 
+def test_report_formats_are_the_reports(files, example, capsys):
+    args = ("report", files["csv"], "--n-resamples", B, "--mme", "0.02")
+    ref = evalci.report(tidy(example), "correct", "input", mme=0.02,
+                        n_resamples=int(B), rng=0)  # fmt: skip
+    html = ok_here(*args, "--format", "html", capsys=capsys).stdout
+    assert html.strip() == ref.to_html()
+    md = ok_here(*args, "--format", "markdown", capsys=capsys).stdout
+    assert md.strip() == ref.to_markdown()
+    rows = records(ok_here(*args, "--format", "json", capsys=capsys))
+    assert [r["kind"] for r in rows] == list(ref.to_frame().kind)
+    assert rows[2]["estimate"] == pytest.approx(ref.to_frame().estimate[2], rel=1e-12)
+
+
 def test_plan_paired_sample_size(files, example, capsys):
     res = ok_here("plan", files["csv"], "--mme", "0.02", capsys=capsys)
     a, b = sorted(example.model.unique())
@@ -367,6 +380,8 @@ def _bad_files(tmp_path, example):
     (tmp_path / "notes.txt").write_text("a,b\n")
     (tmp_path / "broken.eval").write_bytes(b"not a zip")
     (tmp_path / "empty").mkdir()
+    one = [inspect_sample(i, e, {"choice": "C"}) for i in range(12) for e in (1, 2)]
+    write_eval(tmp_path / "one.eval", inspect_spec("openai/gpt-4o", "gpqa", 2), one)
 
 
 @pytest.mark.parametrize(
@@ -389,6 +404,15 @@ def _bad_files(tmp_path, example):
         (["compare", "two.csv", "--value", "x", "--mme", "-1"], "`--mme`"),
         (["report", "two.csv", "--by", "model"], "`--by` is not a report option"),
         (["simulate"], "simulate needs FILE"),
+        (
+            ["ci", "one.eval", "--input", "id"],
+            "`--input`: the input column of the inspect log is fixed",
+        ),  # fmt: skip
+        (["compare", "one.eval"], "a comparison needs at least 2"),
+        (
+            ["plan", "two.csv", "--value", "x", "--target-width", "0"],
+            "`--target-width`",
+        ),  # fmt: skip
     ],
 )
 def test_errors_are_one_line(tmp_path, example, args, match, capsys, monkeypatch):
@@ -456,18 +480,18 @@ class _Tty(io.StringIO):
 def test_progress_bar_on_a_tty_only(monkeypatch):
     monkeypatch.delenv(_progress.ENV, raising=False)
     out = _Tty()
-    with _progress.Progress(4, "trials", stream=out) as bar:
+    with _progress.Progress(4, label="trials", stream=out) as bar:
         bar.update(2)
         bar.update(2)
     assert "\rtrials [" in out.getvalue() and "100.0%" in out.getvalue()
     assert out.getvalue().endswith("\n")
     pipe = io.StringIO()
-    with _progress.Progress(4, "trials", stream=pipe) as bar:
+    with _progress.Progress(4, label="trials", stream=pipe) as bar:
         bar.update(4)
     assert pipe.getvalue() == ""
     monkeypatch.setenv(_progress.ENV, "1")
     out = _Tty()
-    with _progress.Progress(4, "trials", enabled=True, stream=out) as bar:
+    with _progress.Progress(4, True, "trials", stream=out) as bar:
         bar.update(4)
     assert out.getvalue() == ""
 

@@ -13,8 +13,9 @@ value
     ``exact_match``, ``pass``, ``passed``, ``value``; else the only numeric
     column whose values are all 0/1; several or none is an error naming them.
 input
-    ``input``, ``input_id``, ``id``, ``doc_id``, ``question_id``,
-    ``sample_id``, ``instance_id``, ``problem_id``, ``task_id``.
+    ``input_id``, ``question_id``, ``doc_id``, ``sample_id``,
+    ``instance_id``, ``problem_id``, ``task_id``, ``id``, ``input`` (last:
+    it often holds the prompt's text).
 system
     ``system``, ``model``, ``model_name``; none: the whole file is one
     system, named after the file.
@@ -47,16 +48,17 @@ VALUE_NAMES = (
     "passed",
     "value",
 )
+# ids before "input", which often holds the prompt's text
 INPUT_NAMES = (
-    "input",
     "input_id",
-    "id",
-    "doc_id",
     "question_id",
+    "doc_id",
     "sample_id",
     "instance_id",
     "problem_id",
     "task_id",
+    "id",
+    "input",
 )
 SYSTEM_NAMES = ("system", "model", "model_name")
 RUN_NAMES = ("run", "epoch", "run_id", "repeat", "trial", "seed")
@@ -181,6 +183,14 @@ def _pick_value(data: pd.DataFrame, skip: set, detected: list) -> str:
 
 def _from_log(frame: pd.DataFrame, source: str, opts, detected) -> Loaded:
     """A reader's table: its keys are input/run/system; settle the value."""
+    for option, given, fixed in (("--input", opts.cluster, "input"),
+                                 ("--system", opts.system, "system"),
+                                 ("--run", opts.run, "run")):  # fmt: skip
+        if given not in (None, fixed):
+            raise ValueError(
+                f"`{option}`: the {fixed} column of the {source} log is fixed "
+                f"(the reader names it {fixed!r}); leave {option} out."
+            )
     counts = opts.successes is not None
     skip = set(readers.KEYS) | _READER_META
     value = None

@@ -58,29 +58,32 @@ def wanted(enabled: bool | None = None, stream=None) -> bool:
 class Progress:
     """A one-line progress bar: ``label [#####     ]  50.0%  1.2s, 1.2s left``.
 
-    Parameters
-    ----------
-    total : int
-        Units of work (trials, blocks); ``update(n)`` adds ``n`` done.
-    label : str
-        Printed before the bar.
-    enabled : bool or None
-        As in :func:`wanted`.
-    stream : file, optional
-        Default ``sys.stderr``.
+    The arguments are those of ``evalci.coverage._Progress`` (total, enabled,
+    label), so it can replace that class as it is.
 
-    Examples
-    --------
-    >>> import io
-    >>> from evalci._progress import Progress
-    >>> out = io.StringIO()
-    >>> with Progress(4, "trials", enabled=True, stream=out) as bar:
-    ...     bar.update(2)
-    >>> out.getvalue().startswith("\\rtrials [###############               ]  50.0%")
-    True
+        Parameters
+        ----------
+        total : int
+            Units of work (trials, blocks); ``update(n)`` adds ``n`` done.
+        enabled : bool or None
+            As in :func:`wanted`.
+        label : str
+            Printed before the bar.
+        stream : file, optional
+            Default ``sys.stderr``.
+
+        Examples
+        --------
+        >>> import io
+        >>> from evalci._progress import Progress
+        >>> out = io.StringIO()
+        >>> with Progress(4, True, "trials", stream=out) as bar:
+        ...     bar.update(2)
+        >>> out.getvalue().startswith("\\rtrials [###############               ]  50.0%")
+        True
     """
 
-    def __init__(self, total: int, label: str = "", enabled=None, stream=None):
+    def __init__(self, total: int, enabled=None, label: str = "", stream=None):
         self.stream = sys.stderr if stream is None else stream
         self.enabled = wanted(enabled, self.stream) and total > 0
         self.total, self.done, self.label = total, 0, label
