@@ -273,7 +273,12 @@ def test_by_and_strata(example, tmp_path, capsys):
     part = tidy(df)[tidy(df).subject]
     ref = evalci.compare(part, "correct", "input", n_resamples=int(B), rng=0)
     assert got.gap.iloc[1] == pytest.approx(ref.to_frame().gap.iloc[0], rel=1e-12)
-    ok_here("ci", path, "--strata", "subject", "--n-resamples", B, capsys=capsys)
+    res = ok_here("ci", path, "--strata", "subject", "--n-resamples", B,
+                  "--format", "json", capsys=capsys)  # fmt: skip
+    ref = evalci.cluster_ci(tidy(df).astype({"subject": str}), "correct", "input",
+                            by="system", strata="subject", n_resamples=int(B),
+                            rng=0).to_frame()  # fmt: skip
+    np.testing.assert_allclose(pd.DataFrame(records(res)).low, ref.low, rtol=1e-12)
 
 
 def test_lm_eval_and_helm_are_detected(tmp_path, capsys):

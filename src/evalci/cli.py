@@ -140,7 +140,8 @@ def _stat_options(method: str = "percentile") -> argparse.ArgumentParser:
                    help="one result per group: COL or COL,COL (repeatable)")  # fmt: skip
     g.add_argument("--strata", metavar="COL", help="draw inputs within strata")
     g.add_argument("--mme", type=float,
-                   help="minimum meaningful effect, metric scale (0.02 = 2 points)")  # fmt: skip
+                   help="compare, report, plan: minimum meaningful effect on the "
+                   "metric's scale (0.02 = 2 points)")  # fmt: skip
     return p
 
 
