@@ -1,0 +1,272 @@
+"""The command line's input: from a path and column options to a tidy table.
+
+One job: find the format (by extension, by the framework's file names, or
+``--from``), read the file with :mod:`evalci.readers`, and settle which
+columns are the value, the input, the system and the run, detecting the
+ones not given. What was detected is said in :attr:`Loaded.detected` (the
+command prints it on stderr), so a guess is never silent.
+
+Detection rules (first hit wins)
+--------------------------------
+value
+    ``correct``, ``is_correct``, ``score``, ``acc``, ``accuracy``,
+    ``exact_match``, ``pass``, ``passed``, ``value``; else the only numeric
+    column whose values are all 0/1; several or none is an error naming them.
+input
+    ``input_id``, ``question_id``, ``doc_id``, ``sample_id``,
+    ``instance_id``, ``problem_id``, ``task_id``, ``id``, ``input`` (last:
+    it often holds the prompt's text).
+system
+    ``system``, ``model``, ``model_name``; none: the whole file is one
+    system, named after the file.
+run
+    ``run``, ``epoch``, ``run_id``, ``repeat``, ``trial``, ``seed``; none:
+    runs are numbered in file order within each (system, input).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import readers
+
+__all__ = ["Loaded", "load"]
+
+VALUE_NAMES = (
+    "correct",
+    "is_correct",
+    "score",
+    "acc",
+    "accuracy",
+    "exact_match",
+    "pass",
+    "passed",
+    "value",
+)
+# ids before "input", which often holds the prompt's text
+INPUT_NAMES = (
+    "input_id",
+    "question_id",
+    "doc_id",
+    "sample_id",
+    "instance_id",
+    "problem_id",
+    "task_id",
+    "id",
+    "input",
+)
+SYSTEM_NAMES = ("system", "model", "model_name")
+RUN_NAMES = ("run", "epoch", "run_id", "repeat", "trial", "seed")
+SOURCES = ("inspect", "lm-eval", "helm", "table")
+#: columns the framework readers add that are never a value
+_READER_META = {"task", "target", "log_file", "n_resps", "split"}
+_INSPECT_JSON = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
+
+
+@dataclass
+class Loaded:
+    """A tidy table and the names of its columns, as the commands use them."""
+
+    frame: pd.DataFrame
+    source: str
+    value: str | None
+    cluster: str
+    system: str
+    successes: str | None = None
+    trials: str | None = None
+    detected: list[str] = field(default_factory=list)
+
+    @property
+    def n_systems(self) -> int:
+        return int(self.frame[self.system].nunique())
+
+
+def _source_of(path: Path) -> str:
+    """The reader a path's name implies, or an error saying how to choose."""
+    name = path.name
+    if path.is_dir():
+        return "dir"
+    if path.suffix == ".eval" or _INSPECT_JSON.match(name):
+        return "inspect"
+    if name == "per_instance_stats.json":
+        return "helm"
+    if name.startswith("samples_") and name.endswith(".jsonl"):
+        return "lm-eval"
+    if path.suffix.lower() in readers._FORMATS:
+        return "table"
+    raise ValueError(
+        f"cannot tell the format of {path} from its name (.csv, .parquet, "
+        ".jsonl, .eval, samples_*.jsonl, per_instance_stats.json); pass "
+        "--from inspect|lm-eval|helm|table."
+    )
+
+
+def _read_log(path: Path, source: str, opts) -> tuple[pd.DataFrame, str]:
+    """A framework log through its reader; a directory tries each in turn."""
+    read = {
+        "inspect": lambda: readers.read_inspect(path, scorer=opts.scorer),
+        "lm-eval": lambda: readers.read_lm_eval(path),
+        "helm": lambda: readers.read_helm(path, stat=opts.stat),
+    }
+    if source != "dir":
+        return read[source](), source
+    for name in ("inspect", "lm-eval", "helm"):
+        try:
+            return read[name](), name
+        except ValueError as e:
+            if "holds no" not in str(e):  # found the files, but they are bad
+                raise
+    raise ValueError(
+        f"the directory {path} holds no Inspect log (*.eval), lm-eval samples "
+        "file (samples_*.jsonl) or HELM per_instance_stats.json; name a file, "
+        "or pass --from."
+    )
+
+
+def _binary(col: pd.Series) -> bool:
+    v = pd.to_numeric(col.map(lambda x: float(x) if isinstance(x, bool) else x),
+                      errors="coerce")  # fmt: skip
+    if v.isna().all() or (v.isna() & col.notna()).any():
+        return False
+    return bool(np.isin(v.dropna().unique(), (0.0, 1.0)).all())
+
+
+def _pick(columns, names, given, what, option, detected, required=True):
+    """The given column, else the first of ``names`` present (said in detected)."""
+    if given is not None:
+        if given not in columns:
+            raise ValueError(
+                f"`{option}`: there is no column {given!r}; the file has "
+                f"{list(columns)[:20]}."
+            )
+        return given
+    for n in names:
+        if n in columns:
+            detected.append(f"{what} {n!r}")
+            return n
+    if required:
+        raise ValueError(
+            f"`{option}`: no {what} column found (looked for "
+            f"{', '.join(names)}); name it with {option} COLUMN. The file has "
+            f"{list(columns)[:20]}."
+        )
+    return None
+
+
+def _pick_value(data: pd.DataFrame, skip: set, detected: list) -> str:
+    """A preferred name, else the only 0/1 numeric column."""
+    cols = [c for c in data.columns if c not in skip]
+    for n in VALUE_NAMES:
+        if n in cols:
+            detected.append(f"value {n!r}")
+            return n
+    binary = [c for c in cols if _binary(data[c])]
+    if len(binary) == 1:
+        detected.append(f"value {binary[0]!r} (the only 0/1 column)")
+        return binary[0]
+    if binary:
+        raise ValueError(
+            f"`--value`: several 0/1 columns could be the outcome ({binary[:8]}); "
+            "choose one with --value COLUMN."
+        )
+    raise ValueError(
+        "`--value`: no outcome column found (no column named "
+        f"{', '.join(VALUE_NAMES[:4])}, ... and no 0/1 column); name it with "
+        f"--value COLUMN. The file has {cols[:20]}."
+    )
+
+
+def _from_log(frame: pd.DataFrame, source: str, opts, detected) -> Loaded:
+    """A reader's table: its keys are input/run/system; settle the value."""
+    for option, given, fixed in (("--input", opts.cluster, "input"),
+                                 ("--system", opts.system, "system"),
+                                 ("--run", opts.run, "run")):  # fmt: skip
+        if given not in (None, fixed):
+            raise ValueError(
+                f"`{option}`: the {fixed} column of the {source} log is fixed "
+                f"(the reader names it {fixed!r}); leave {option} out."
+            )
+    counts = opts.successes is not None
+    skip = set(readers.KEYS) | _READER_META
+    value = None
+    if not counts:
+        value = opts.value
+        if value is None:
+            value = _pick_value(frame, skip, detected)
+        elif value not in frame.columns:
+            raise ValueError(
+                f"`--value`: the log has no column {value!r}; its value columns "
+                f"are {[c for c in frame.columns if c not in skip]}."
+            )
+    return Loaded(frame, source, value, "input", "system", opts.successes,
+                  opts.trials, detected)  # fmt: skip
+
+
+def _from_table(path: Path, opts, detected) -> Loaded:
+    """CSV / Parquet / JSON Lines: detect the columns, then read_jsonl."""
+    fmt = readers._FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValueError(
+            f"{path}: a table ends in .csv, .parquet/.pq or .jsonl/.ndjson; got "
+            f"{path.suffix!r}. Rename it, or pass --from for a framework log."
+        )
+    raw = readers._read_table(path, fmt)
+    cols = raw.columns
+    cluster = _pick(cols, INPUT_NAMES, opts.cluster, "input", "--input", detected)
+    system = _pick(cols, SYSTEM_NAMES, opts.system, "system", "--system",
+                   detected, required=False)  # fmt: skip
+    run = _pick(cols, RUN_NAMES, opts.run, "run", "--run", detected, required=False)
+    if opts.successes is not None or opts.trials is not None:
+        if opts.successes is None or opts.trials is None:
+            raise ValueError(
+                "`--successes` and `--trials` go together: a counts table needs "
+                "both columns (correct runs, runs)."
+            )
+        values = [opts.successes, opts.trials]
+    else:
+        value = opts.value
+        if value is None:
+            value = _pick_value(raw, {cluster, system, run, *opts.extra}, detected)
+        values = [value]
+    keep = [c for c in dict.fromkeys(opts.extra) if c and c not in values]
+    keep = [c for c in keep if c not in (cluster, system, run)]
+    frame = readers.read_jsonl(path, input=cluster, value=values, run=run,
+                               system=system, columns=keep, format=fmt)  # fmt: skip
+    if system is None:
+        detected.append(f"no system column: one system, {path.stem!r}")
+    counts = opts.successes is not None
+    return Loaded(frame, "table", None if counts else values[0], "input", "system",
+                  opts.successes, opts.trials, detected)  # fmt: skip
+
+
+def load(path, opts) -> Loaded:
+    """Read ``path`` as ``opts`` say (``--from``, the column options).
+
+    ``opts`` carries ``source, value, cluster, system, run, successes,
+    trials, scorer, stat`` and ``extra`` (columns the command needs kept:
+    ``--by``, ``--strata``).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist.")
+    source = opts.source or _source_of(path)
+    detected: list[str] = []
+    if source == "table":
+        if path.is_dir():
+            raise ValueError(f"--from table needs a file; {path} is a directory.")
+        return _from_table(path, opts, detected)
+    if source == "dir" or source in ("inspect", "lm-eval", "helm"):
+        frame, source = _read_log(path, source, opts)
+        for c in opts.extra:
+            if c not in frame.columns:
+                raise ValueError(
+                    f"the {source} log has no column {c!r} (for --by/--strata); "
+                    f"it has {list(frame.columns)}."
+                )
+        return _from_log(frame, source, opts, detected)
+    raise ValueError(f"`--from` must be one of {SOURCES}; got {source!r}.")
