@@ -58,14 +58,14 @@ a tidy DataFrame (``input_id, run, system, correct[, pred, label]``) and
 
 from __future__ import annotations
 
-import sys
-import time
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
+
+from ._progress import Progress as _Progress
 
 __all__ = ["coverage_study", "STRATEGIES", "METHODS"]
 
@@ -76,36 +76,6 @@ ENDPOINT_TOL = 1e-9  # evalci's engine lands a few ulp off the accuracy lattice
 
 
 # ------------------------------------------------------------------ progress
-class _Progress:
-    """A minimal progress bar on stderr; silent unless stderr is a terminal."""
-
-    def __init__(self, total: int, enabled, label: str = "coverage"):
-        if enabled is None:
-            enabled = sys.stderr.isatty()
-        self.enabled = bool(enabled) and total > 0
-        self.total, self.done, self.label = total, 0, label
-        self.start = time.perf_counter()
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        frac = self.done / self.total
-        bar = "#" * int(30 * frac)
-        elapsed = time.perf_counter() - self.start
-        eta = elapsed / frac - elapsed if frac > 0 else 0.0
-        sys.stderr.write(
-            f"\r{self.label} [{bar:<30}] {100 * frac:5.1f}% "
-            f"{elapsed:6.1f}s elapsed, {eta:6.1f}s left"
-        )
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 # ------------------------------------------------------------------ seeding
 def _entropy(rng):
     if isinstance(rng, np.random.SeedSequence):
