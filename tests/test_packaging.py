@@ -118,6 +118,18 @@ def test_pyproject_names_the_distribution_and_ships_py_typed():
         ]
 
 
+def test_readme_example_prints_what_the_readme_says():
+    readme = SRC.parent / "README.md"
+    if not readme.exists():
+        pytest.skip("not a source checkout")
+    text = readme.read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = text.split("```text\n", 1)[1].split("```", 1)[0]
+    out = run(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown
+
+
 # ----------------------------------------------------------------- start-up
 HEAVY = ["scipy.stats", "scipy.optimize", "dask", "distributed", "matplotlib"]
 

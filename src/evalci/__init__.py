@@ -41,8 +41,9 @@ def _check_distribution() -> None:
         f"another project named 'evalci' (version {dist.version}: "
         f"{summary or 'no summary'!r}) is installed and uses the same import "
         "name, so the two packages overwrite each other's files; this library "
-        f"is distributed as {DISTRIBUTION!r}. Use: pip uninstall evalci && "
-        f"pip install --force-reinstall {DISTRIBUTION}"
+        f"is distributed as {DISTRIBUTION!r}. Remove the other and reinstall this "
+        f"one: pip uninstall evalci && pip install --force-reinstall {DISTRIBUTION} "
+        "(from a checkout of this library: pip install --force-reinstall -e .)"
     )
 
 
