@@ -179,3 +179,19 @@ def test_dask_accessor_is_registered_whichever_is_imported_first(first):
     out = run(DASK_ACCESSOR.format(first=first))
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) == pytest.approx(22 / 36)  # rows with i % 5 < 3
+
+
+# ---------------------------------------------------------------- API docs
+def documented_parameters(func) -> set[str]:
+    docscrape = pytest.importorskip("numpydoc.docscrape")  # the docs extra
+    names = set()
+    for p in docscrape.FunctionDoc(func)["Parameters"]:
+        names.update(n.strip() for n in p.name.split(","))
+    return names
+
+
+@pytest.mark.parametrize("func", [evalci.cluster_ci, evalci.bootstrap])
+def test_entry_points_document_every_parameter(func):
+    import inspect
+
+    assert set(inspect.signature(func).parameters) == documented_parameters(func)
