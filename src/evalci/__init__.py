@@ -6,8 +6,8 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> df = evalci.load_example()
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
 
-The distribution is ``evalci-stats`` (``pip install evalci-stats``); the
-import name is ``evalci``. The unrelated project that PyPI calls ``evalci``
+The distribution is ``evalci-stats`` (not on PyPI yet: ``pip install -e .``
+from a checkout); the import name is ``evalci``. The unrelated project that PyPI calls ``evalci``
 installs a package of the same import name, and two packages in one folder
 mix their files, so importing refuses to run beside it (see
 :func:`_check_distribution`).
