@@ -1,6 +1,7 @@
 """Core engine: agreement with scipy, exposed BCa internals, determinism, results."""
 
 import dataclasses
+import inspect
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,17 @@ import evalci
 from evalci import intervals, resampling
 
 from conftest import clustered, shared_data
+
+# scipy 1.15 renamed bootstrap's `random_state` to `rng` (SPEC 7); the oldest
+# supported scipy (1.11) has only `random_state`. Either seeds the reference.
+_SCIPY_SEED = (
+    "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+)
+
+
+def scipy_bootstrap(*args, seed, **kwargs):
+    """``scipy.stats.bootstrap`` seeded with ``seed``, on any supported scipy."""
+    return stats.bootstrap(*args, **{_SCIPY_SEED: seed}, **kwargs)
 
 
 def _kappa_sm(pred, label, labels):
@@ -38,7 +50,7 @@ def test_k1_agrees_with_scipy_bootstrap(method):
     ours = evalci.cluster_ci(
         df, "correct", cluster="input_id", method=method, n_resamples=20_000, rng=1
     )
-    ref = stats.bootstrap((y,), np.mean, method=method, n_resamples=20_000, rng=2)
+    ref = scipy_bootstrap((y,), np.mean, method=method, n_resamples=20_000, seed=2)
     assert ours.estimate == pytest.approx(y.mean())
     assert ours.low == pytest.approx(ref.confidence_interval.low, abs=0.006)
     assert ours.high == pytest.approx(ref.confidence_interval.high, abs=0.006)
@@ -53,7 +65,7 @@ def test_k1_bca_skewed_score_agrees_with_scipy():
     ours = evalci.cluster_ci(
         df, "latency", cluster="input_id", method="bca", n_resamples=20_000, rng=3
     )
-    ref = stats.bootstrap((y,), np.mean, method="BCa", n_resamples=20_000, rng=4)
+    ref = scipy_bootstrap((y,), np.mean, method="BCa", n_resamples=20_000, seed=4)
     width = ref.confidence_interval.high - ref.confidence_interval.low
     assert ours.low == pytest.approx(ref.confidence_interval.low, abs=0.04 * width)
     assert ours.high == pytest.approx(ref.confidence_interval.high, abs=0.04 * width)
@@ -208,14 +220,14 @@ def test_kappa_k1_bca_agrees_with_scipy():
     assert kappa_stat(pred, label) == pytest.approx(
         _kappa_sm(pred, label, [0, 1, 2, 3])
     )
-    ref = stats.bootstrap(
+    ref = scipy_bootstrap(
         (pred, label),
         kappa_stat,
         paired=True,
         vectorized=True,
         method="BCa",
         n_resamples=10_000,
-        rng=2,
+        seed=2,
     )
     # kappa SE is about 0.04 here; quantile MC error with B=10,000 is about
     # 0.002 per interval; 0.01 is > 3.5 SD of the difference of two intervals
@@ -250,7 +262,7 @@ def test_gpqa_matches_independent_computation(gpqa):
     )
     for system, part in gpqa.groupby("system"):
         means = part.groupby("input_id").correct.mean().to_numpy()
-        ref = stats.bootstrap((means,), np.mean, n_resamples=20_000, rng=1)
+        ref = scipy_bootstrap((means,), np.mean, n_resamples=20_000, seed=1)
         assert res.estimate[system] == pytest.approx(part.correct.mean())
         assert res.low[system] == pytest.approx(ref.confidence_interval.low, abs=0.006)
         assert res.high[system] == pytest.approx(

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 from dask.callbacks import Callback
+from dask.core import get_dependencies
 from dask.delayed import Delayed
 
 import evalci
@@ -229,7 +230,7 @@ def test_a_lazy_dataarray_is_reduced_chunk_by_chunk(gpqa):
     assert names["evalci-reduce"] == 5 * 2  # 5 input chunks x 2 system chunks
     # the start task reads the chunks' statistics, never the array itself
     start = next(k for k in graph if str(k).startswith("evalci-start"))
-    deps = graph[start].dependencies
+    deps = get_dependencies(graph, start)  # Task objects or (old Dask) tuples
     assert deps and all(str(d).startswith("evalci-reduce") for d in deps)
     for scheduler in ("sync", "threads"):
         xr.testing.assert_identical(lazy.compute(scheduler=scheduler), eager)

@@ -251,9 +251,7 @@ def test_cruxeval_31_systems_in_one_call():
     da = _expand_counts(counts)
     assert da.shape == (800, 10, 31)
     ds = da.evalci.cluster_ci(n_resamples=2000, rng=0)
-    expected = counts.groupby("system").apply(
-        lambda g: (g.n_correct / g.n_runs).mean(), include_groups=False
-    )
+    expected = (counts.n_correct / counts.n_runs).groupby(counts.system).mean()
     np.testing.assert_allclose(
         ds.estimate.to_series().loc[expected.index], expected, rtol=1e-12
     )
@@ -487,20 +485,25 @@ def _one_input_stratum(unequal):
     return da.assign_coords(subject=("input", alone))
 
 
+def _ours(record):
+    """evalci's warnings only: old xarray with numpy 1.25 adds DeprecationWarnings."""
+    return [x for x in record if issubclass(x.category, evalci.EvalciWarning)]
+
+
 def test_warnings_point_at_the_callers_line(unequal):
     da = _one_input_stratum(unequal)
     with pytest.warns(evalci.FewClustersWarning) as w:
         da.evalci.cluster_ci(strata="subject", n_resamples=50)
-    assert w[0].filename == __file__
+    assert _ours(w)[0].filename == __file__
     with pytest.warns(evalci.FewClustersWarning) as w:
         evalci.xr.cluster_ci(da, strata="subject", n_resamples=50)
-    assert w[0].filename == __file__
+    assert _ours(w)[0].filename == __file__
     with pytest.warns(evalci.ClusteringIgnoredWarning) as w:
         da.evalci.bootstrap(strategy="iid", n_resamples=50)
-    assert w[0].filename == __file__
+    assert _ours(w)[0].filename == __file__
     with pytest.warns(evalci.DegenerateDataWarning) as w:
         (da * 0 + 1).evalci.cluster_ci(n_resamples=50)
-    assert w[0].filename == __file__
+    assert _ours(w)[0].filename == __file__
 
 
 def test_dask_warnings_raised_at_compute_point_at_the_line_that_built_them(unequal):
@@ -510,4 +513,4 @@ def test_dask_warnings_raised_at_compute_point_at_the_line_that_built_them(unequ
     for scheduler in ("sync", "threads"):
         with pytest.warns(evalci.FewClustersWarning) as w:
             lazy.compute(scheduler=scheduler)
-        assert [(x.filename, x.lineno) for x in w] == [(__file__, line)]
+        assert [(x.filename, x.lineno) for x in _ours(w)] == [(__file__, line)]

@@ -5,14 +5,57 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 >>> import evalci
 >>> df = evalci.load_example()
 >>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
+
+The distribution is ``evalci-stats`` (not on PyPI yet: ``pip install -e .``
+from a checkout); the import name is ``evalci``. The unrelated project that PyPI calls ``evalci``
+installs a package of the same import name, and two packages in one folder
+mix their files, so importing refuses to run beside it (see
+:func:`_check_distribution`).
 """
 
-from . import (
+DISTRIBUTION = "evalci-stats"
+# Our summary, as every distribution of this project (the old name too) has it.
+_SUMMARY = "Confidence intervals for LLM evaluation results"
+
+
+def _check_distribution() -> None:
+    """Raise ImportError if PyPI's unrelated ``evalci`` project is installed.
+
+    It ships ``evalci/__init__.py``, ``evalci/cli.py`` and ``evalci/report.py``
+    among others; installed beside ours they overwrite or shadow each other.
+    A distribution named ``evalci`` is ours (this project before it took its
+    own name, as editable installs of it may still be) if its summary is
+    ours or it lists ``evalci/accessors.py``. Costs one metadata look-up.
+    """
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("evalci")
+    except metadata.PackageNotFoundError:
+        return
+    summary = dist.metadata.get("Summary") or ""
+    files = {str(f) for f in dist.files or ()}
+    if summary.startswith(_SUMMARY) or "evalci/accessors.py" in files:
+        return
+    raise ImportError(
+        f"another project named 'evalci' (version {dist.version}: "
+        f"{summary or 'no summary'!r}) is installed and uses the same import "
+        "name, so the two packages overwrite each other's files; this library "
+        f"is distributed as {DISTRIBUTION!r}. Remove the other and reinstall this "
+        f"one: pip uninstall evalci && pip install --force-reinstall {DISTRIBUTION} "
+        "(from a checkout of this library: pip install --force-reinstall -e .)"
+    )
+
+
+_check_distribution()
+
+from . import (  # noqa: E402 - after the distribution check
     coverage,
     extract,
     judge,
     metrics,
     planning,
+    ranks,
     scaleout,
     simulate,
     testing,
@@ -49,6 +92,7 @@ from .results import BootstrapResult
 __version__ = "0.1.0"
 
 __all__ = [
+    "DISTRIBUTION",
     "Plan",
     "icc",
     "minimum_detectable_effect",

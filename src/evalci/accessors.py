@@ -15,6 +15,7 @@ from . import core, planning
 from . import ranks as _ranks
 from . import report as _report
 from . import xr as _xr
+from ._deferred import dask_dataframe as _dd  # Dask is registered once imported
 
 
 @pd.api.extensions.register_dataframe_accessor("evalci")
@@ -146,11 +147,6 @@ class EvalciDataArrayAccessor:
         """Back to a tidy table; see :func:`evalci.xr.to_frame`."""
         return _xr.to_frame(self._obj, **kwargs)
 
-
-try:  # Dask is an optional dependency
-    import dask.dataframe as _dd
-except ImportError:  # pragma: no cover - exercised only without Dask
-    _dd = None
 
 if _dd is not None:
     from . import _dask

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._data import factorize, value_codes
 from ._data import group_codes as group_codes_of
@@ -219,6 +218,8 @@ class McNemarResult:
 
 # ----------------------------------------------------------- exposed kernels
 def _z(confidence_level: float) -> float:
+    from scipy import stats  # slow to import: only when used
+
     return float(stats.norm.ppf(0.5 + confidence_level / 2))
 
 
@@ -247,6 +248,8 @@ def _clopper_pearson(x, n, confidence_level: float) -> tuple[np.ndarray, np.ndar
     x = 0 ``high = 1 - (alpha / 2)**(1/n)`` (3.689/n at 95%), not the
     one-sided rule of three: the minimum coverage stays >= the nominal level.
     """
+    from scipy import stats  # slow to import: only when used
+
     x = np.asarray(x, dtype=float)
     n = np.asarray(n, dtype=float)
     alpha = 1.0 - confidence_level
@@ -286,6 +289,8 @@ def _jeffreys(x, n, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
     and the upper end 1 when x = n, so coverage does not drop to 0 near the
     boundaries.
     """
+    from scipy import stats  # slow to import: only when used
+
     x = np.asarray(x, dtype=float)
     n = np.asarray(n, dtype=float)
     alpha = 1.0 - confidence_level
@@ -324,6 +329,8 @@ def _korn_graubard_wilson(
     with the same mean, all 0 (or all 1), so the interval stays valid at any
     within-input correlation. Returns ``(low, high, n_eff)``.
     """
+    from scipy import stats  # slow to import: only when used
+
     p = np.asarray(p, dtype=float)
     var = np.asarray(var, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -1097,6 +1104,8 @@ def mcnemar(
     >>> mcnemar(df, "correct", "input_id", "system", "A", "B")
     McNemarResult(statistic=4.356, pvalue=0.03689, n01=30, n10=15, n_inputs=500, method='chi-squared', a='A', b='B')
     """
+    from scipy import stats  # slow to import: only when used
+
     cluster = _mcnemar_iv(data, value, cluster, system, a, b, exact)
     ya, yb = _paired_outcomes(data, value, cluster, system, a, b)
     n01 = int(((ya == 0) & (yb == 1)).sum())
@@ -1427,6 +1436,8 @@ def run_level_ci(
     >>> (r.high - r.low).round(4).tolist()
     [0.0164, 0.0795]
     """
+    from scipy import stats  # slow to import: only when used
+
     args = _run_level_iv(data, value, cluster, run, by, kind, confidence_level)
     means, present, groups, run_keys, n_inputs = _run_means(data, args)
     k = present.sum(axis=1)

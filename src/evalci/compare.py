@@ -15,7 +15,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from . import _args, _auto, _dask, _table, core, engine
 from . import intervals as _intervals
@@ -563,6 +563,8 @@ def _normal_pvalue(estimate, se, alternative):
 
     0 / 0 (no spread and no gap: degenerate) gives 1, not NaN.
     """
+    from scipy import stats  # slow to import: only when used
+
     with np.errstate(divide="ignore", invalid="ignore"):
         zstat = estimate / se
     if alternative == "two-sided":
@@ -726,6 +728,8 @@ def _clt_gaps(cube, weight, pairs, alternative, level):
     the ratio-estimator form for pooled runs, Miller 2024). The gap's SE is
     that of the mean of ``u_b - u_a`` (stratified when strata are given).
     """
+    from scipy import stats  # slow to import: only when used
+
     ((unit, _groups, _clusters),) = cube.units("cluster", weight)
     t = unit.T  # (N, G, 2)
     est = t[..., 0].sum(0) / t[..., 1].sum(0)

@@ -318,8 +318,80 @@ def cluster_ci(
 ) -> BootstrapResult:
     """Cluster-bootstrap confidence interval: resample inputs with all their runs.
 
-    Seed 000's recommended recipe. Same parameters as :func:`bootstrap` with
-    ``strategy="cluster"``.
+    Seed 000's recommended recipe: :func:`bootstrap` with
+    ``strategy="cluster"``, the same draws for the same ``rng``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or dask.dataframe.DataFrame
+        Tidy table, one row per (input, run[, system]). Never modified.
+    value : str, optional
+        Column with the outcome: 0/1 correctness, a score, or a predicted label
+        (with ``metric=accuracy(truth=...)`` or ``kappa(truth=...)``). Left
+        out with ``successes``/``trials``.
+    cluster : str or list of str
+        Column(s) identifying the resampling unit: rows sharing a key (and
+        group) are drawn together. Usually the input, whose rows are its runs;
+        it may be a larger unit that inputs nest in (a repository), with
+        ``input=`` naming the input.
+    metric : str, Metric or callable
+        ``"mean"`` (accuracy of a 0/1 column, the default), a
+        :class:`~evalci.metrics.Metric` such as
+        ``evalci.metrics.kappa(truth="label")``, a registered name, or a
+        callable ``f(DataFrame) -> float`` (slower general path, called on the
+        gathered rows of every resample; see :func:`bootstrap`).
+    by : str or list of str, optional
+        One interval per group. Groups with the same set of inputs (e.g.
+        ``by="system"``) share the same draws, so gaps between them are paired.
+    strata : str, optional
+        Column constant within each input; inputs are drawn within strata.
+    method : {'percentile', 'basic', 'bca', 'normal'}
+        Interval type. BCa uses the leave-one-input-out jackknife (O(N) from
+        sufficient statistics). ``"normal"``: estimate +- z * bootstrap
+        standard error.
+    confidence_level : float
+        In (0, 1); default 0.95.
+    n_resamples : int
+        Bootstrap replicates (default 10,000).
+    weight : {'input', 'run'}
+        ``"input"`` (default): each input counts equally (the expected score
+        of one call on a random input). ``"run"``: runs are pooled, so inputs
+        with more runs weigh more. Equal when k is constant.
+    dropna : bool
+        Drop rows whose value (or metric columns) is missing instead of raising.
+    rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+        Seed (SPEC 7). Fixes the result, whatever the row order of ``data``.
+    successes, trials : str, optional
+        A counts table instead of one row per run: the columns with each
+        input's number of correct runs and of runs (e.g. ``"n_correct"``,
+        ``"n_runs"``); ``value`` is then left out.
+    input : str or list of str, optional
+        The estimand's unit when it is not the resampled ``cluster`` (problems
+        nested in repositories): whole clusters are resampled, while each
+        input counts equally. Defaults to ``cluster``.
+    weights : {'multinomial', 'poisson'}
+        ``"multinomial"`` (default): N inputs drawn with replacement.
+        ``"poisson"``: each input weighted by an independent Poisson(1) count
+        (Chamandy et al. 2012), for streaming data.
+    backend : {'numpy', 'dask'}, optional
+        Where the resampling runs: in this process, or as Dask tasks on the
+        current scheduler. The default is ``"dask"`` for a Dask DataFrame,
+        else ``"numpy"``. Same numbers either way, for the same seed.
+    compute : bool
+        Dask DataFrames only: ``False`` returns a ``dask.delayed`` object of
+        the result, to join a larger graph.
+
+    Returns
+    -------
+    BootstrapResult
+        Estimate, interval and bootstrap distribution per group
+        (``to_frame()``, ``interval()``, ``plot()``).
+
+    See Also
+    --------
+    bootstrap : the other strategies (iid, single_draw, hierarchical,
+        mode_aggregate, moving_block).
+    compare : paired gaps between systems from the same draws.
 
     Examples
     --------

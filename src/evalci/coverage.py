@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from ._progress import Progress as _Progress
 
@@ -174,6 +174,8 @@ def _normal_ci(est, se, confidence_level):
 # ------------------------------------------------------------------ accuracy
 def _sum_pmf(pz: np.ndarray, n: int) -> np.ndarray:
     """pmf of the sum of ``n`` iid copies of Z with pmf ``pz (T, K)`` on 0..K-1."""
+    from scipy import stats  # slow to import: only when used
+
     t, kk = pz.shape
     if kk == 2:
         return stats.binom.pmf(np.arange(n + 1)[None, :], n, pz[:, 1:2])
@@ -215,6 +217,8 @@ def _mode_correct(labels, preds, gen, n_labels):
 
 
 def _accuracy_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
+    from scipy import stats  # slow to import: only when used
+
     t, n, k = preds.shape
     if strategy == "mode_aggregate":
         y, _ = _mode_correct(labels, preds, gen, n_labels)

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ._data import factorize, value_codes
 from ._data import group_codes as group_codes_of
@@ -391,7 +391,7 @@ def _where(groups, g) -> str:
 
 
 def _z(level: float) -> float:
-    return float(stats.norm.ppf(0.5 + level / 2))
+    return float(special.ndtri(0.5 + level / 2))
 
 
 # -------------------------------------------------------------------- PPI++

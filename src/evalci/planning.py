@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._validate import check_integer, check_n_resamples, check_number, check_numbers
 
@@ -106,6 +105,8 @@ _EPS = 1e-9
 
 def _z_two_sided(confidence_level):
     """Normal quantile for a two-sided interval, z = Phi^-1(1/2 + level/2)."""
+    from scipy import stats  # slow to import: only when used
+
     level = check_number(
         confidence_level,
         "confidence_level",

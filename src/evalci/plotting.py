@@ -47,7 +47,7 @@ def _pyplot():
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover - only without the extra
         raise ImportError(
-            "plotting needs matplotlib: pip install 'evalci[plot]'."
+            "plotting needs matplotlib: pip install 'evalci-stats[plot]'."
         ) from None
     return plt
 

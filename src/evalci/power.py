@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
 
 from ._validate import as_columns, check_integer, check_number, check_option
 from .analytic import MCNEMAR_EXACT_BELOW
@@ -40,6 +39,8 @@ _ALTERNATIVES = ("two-sided", "greater", "less")
 
 # ================================================================== validation
 def _z_alpha(alpha, alternative):
+    from scipy import stats  # slow to import: only when used
+
     alpha = check_number(
         alpha, "alpha", low=0, high=1, low_open=True, high_open=True, hint=", e.g. 0.05"
     )
@@ -49,6 +50,8 @@ def _z_alpha(alpha, alternative):
 
 
 def _z_power(pw):
+    from scipy import stats  # slow to import: only when used
+
     pw = check_number(
         pw, "power", low=0, high=1, low_open=True, high_open=True, hint=", e.g. 0.8"
     )
@@ -243,6 +246,8 @@ def _solve(design: _Design, *, n=None, p2=None, power=None):
 
 def _power_of(d: _Design, n, p2) -> float:
     """Power at ``n`` inputs: exact for McNemar's design, else normal."""
+    from scipy import stats  # slow to import: only when used
+
     delta = p2 - d.p1
     if d.exact:
         return _mcnemar_power(n, d.discordance, delta, d.alpha, d.alternative)
@@ -273,6 +278,8 @@ def _inputs_for(d: _Design, p2, power) -> int:
 
 def _effect_for(d: _Design, n, power) -> float:
     """The detectable |p2 - p1|: closed form for a constant variance, else a root."""
+    from scipy import optimize  # slow to import: only when used
+
     zb = _z_power(power)
     zz = d.za + zb
     if d.sd_diff is not None:
@@ -329,6 +336,8 @@ def _mcnemar_upper(m, alpha):
     rejects from x >= (m + 1 + sqrt(m chi2_(1, alpha))) / 2. Both rules are
     symmetric: n01 <= m - u(m) rejects too. ``m + 1`` where nothing rejects.
     """
+    from scipy import stats  # slow to import: only when used
+
     m = np.asarray(m, dtype=np.int64)
     u = np.empty(len(m), dtype=np.int64)
     small = m < MCNEMAR_EXACT_BELOW
@@ -364,6 +373,8 @@ def _mcnemar_power(n, psi, delta, alpha, alternative):
     p <= 2 alpha). Vectorised over m; m outside the central 1 - 2e-14 of
     its distribution is ignored.
     """
+    from scipy import stats  # slow to import: only when used
+
     lo = int(stats.binom.ppf(1e-14, n, psi))
     hi = int(stats.binom.isf(1e-14, n, psi))
     m = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1)
@@ -404,6 +415,8 @@ def _mcnemar_sample_size(psi, delta, alpha, power, alternative, start):
 
 def _mcnemar_mde(n, psi, alpha, power, alternative):
     """Smallest |p2 - p1| whose exact McNemar power at n is ``power`` (NaN if none)."""
+    from scipy import optimize  # slow to import: only when used
+
     sign = -1.0 if alternative == "less" else 1.0
 
     def gap(d):

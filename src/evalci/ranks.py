@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from . import core, engine
 from . import resampling as _rs
@@ -204,7 +204,7 @@ def _plot(board: Leaderboard, ax):
             import matplotlib.pyplot as plt
         except ImportError:  # pragma: no cover - only without the extra
             raise ImportError(
-                "plotting needs matplotlib: pip install 'evalci[plot]'."
+                "plotting needs matplotlib: pip install 'evalci-stats[plot]'."
             ) from None
         ax = plt.subplots(figsize=(7, 0.8 + 0.3 * g))[1]
     y = np.arange(g)[::-1]
@@ -336,7 +336,7 @@ def holm(gap, se, flat, level):
     ``(separated, adjusted p-values (2, P))``.
     """
     t = _t(gap, se, flat)
-    p = np.concatenate([stats.norm.sf(t), stats.norm.cdf(t)])
+    p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
     adj, _ = _compare_module()._holm(p)
     adj = adj.reshape(2, -1)
     return (adj < 1 - level).any(axis=0), adj
@@ -373,7 +373,9 @@ def _flat_pairs(separated, gap, flat, n_units, level, names, a, b):
 # =================================================================== the ranks
 def _point_ranks(score: np.ndarray) -> np.ndarray:
     """Rank 1 = the highest score; tied scores share the best rank ("min")."""
-    return stats.rankdata(-score, method="min").astype(int)
+    from scipy.stats import rankdata
+
+    return rankdata(-score, method="min").astype(int)
 
 
 def marginal_rank_intervals(replicates: np.ndarray, level: float):
@@ -385,7 +387,9 @@ def marginal_rank_intervals(replicates: np.ndarray, level: float):
     simultaneous, and the plain bootstrap of ranks is unreliable when scores
     are (nearly) tied (Hall & Miller 2009).
     """
-    ranks = stats.rankdata(-replicates, axis=0, method="min").astype(int)
+    from scipy.stats import rankdata
+
+    ranks = rankdata(-replicates, axis=0, method="min").astype(int)
     alpha = 1 - level
     low = np.quantile(ranks, alpha / 2, axis=1, method="inverted_cdf")
     high = np.quantile(ranks, 1 - alpha / 2, axis=1, method="inverted_cdf")

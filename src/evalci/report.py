@@ -697,7 +697,7 @@ def _html_plots(rep: Report, p: dict) -> tuple[str, str]:
     except ImportError:
         note = (
             '<p class="note">Plots need matplotlib (pip install '
-            "'evalci[plot]'); the tables hold every number.</p>"
+            "'evalci-stats[plot]'); the tables hold every number.</p>"
         )
         return note, ""
     return fig_scores, fig_gaps
