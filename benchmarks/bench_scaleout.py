@@ -35,6 +35,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import logging  # noqa: E402
+import resource  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -124,19 +125,25 @@ class PeakRSS:
         return (self.peak - self.start) / MB
 
 
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process so far, seconds."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
 def _start_meter(dask_worker) -> None:
     """On a worker: sample its resident set every 20 ms until stopped."""
     meter = PeakRSS()
     meter.__enter__()
-    dask_worker._evalci_meter = meter
+    dask_worker._evalci_meter = (meter, cpu_seconds())
 
 
-def _stop_meter(dask_worker) -> float:
-    """On a worker: the peak above the level when the meter started, MB."""
-    meter = dask_worker._evalci_meter
+def _stop_meter(dask_worker) -> tuple[float, float]:
+    """On a worker: (peak MB above the start, CPU seconds) since the meter started."""
+    meter, cpu = dask_worker._evalci_meter
     meter.__exit__(None, None, None)
     del dask_worker._evalci_meter
-    return meter.above
+    return meter.above, cpu_seconds() - cpu
 
 
 @contextlib.contextmanager
@@ -160,7 +167,11 @@ def cluster(workers: int):
 
 
 def on_cluster(client, call):
-    """Run ``call()`` on ``client``: (result, seconds, client MB, worker MB, tasks)."""
+    """Run ``call()`` on ``client``: (result, seconds, client MB, worker MB, tasks).
+
+    ``tasks`` counts the task names seen; its ``"cpu"`` entry is the workers'
+    CPU seconds (all workers) over the wall time: 2.0 means two busy workers.
+    """
     import distributed
 
     client.run(_start_meter)
@@ -168,10 +179,12 @@ def on_cluster(client, call):
         t = time.perf_counter()
         out = call()
         seconds = time.perf_counter() - t
-    worker_mb = max(client.run(_stop_meter).values())
+    meters = client.run(_stop_meter).values()
+    worker_mb = max(mb for mb, _ in meters)
     if not PROCESSES:  # threads share the client's process: no separate meter
         worker_mb = float("nan")
     tasks = Counter(key_split(r["key"]) for r in ts.data)
+    tasks["cpu"] = sum(cpu for _, cpu in meters) / seconds
     return out, seconds, peak.above, worker_mb, tasks
 
 
@@ -199,7 +212,8 @@ HEADER = f"  {'case':<52}{'time':>10}{'client MB':>11}{'worker MB':>11}  evalci 
 def row(label, seconds, client_mb, worker_mb=float("nan"), tasks=None) -> None:
     shown = ""
     if tasks:
-        shown = " ".join(
+        shown = f"worker cpu/wall {tasks['cpu']:.2f}  " if PROCESSES else ""
+        shown += " ".join(
             f"{k.removeprefix('evalci-')}={v}"
             for k, v in sorted(tasks.items())
             if k.startswith("evalci-")
@@ -282,11 +296,12 @@ def case_b(quick: bool) -> None:
     )
 
 
-def case_c(quick: bool) -> None:
-    n, b = (5_000, 1_000) if quick else (200_000, 5_000)
+def case_c(tmp, quick: bool) -> None:
+    # B = 10 tasks of 1,024 replicates: 5 rounds on each of 2 workers
+    n, b = (5_000, 2_048) if quick else (200_000, 10_240)
     section(f"c. Strong scaling, continuous scores, N={n:,} x 5, B={b:,}")
     df = frame(n, 5, 1, "continuous")
-    ddf = dd.from_pandas(df, npartitions=4)
+    path = to_parquet(df, f"{tmp}/c")
     kw = dict(n_resamples=b, rng=0)
     ref, t_pd, c_pd = on_pandas(
         lambda: evalci.cluster_ci(df, "value", "input_id", **kw)
@@ -296,9 +311,12 @@ def case_c(quick: bool) -> None:
     for workers in (1, 2):
         with cluster(workers) as client:
             res, t, c, w, tasks = on_cluster(
-                client, lambda: ddf.evalci.cluster_ci("value", "input_id", **kw)
+                client,
+                lambda: dd.read_parquet(path).evalci.cluster_ci(
+                    "value", "input_id", **kw
+                ),
             )
-            row(f"dask DataFrame, {workers}x1 LocalCluster", t, c, w, tasks)
+            row(f"dask DataFrame (Parquet), {workers}x1", t, c, w, tasks)
             times[workers] = t
             if workers == 2:
                 res2, t2, c2, w2, tasks2 = on_cluster(
@@ -366,7 +384,7 @@ def main(argv=None) -> None:
             elif case == "b":
                 case_b(args.quick)
             elif case == "c":
-                case_c(args.quick)
+                case_c(tmp, args.quick)
             else:
                 case_d(tmp, args.quick)
             print(f"  (case {case}: {time.perf_counter() - t:.0f} s in all)")
