@@ -245,12 +245,12 @@ def section(title: str) -> None:
 # ------------------------------------------------------------------ cases
 def compare_parquet(tmp, label, df, b, workers=2, by="system"):
     """pandas vs a LocalCluster on the same Parquet files; returns (pandas, dask) s."""
-    path = to_parquet(df, f"{tmp}/{label.replace(' ', '_')}")
+    path = to_parquet(df, f"{tmp}/{label.replace(' ', '_').replace('/', '')}")
     kw = dict(by=by, n_resamples=b, rng=0)
     ref, t_pd, c_pd = on_pandas(
         lambda: evalci.cluster_ci(pd.read_parquet(path), "value", "input_id", **kw)
     )
-    row(f"pandas   {label}", t_pd, c_pd)
+    row(f"pandas   {label} ({ref.kernel})", t_pd, c_pd)
     with cluster(workers) as client:
         res, t_dk, c_dk, w_dk, tasks = on_cluster(
             client,
@@ -261,28 +261,36 @@ def compare_parquet(tmp, label, df, b, workers=2, by="system"):
     return t_pd, t_dk
 
 
-def case_a(tmp, quick: bool) -> None:
-    n_bin, n_cont, b = (2_000, 2_000, 1_000) if quick else (1_000_000, 200_000, 10_000)
-    section(
-        f"a. From Parquet, pandas vs 2-worker LocalCluster, k=5, B={b:,} "
-        f"(0/1: N={n_bin:,}; continuous: N={n_cont:,})"
-    )
-    for systems in (1, 10):
-        df = frame(n_bin, 5, systems, "binary")
-        compare_parquet(tmp, f"0/1 N={n_bin:,} x {systems} sys", df, b)
+#: Case a's tables: (outcome, inputs, systems). Where N < 10**6 (the index
+#: kernel's time is linear in N) the times are also extrapolated to 10**6.
+CASE_A = [
+    ("binary", 1_000_000, 1),
+    ("binary", 200_000, 10),
+    ("continuous", 200_000, 1),
+    ("continuous", 200_000, 10),
+]
+
+
+def case_a(tmp, quick: bool, kinds=("binary", "continuous")) -> None:
+    b = 1_000 if quick else 10_000
+    section(f"a. From Parquet, pandas vs 2-worker LocalCluster, k=5, B={b:,}")
+    extrapolated = []
+    for kind, n, systems in CASE_A:
+        if kind not in kinds:
+            continue
+        n = 2_000 if quick else n
+        name = "0/1" if kind == "binary" else "scores"
+        label = f"{name} N={n:,} x {systems} sys"
+        df = frame(n, 5, systems, kind)
+        t_pd, t_dk = compare_parquet(tmp, label, df, b)
         del df
-    cont = {}
-    for systems in (1, 10):
-        df = frame(n_cont, 5, systems, "continuous")
-        cont[systems] = compare_parquet(
-            tmp, f"scores N={n_cont:,} x {systems} sys", df, b
-        )
-        del df
-    scale = 1_000_000 / n_cont
-    print(f"  extrapolated to N=1,000,000 continuous (x{scale:g}, linear in N):")
-    for systems, (t_pd, t_dk) in cont.items():
+        if n < 1_000_000 and not quick:
+            extrapolated.append((label, 1_000_000 / n, t_pd, t_dk))
+    if extrapolated:
+        print("  extrapolated to N=1,000,000 (linear in N; not measured):")
+    for label, scale, t_pd, t_dk in extrapolated:
         print(
-            f"    {systems:>2} sys: pandas ~{t_pd * scale:.0f} s, "
+            f"    {label} x{scale:g}: pandas ~{t_pd * scale:.0f} s, "
             f"dask 2x1 ~{t_dk * scale:.0f} s"
         )
 
@@ -387,6 +395,12 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes (CI smoke)")
     parser.add_argument("--case", choices="abcd", action="append")
+    parser.add_argument(
+        "--kind",
+        choices=("binary", "continuous"),
+        action="append",
+        help="case a: only these outcomes (default both)",
+    )
     args = parser.parse_args(argv)
     global PROCESSES
     PROCESSES = not args.quick
@@ -403,7 +417,7 @@ def main(argv=None) -> None:
         for case in cases:
             t = time.perf_counter()
             if case == "a":
-                case_a(tmp, args.quick)
+                case_a(tmp, args.quick, args.kind or ("binary", "continuous"))
             elif case == "b":
                 case_b(args.quick)
             elif case == "c":
