@@ -2,10 +2,13 @@
 
 Four cases (``--case a|b|c|d`` runs one; all by default):
 
-a. a tidy table from Parquet, 0/1 outcomes and continuous scores, 1 and 10
-   systems, B=10,000: a 2-worker LocalCluster (``dd.read_parquet`` then
-   ``ddf.evalci.cluster_ci``) against pandas (``pd.read_parquet`` then
-   ``evalci.cluster_ci``);
+a. a tidy table from Parquet, k=5, B=10,000: a 2-worker LocalCluster
+   (``dd.read_parquet`` then ``ddf.evalci.cluster_ci``) against pandas
+   (``pd.read_parquet`` then ``evalci.cluster_ci``), for 0/1 outcomes at
+   N=10**6 x 1 system and N=200,000 x 10 systems, and continuous scores at
+   N=200,000 x 1 and x 10 systems (:data:`CASE_A`; the N=200,000 times are
+   also extrapolated to 10**6, linearly, and printed as such);
+   ``--kind binary|continuous`` runs one half;
 b. B=1,000,000 resamples at N=1,000 against B=10,000: peak memory stays
    bounded by the block (1,024 replicates per task);
 c. strong scaling, 1 -> 2 workers, where resampling dominates; and
@@ -22,7 +25,7 @@ workers (no worker meter; the tile size lowered to 4,096 inputs in case d so
 the tile tasks run), under a minute. The script only prints; targets are never
 asserted.
 
-    python benchmarks/bench_scaleout.py [--quick] [--case a|b|c|d]
+    python benchmarks/bench_scaleout.py [--quick] [--case a|b|c|d] [--kind ...]
 """
 
 from __future__ import annotations
