@@ -261,7 +261,18 @@ def compare_parquet(tmp, label, df, b, workers=2, by="system"):
         )
     row(f"dask {workers}x1 {label}", t_dk, c_dk, w_dk, tasks)
     print(f"  {'':<52}pandas/dask {t_pd / t_dk:5.2f}x  same numbers: {same(ref, res)}")
+    print_phases()
     return t_pd, t_dk
+
+
+def print_phases() -> None:
+    """The reduction's and the resampling's spans, and the client's pass between."""
+    red, rs = PHASES.get("evalci-reduce"), PHASES.get("evalci-resample")
+    if red and rs:
+        print(
+            f"  {'':<52}phases: reduce {red[1] - red[0]:.1f} s, "
+            f"client pass {rs[0] - red[1]:.1f} s, resample {rs[1] - rs[0]:.1f} s"
+        )
 
 
 #: Case a's tables: (outcome, inputs, systems). Where N < 10**6 (the index
