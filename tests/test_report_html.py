@@ -145,7 +145,7 @@ def test_without_matplotlib_a_note_replaces_the_plots(swe_report, monkeypatch):
             monkeypatch.setitem(sys.modules, name, None)
     page = swe_report.to_html()
     assert "<svg" not in page
-    assert "Plots need matplotlib (pip install 'evalci[plot]')" in page
+    assert "Plots need matplotlib (pip install 'evalci-stats[plot]')" in page
     assert len(parse(page).tables) == 2
 
 
