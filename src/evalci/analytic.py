@@ -112,6 +112,9 @@ class AnalyticResult(_GroupedResult):
         ``"input"`` (each input counts equally) or ``"run"`` (runs pooled);
         only ``"clt"`` and ``"clustered-wilson"`` can differ between the two
         (with unequal k).
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object
@@ -1268,6 +1271,9 @@ class RunLevelResult(_GroupedResult):
         The run means, indexed by (group columns..., run).
     kind : {'prediction', 'mean'}
     confidence_level : float
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object

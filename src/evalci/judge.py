@@ -117,6 +117,9 @@ class PPIResult(_JudgeResult):
         original PPI.
     method : {'clt', 'bootstrap'}
     confidence_level : float
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object
@@ -165,6 +168,9 @@ class RoganGladenResult(_JudgeResult):
         ``P(judge = 0 | gold = 0)``, rows pooled.
     method : {'delta', 'bootstrap'}
     confidence_level : float
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object

@@ -111,6 +111,9 @@ class BootstrapResult(_GroupedResult):
         distinct per-input patterns (exact, fast when patterns repeat);
         ``"index"``, one index per input and replicate; ``"rows"``, gathered
         rows for a callable metric. Chosen from the data's shape only.
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object

@@ -230,6 +230,17 @@ def confusion_model(
 def true_accuracy(confusion) -> float:
     """Single-run accuracy of the population: ``trace / total`` (0.70 for seed 000).
 
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> from evalci import simulate
@@ -246,6 +257,17 @@ def true_kappa(confusion) -> float:
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the diagonal share and
     ``p_e`` the sum over labels of (true share x predicted share) (Cohen,
     1960). This is the estimand of kappa on N x k pooled runs.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -269,6 +291,13 @@ def variance_components(confusion) -> tuple[float, float]:
     (seed 000, "Choosing N and k"), ``sigma2_B = sum_y w_y (p_y - theta)^2``
     and ``sigma2_W = sum_y w_y p_y (1 - p_y)``, which add up to
     ``theta (1 - theta)``.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
 
     Returns
     -------
@@ -295,6 +324,17 @@ def intraclass_correlation(confusion) -> float:
 
     The share of the variance of one run's 0/1 correctness that lies between
     inputs; seed 000's width factor for k runs is ``sqrt(rho + (1 - rho) / k)``.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -879,6 +919,10 @@ class PilotModel:
         The pilot's outcomes by input, run (compacted: an input's runs first,
         NaN after) and system.
     n_runs_per_input : ndarray of int, shape (N,)
+        Each input's number of runs (the same in every system).
+    match_icc : bool
+        Whether the world's ICC is corrected to the pilot's estimate (see
+        Notes).
 
     Examples
     --------
@@ -1050,6 +1094,29 @@ def pilot_model(
     data, value, cluster, system=None, *, run="run", match_icc=False
 ) -> PilotModel:
     """:meth:`PilotModel.from_data` as a function.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The pilot: one row per (input, run[, system]).
+    value : str
+        Outcome column (0/1 correctness, or numeric scores).
+    cluster : str
+        Column naming the input.
+    system : str, optional
+        Column naming the system; without it the pilot is one system "A".
+    run : str or None
+        Column of run numbers (default ``"run"``, ignored if absent): an
+        input's runs are taken in this order, which pairs the systems' runs.
+        None uses table order.
+    match_icc : bool
+        Shrink the world towards the pilot's pooled runs so that its
+        intraclass correlation equals the pilot's estimate (see
+        :class:`PilotModel`).
+
+    Returns
+    -------
+    PilotModel
 
     Examples
     --------
