@@ -488,6 +488,25 @@ def leaderboard_from_bootstrap(
     resampling happens. ``confidence_level`` defaults to the result's. See
     :func:`leaderboard` for the method.
 
+    Parameters
+    ----------
+    result : BootstrapResult
+        One score per system (one ``by`` column), computed on shared draws
+        (``result.paired`` True), with at least two systems.
+    method : {'max-t', 'stepdown', 'holm'}
+        The pairwise tests behind the rank intervals, as in
+        :func:`leaderboard` (default ``"max-t"``).
+    confidence_level : float, optional
+        Of the simultaneous rank intervals and the tests (family-wise), and
+        of the score intervals in ``table``; default the result's level.
+    higher_is_better : bool
+        Rank 1 is the highest score (True, the default) or the lowest (False,
+        e.g. an error rate or a latency).
+
+    Returns
+    -------
+    Leaderboard
+
     Examples
     --------
     >>> import evalci
