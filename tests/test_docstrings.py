@@ -102,10 +102,11 @@ def signature_names(obj) -> list[str]:
     return names
 
 
-def documented_names(obj) -> set[str]:
+def documented_names(obj, *, described: bool = False) -> set[str]:
     """Names in the docstring's ``Parameters`` (a class's ``Attributes`` too).
 
     A combined entry ``a, b : int`` names both; ``\\*\\*kwargs`` is ``**kwargs``.
+    With ``described``, only entries with a description (not a bare type).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numpydoc's notes on unknown sections
@@ -117,6 +118,8 @@ def documented_names(obj) -> set[str]:
             entries = list(doc["Parameters"])
     names = set()
     for entry in entries:
+        if described and not "".join(entry.desc).strip():
+            continue
         for name in entry.name.split(","):
             names.add(name.strip().replace("\\", ""))
     return names
@@ -171,11 +174,29 @@ def test_the_check_can_fail():
 
     assert set(signature_names(f)) - documented_names(f) == {"c"}
 
+    def g(a, b):
+        """Do it.
+
+        Parameters
+        ----------
+        a : int
+        b : int
+            A number.
+        """
+
+    assert documented_names(g) == {"a", "b"}
+    assert documented_names(g, described=True) == {"b"}
+
 
 @pytest.mark.parametrize("label, obj", OBJECTS, ids=[label for label, _ in OBJECTS])
 def test_parameters_are_documented(label, obj):
-    missing = [n for n in signature_names(obj) if n not in documented_names(obj)]
+    names = signature_names(obj)
+    missing = [n for n in names if n not in documented_names(obj)]
     assert not missing, (
         f"{label}: the docstring's Parameters section does not document "
         f"{missing}; add them in numpydoc form (`name : type` then a description)."
+    )
+    bare = [n for n in names if n not in documented_names(obj, described=True)]
+    assert not bare, (
+        f"{label}: {bare} have a type but no description; say what each is."
     )

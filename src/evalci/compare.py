@@ -66,6 +66,10 @@ class ComparisonResult:
         Bootstrap replicates of each gap, ``(n_pairs, n_resamples)`` (None for
         ``method="clt"``).
     method, strategy, adjust, alternative, weight, metric : str
+        How the gaps were made, as passed to :func:`compare`: the interval
+        method, the resampling strategy, the multiplicity adjustment (None
+        without one), the alternative hypothesis, the estimand's weight and
+        the metric's name.
     confidence_level : float
         The level asked for; with ``adjust="bonferroni"`` each interval is
         made at ``1 - (1 - confidence_level) / n_pairs`` (simultaneous).

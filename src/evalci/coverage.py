@@ -448,11 +448,14 @@ def coverage_study(
         Fleiss-Cohen-Everitt for kappa where each resampled unit is one row,
         NaN otherwise).
     metric : {"accuracy", "kappa"}
+        The estimand (default ``"accuracy"``); kappa needs labels (a
+        confusion-matrix model, or samples with ``pred, label`` columns).
     n_inputs, n_runs : int or list of int
         N and k; every combination is a cell.
     trials, n_resamples : int
         Simulated data sets per cell and resamples per interval.
     confidence_level : float
+        Of every interval, in (0, 1); default 0.95.
     rng : None, int, SeedSequence or Generator
         Root seed; a study is a deterministic function of it.
     progress : None or bool

@@ -79,11 +79,17 @@ class Leaderboard:
     scores : BootstrapResult
         The bootstrap behind it (every system, the same draws).
     method : str
+        The pairwise tests behind the rank intervals: ``"max-t"``,
+        ``"stepdown"`` or ``"holm"`` (see :func:`leaderboard`).
     critical_value : float or None
         The ``max-t`` critical value (first step of ``stepdown``); None for
         ``holm``.
     confidence_level : float
+        Family-wise level of the rank intervals and the tests, and the level
+        of each score interval in ``table``.
     higher_is_better : bool
+        Whether rank 1 is the highest score (False: the lowest, e.g. an error
+        rate).
     """
 
     table: pd.DataFrame = field(repr=False)

@@ -97,7 +97,9 @@ class BootstrapResult(_GroupedResult):
         equally (seed 000's estimand: the expected score of one call on a random
         input); ``"run"`` pools runs.
     confidence_level : float
+        The level of the intervals, in (0, 1).
     n_resamples : int
+        Bootstrap replicates drawn.
     paired : bool
         Whether all groups were computed from the same draws of inputs
         (comparisons between them are then paired).

@@ -915,6 +915,7 @@ class PilotModel:
     Attributes
     ----------
     systems : tuple of str
+        The systems' names (``("A",)`` for a pilot without a system column).
     values : ndarray, shape (N, K, S)
         The pilot's outcomes by input, run (compacted: an input's runs first,
         NaN after) and system.

@@ -44,6 +44,8 @@ def assert_score_above(result, threshold: float) -> None:
     Parameters
     ----------
     result : BootstrapResult or AnalyticResult
+        Scores with intervals (one per group with ``by``); every group's
+        ``low`` must exceed ``threshold``.
     threshold : float
         E.g. the score a release must be shown to reach.
     """

@@ -59,6 +59,7 @@ def to_xarray(
     Parameters
     ----------
     data : pandas.DataFrame
+        Tidy table, one row per (input, run[, system]).
     value : str
         Column holding the values (0/1, scores, or labels).
     input, run, system : str or None
