@@ -963,8 +963,8 @@ def register_metric(
 ) -> None:
     """Register ``metric`` so that ``metric="<name>"`` finds it.
 
-    The registry is process-wide: every entry point (``bootstrap``,
-    ``compare``, the accessors, the command line) then accepts the name.
+    The registry is process-wide: every entry point of this process
+    (``bootstrap``, ``compare``, the accessors) then accepts the name.
 
     Parameters
     ----------

@@ -498,7 +498,7 @@ def leaderboard_from_bootstrap(
     ----------
     result : BootstrapResult
         One score per system (one ``by`` column), computed on shared draws
-        (``result.paired`` True), with at least two systems.
+        (``result.paired`` True), with no undefined (NaN) score or replicate.
     method : {'max-t', 'stepdown', 'holm'}
         The pairwise tests behind the rank intervals, as in
         :func:`leaderboard` (default ``"max-t"``).
