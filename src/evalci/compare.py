@@ -199,7 +199,19 @@ class ComparisonResult:
         return f"ComparisonResult: {self._header()}\n{body}"
 
     def plot(self, ax=None, *, sort=True):
-        """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`."""
+        """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+        sort : bool
+            Pairs by gap (True, the default) or in table order.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
         from .plotting import gaps
 
         return gaps(self, ax=ax, sort=sort)

@@ -172,7 +172,14 @@ class Leaderboard:
     def to_markdown(self, digits: int = 3) -> str:
         """The leaderboard as a Markdown table (no extra dependency).
 
-        ``digits``: decimals of the scores.
+        Parameters
+        ----------
+        digits : int
+            Decimals of the scores and their intervals (default 3).
+
+        Returns
+        -------
+        str
         """
         level = f"{self.confidence_level:.0%}"
         head = (
@@ -193,6 +200,15 @@ class Leaderboard:
         """Systems best first: score intervals, rank intervals written at the
         right, tie groups shaded in alternating bands and coloured (needs
         matplotlib). Returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
         return _plot(self, ax)
 

@@ -171,6 +171,19 @@ class BootstrapResult(_GroupedResult):
         No resampling happens: percentile, basic and BCa all read the stored
         bootstrap distribution (BCa with the stored acceleration).
 
+        Parameters
+        ----------
+        method : {'percentile', 'basic', 'bca', 'normal'}, optional
+            The interval type; default this result's ``method``.
+        confidence_level : float, optional
+            In (0, 1); default this result's level.
+
+        Returns
+        -------
+        BootstrapResult
+            This result with the new ``low``, ``high``, ``z0``, ``method``
+            and ``confidence_level`` (same replicates).
+
         Examples
         --------
         >>> import evalci
@@ -300,7 +313,19 @@ class BootstrapResult(_GroupedResult):
         )
 
     def plot(self, ax=None, *, sort=True):
-        """Forest plot of each group's interval: :func:`evalci.plotting.intervals`."""
+        """Forest plot of each group's interval: :func:`evalci.plotting.intervals`.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+        sort : bool
+            Groups by estimate (True, the default) or in result order.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
         from .plotting import intervals
 
         return intervals(self, ax=ax, sort=sort)

@@ -575,7 +575,23 @@ class ConfusionModel:
         object.__setattr__(self, "confusions", tuple(mats))
 
     def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set (see the class docstring for the layout)."""
+        """One simulated data set (see the class docstring for the layout).
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
+        """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
         gen = np.random.default_rng(rng)
@@ -597,7 +613,19 @@ class ConfusionModel:
         return _finish(self.systems, arrays, as_dataarray)
 
     def truth(self, metric: str = "accuracy") -> dict:
-        """True value per system: "accuracy", "kappa" (Cohen's), or "gap" of accuracy."""
+        """True value per system: "accuracy", "kappa" (Cohen's), or "gap" of accuracy.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'kappa', 'gap'}
+            The estimand; ``"gap"`` gives ``{(a, b): accuracy_b - accuracy_a}``
+            for each pair of systems ``a`` before ``b``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         values = {
             "accuracy": {
                 s: true_accuracy(c)
@@ -678,7 +706,19 @@ class BetaBernoulli:
         object.__setattr__(self, "b", tuple(y for _, y in ab))
 
     def rates(self, n_inputs, rng=None) -> np.ndarray:
-        """Latent per-input success rates, shape (n_systems, n_inputs)."""
+        """Latent per-input success rates, shape (n_systems, n_inputs).
+
+        Parameters
+        ----------
+        n_inputs : int
+            Inputs to draw, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`).
+
+        Returns
+        -------
+        ndarray
+        """
         n = _positive_int("n_inputs", n_inputs)
         gen = np.random.default_rng(rng)
         return np.stack(
@@ -686,7 +726,23 @@ class BetaBernoulli:
         )
 
     def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set: tidy ``input_id, run, system, correct``."""
+        """One simulated data set: tidy ``input_id, run, system, correct``.
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
+        """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
         gen = np.random.default_rng(rng)
@@ -697,7 +753,19 @@ class BetaBernoulli:
         return _finish(self.systems, {"correct": correct}, as_dataarray)
 
     def truth(self, metric: str = "accuracy") -> dict:
-        """True mean accuracy per system ("accuracy"), or "gap" between systems."""
+        """True mean accuracy per system ("accuracy"), or "gap" between systems.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'gap'}
+            The estimand; ``"gap"`` gives ``{(a, b): accuracy_b - accuracy_a}``
+            for each pair of systems ``a`` before ``b``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         acc = np.broadcast_to(
             np.asarray(self.accuracy, dtype=float), (len(self.systems),)
         )
@@ -827,7 +895,19 @@ class PairedSystems:
         object.__setattr__(self, "_ab", ((a1, b1), (a2, b2)))
 
     def rates(self, n_inputs, rng=None) -> np.ndarray:
-        """Latent per-input success rates, shape (2, n_inputs): rows A, B."""
+        """Latent per-input success rates, shape (2, n_inputs): rows A, B.
+
+        Parameters
+        ----------
+        n_inputs : int
+            Inputs to draw, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`).
+
+        Returns
+        -------
+        ndarray
+        """
         from scipy import special
 
         n = _positive_int("n_inputs", n_inputs)
@@ -842,7 +922,23 @@ class PairedSystems:
         )
 
     def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set: tidy ``input_id, run, system, correct``."""
+        """One simulated data set: tidy ``input_id, run, system, correct``.
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
+        """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
         gen = np.random.default_rng(rng)
@@ -851,7 +947,18 @@ class PairedSystems:
         return _finish(self.systems, {"correct": correct}, as_dataarray)
 
     def truth(self, metric: str = "accuracy") -> dict:
-        """True accuracy per system ("accuracy") or the exact "gap" B - A."""
+        """True accuracy per system ("accuracy") or the exact "gap" B - A.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'gap'}
+            The estimand; ``"gap"`` gives ``{("A", "B"): gap}``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         if metric == "gap":
             return {("A", "B"): self.gap}
         values = {"accuracy": {"A": self.accuracy_a, "B": self.accuracy_a + self.gap}}
@@ -1036,6 +1143,21 @@ class PilotModel:
         ``input_id`` numbers the draws 0..n_inputs-1 (an input drawn twice
         appears as two inputs); ``correct`` holds the pilot's ``value``
         (int when that is 0/1).
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
         """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
@@ -1082,7 +1204,19 @@ class PilotModel:
 
     def truth(self, metric: str = "accuracy") -> dict:
         """Per system: "accuracy" (mean of per-input means), "icc" (the world's
-        rho*, see Notes), or "gap" of accuracy between systems."""
+        rho*, see Notes), or "gap" of accuracy between systems.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'icc', 'gap'}
+            The estimand; ``"gap"`` gives ``{(a, b): accuracy_b - accuracy_a}``
+            for each pair of systems ``a`` before ``b``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         comp = self.components()
         values = {
             "accuracy": dict(zip(self.systems, map(float, comp["mean"]), strict=True)),
