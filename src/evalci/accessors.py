@@ -176,6 +176,12 @@ if _dd is not None:
           value).
 
         Computes on call; warnings point at the caller's line.
+
+        Parameters
+        ----------
+        obj : dask.dataframe.DataFrame
+            The table, one row per (input, run[, system]); the accessor holds
+            it and nothing else.
         """
 
         def __init__(self, obj):

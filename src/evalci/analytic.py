@@ -112,6 +112,9 @@ class AnalyticResult(_GroupedResult):
         ``"input"`` (each input counts equally) or ``"run"`` (runs pooled);
         only ``"clt"`` and ``"clustered-wilson"`` can differ between the two
         (with unequal k).
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object
@@ -190,6 +193,8 @@ class McNemarResult:
     n_inputs : int
         Inputs scored by both systems.
     method : {'exact', 'chi-squared'}
+        How ``pvalue`` was computed: the exact binomial test on the
+        discordant inputs, or the continuity-corrected chi-squared statistic.
     a, b : object
         The two systems (values of the ``system`` column).
     """
@@ -1267,7 +1272,14 @@ class RunLevelResult(_GroupedResult):
     run_means : pandas.Series
         The run means, indexed by (group columns..., run).
     kind : {'prediction', 'mean'}
+        What the interval brackets: the score of one future run on these
+        inputs (``"prediction"``), or the long-run mean score over runs on
+        them (``"mean"``).
     confidence_level : float
+        Two-sided level.
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object

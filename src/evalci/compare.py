@@ -66,11 +66,18 @@ class ComparisonResult:
         Bootstrap replicates of each gap, ``(n_pairs, n_resamples)`` (None for
         ``method="clt"``).
     method, strategy, adjust, alternative, weight, metric : str
+        How the gaps were made, as passed to :func:`compare`: the interval
+        method, the resampling strategy, the multiplicity adjustment (None
+        without one), the alternative hypothesis, the estimand's weight and
+        the metric's name.
     confidence_level : float
         The level asked for; with ``adjust="bonferroni"`` each interval is
         made at ``1 - (1 - confidence_level) / n_pairs`` (simultaneous).
     mme : float or None
         Minimum meaningful effect.
+    n_resamples : int or None
+        Bootstrap resamples behind the intervals and p-values (None for
+        ``method="clt"``).
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -192,7 +199,19 @@ class ComparisonResult:
         return f"ComparisonResult: {self._header()}\n{body}"
 
     def plot(self, ax=None, *, sort=True):
-        """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`."""
+        """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+        sort : bool
+            Pairs by gap (True, the default) or in table order.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
         from .plotting import gaps
 
         return gaps(self, ax=ax, sort=sort)
@@ -275,6 +294,24 @@ def decide(
     0) whose ``estimate`` is at least ``mme`` is called "worse", with an
     explanation saying that a smaller loss is not ruled out. Without
     ``estimate`` only the interval is used.
+
+    Parameters
+    ----------
+    low, high : float
+        The gap's interval (``b - a``; ``low`` may be ``-inf`` and ``high``
+        ``inf`` for one-sided intervals).
+    mme : float, optional
+        Minimum meaningful effect, a positive number on the metric's scale
+        (0.02 = 2 points of accuracy). Default None: only whether the interval
+        excludes 0.
+    estimate : float, optional
+        The gap's point estimate; with ``mme``, a significant loss of at least
+        ``mme`` is "worse" even when the interval reaches above ``-mme``.
+
+    Returns
+    -------
+    decision, explanation : str
+        The verdict and a sentence saying why.
 
     Examples
     --------
@@ -1182,7 +1219,11 @@ def compare(
     alternative : {'two-sided', 'less', 'greater'}
         ``"greater"``: H1 is gap > 0 (interval ``[low, inf)``).
     confidence_level : float
-    n_resamples : int
+        In (0, 1); default 0.95.
+    n_resamples : int or 'auto'
+        Bootstrap replicates (default 10,000); ``"auto"`` doubles them until
+        every endpoint's Monte-Carlo error is at most ``mc_tolerance``, as in
+        :func:`evalci.bootstrap`.
     backend : {'numpy', 'dask'}, optional
         Where the resampling runs, as in :func:`evalci.bootstrap` (``"dask"``
         by default for a Dask DataFrame, whose rows are reduced exactly on the
@@ -1192,6 +1233,9 @@ def compare(
         some of them, or drop them with a warning saying how many. Checked
         after ``dropna=True`` has dropped rows with missing values, so the
         comparison stays paired.
+    mc_tolerance : float, optional
+        With ``n_resamples="auto"``: the largest Monte-Carlo SE an endpoint
+        may keep, on the metric's scale (default 0.001).
 
     Returns
     -------

@@ -27,6 +27,25 @@ def bias_correction(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     Ties with the estimate count one half (mid-rank), as scipy's
     ``_percentile_of_score`` does: accuracy sits on a grid, so ties are common
     (Efron & Tibshirani 1993, eq. 14.14).
+
+    Parameters
+    ----------
+    replicates : ndarray, shape (..., B)
+        Bootstrap replicates, resamples on the last axis.
+    estimate : float or ndarray, shape (...)
+        The estimate on the full data, one per leading cell.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        ``z0``; infinite when every replicate lies on one side.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci import intervals
+    >>> float(intervals.bias_correction(np.array([0.0, 1.0, 1.0, 2.0]), 1.0))
+    0.0
     """
     est = np.asarray(estimate)[..., None]
     below = (replicates < est).sum(axis=-1)
@@ -46,6 +65,28 @@ def acceleration(
     n_h clusters and weighted as in Davison & Hinkley (1997), section 3.2.1 /
     eq. 5.25: ``a = sum_h n_h^-3 sum l^3 / (6 (sum_h n_h^-2 sum l^2)^1.5)``
     with ``l_hi = (n_h - 1) (mean_h - theta_(hi))``.
+
+    Parameters
+    ----------
+    jackknife : ndarray, shape (..., N)
+        Leave-one-cluster-out estimates, clusters on the last axis (sorted by
+        stratum when ``strata_bounds`` is given).
+    strata_bounds : ndarray of int, optional
+        Where each stratum's clusters start on the last axis, with ``N`` at
+        the end (``[0, n_1, n_1 + n_2, ..., N]``). None, or ``[0, N]``: one
+        stratum. Strata of fewer than 2 clusters add nothing.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The acceleration ``a``; 0 where the jackknife has no spread.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci import intervals
+    >>> round(float(intervals.acceleration(np.array([0.5, 0.6, 0.7, 0.9]))), 5)
+    -0.03622
     """
     jack = np.asarray(jackknife, dtype=float)
     n = jack.shape[-1]
@@ -123,6 +164,36 @@ def endpoint_mc_error(
     endpoint is ``2 * estimate`` minus a quantile: the same SE. A normal
     endpoint moves with the bootstrap SE: ``z * se / sqrt(2 (B - 1))``.
     Endpoints at infinity (one-sided) have SE 0.
+
+    Parameters
+    ----------
+    replicates : ndarray, shape (..., B)
+        Bootstrap replicates, resamples on the last axis.
+    estimate : float or ndarray, shape (...)
+        The estimate on the full data, one per leading cell.
+    method : {'percentile', 'basic', 'bca', 'normal'}
+        The interval type.
+    confidence_level : float
+        In (0, 1); for a one-sided ``alternative`` the level of the one bound.
+    accel : ndarray, shape (...), optional
+        BCa's acceleration (:func:`acceleration`); ``method="bca"`` only,
+        default 0 (the bias-corrected percentile interval).
+    alternative : {'two-sided', 'less', 'greater'}
+        ``"less"``: ``low`` is ``-inf``; ``"greater"``: ``high`` is ``inf``.
+
+    Returns
+    -------
+    se_low, se_high : ndarray, shape (...)
+        Monte-Carlo SEs of ``low`` and ``high``, on the estimate's scale.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci import intervals
+    >>> reps = np.random.default_rng(0).normal(0.7, 0.03, 2000)
+    >>> se_low, se_high = intervals.endpoint_mc_error(reps, 0.7, "percentile", 0.95)
+    >>> round(float(se_low), 4), round(float(se_high), 4)
+    (0.0017, 0.0019)
     """
     reps = np.asarray(replicates, dtype=float)
     est = np.asarray(estimate, dtype=float)
@@ -166,6 +237,39 @@ def interval(
     ``z0`` is NaN unless ``method="bca"``. ``"normal"`` is the estimate plus or
     minus the normal quantile times the bootstrap standard error (``ddof=1``;
     Efron & Tibshirani 1993, eq. 13.5).
+
+    Parameters
+    ----------
+    replicates : ndarray, shape (..., B)
+        Bootstrap replicates, resamples on the last axis.
+    estimate : float or ndarray, shape (...)
+        The estimate on the full data, one per leading cell.
+    method : {'percentile', 'basic', 'bca', 'normal'}
+        The interval type.
+    confidence_level : float
+        In (0, 1); for a one-sided ``alternative`` the level of the one bound.
+    accel : ndarray, shape (...), optional
+        BCa's acceleration (:func:`acceleration`); ``method="bca"`` only,
+        default 0 (the bias-corrected percentile interval).
+    alternative : {'two-sided', 'less', 'greater'}
+        ``"less"``: ``low`` is ``-inf``; ``"greater"``: ``high`` is ``inf``.
+
+    Returns
+    -------
+    low, high, z0 : ndarray, shape (...)
+        The endpoints and BCa's bias correction (:func:`bias_correction`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalci import intervals
+    >>> reps = np.random.default_rng(0).normal(0.7, 0.03, 2000)
+    >>> low, high, z0 = intervals.interval(reps, 0.7, "percentile", 0.95)
+    >>> bool(low == np.quantile(reps, 0.025)), bool(high == np.quantile(reps, 0.975))
+    (True, True)
+    >>> low, high, z0 = intervals.interval(reps, 0.7, "bca", 0.95, accel=0.0)
+    >>> round(float(z0), 3)
+    0.043
     """
     reps = np.asarray(replicates, dtype=float)
     est = np.asarray(estimate, dtype=float)

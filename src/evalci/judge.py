@@ -116,7 +116,13 @@ class PPIResult(_JudgeResult):
         [0, 1]) or the one given. 0 ignores the judge (gold only), 1 is the
         original PPI.
     method : {'clt', 'bootstrap'}
+        The normal interval with the plug-in SE, or the percentile bootstrap
+        over inputs (see :func:`ppi_mean`).
     confidence_level : float
+        Two-sided level.
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object
@@ -164,7 +170,13 @@ class RoganGladenResult(_JudgeResult):
         Given, or estimated on the gold rows: ``P(judge = 1 | gold = 1)`` and
         ``P(judge = 0 | gold = 0)``, rows pooled.
     method : {'delta', 'bootstrap'}
+        The delta-method interval or the percentile bootstrap over inputs
+        (see :func:`rogan_gladen`).
     confidence_level : float
+        Two-sided level.
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object

@@ -963,6 +963,20 @@ def register_metric(
 ) -> None:
     """Register ``metric`` so that ``metric="<name>"`` finds it.
 
+    The registry is process-wide: every entry point of this process
+    (``bootstrap``, ``compare``, the accessors) then accepts the name.
+
+    Parameters
+    ----------
+    metric : Metric
+        The blueprint to register (a callable is not accepted: pass it as
+        ``metric=`` directly).
+    name : str, optional
+        The name to register it under; default ``metric.name``.
+    overwrite : bool
+        Replace a metric already registered under that name; default False,
+        which raises ``ValueError`` instead.
+
     Examples
     --------
     >>> import evalci
@@ -1007,7 +1021,34 @@ _FACTORY_HINTS = {
 
 
 def get_metric(metric) -> Metric | Callable:
-    """Normalise ``metric=``: a registered name, a :class:`Metric` or a callable."""
+    """Normalise ``metric=``: a registered name, a :class:`Metric` or a callable.
+
+    Parameters
+    ----------
+    metric : str, Metric or callable
+        A name from :func:`available_metrics`, a :class:`Metric` (returned
+        as is) or a callable ``f(DataFrame) -> float`` (returned as is).
+
+    Returns
+    -------
+    Metric or callable
+
+    Raises
+    ------
+    ValueError
+        For an unregistered name, naming the call that builds it when the
+        metric needs arguments (``"pass@5"`` -> ``pass_at_k(5)``).
+
+    Examples
+    --------
+    >>> from evalci import metrics
+    >>> metrics.get_metric("mean").name
+    'mean'
+    >>> metrics.get_metric("pass@5")
+    Traceback (most recent call last):
+    ...
+    ValueError: `metric` 'pass@5' is not registered: it needs arguments; use metric=evalci.metrics.pass_at_k(5).
+    """
     if isinstance(metric, Metric):
         return metric
     if isinstance(metric, str):

@@ -132,6 +132,7 @@ def forest(
         True: rows by estimate, the largest at the top. False: the first label
         at the top, in the given order.
     xlabel, title : str
+        The x-axis label and the title; default none.
     zero : float, optional
         Draw a vertical reference line there.
     band : float, optional
@@ -254,6 +255,8 @@ def intervals(result, *, ax=None, sort: bool = True):
     Parameters
     ----------
     result : BootstrapResult
+        Scores with their intervals, one row per group (or one without
+        ``by``).
     ax : matplotlib.axes.Axes, optional
         Default: a new figure, 0.32 inches taller per group.
     sort : bool
@@ -300,6 +303,7 @@ def gaps(comparison, *, ax=None, sort: bool = True):
     Parameters
     ----------
     comparison : ComparisonResult
+        Paired gaps from :func:`evalci.compare`, one row per pair.
     ax : matplotlib.axes.Axes, optional
         Default: a new figure, 0.32 inches taller per pair.
     sort : bool
@@ -381,6 +385,7 @@ def widths(table, *, ax=None, y: str = "width"):
         The output of :func:`evalci.planning.width_table` (one curve per group;
         the points only when it was made with ``observed=True``).
     ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure.
     y : {'width', 'factor'}
         Absolute width, or width relative to k = 1.
 
@@ -461,10 +466,12 @@ def distribution(result, group=None, *, ax=None, bins="auto"):
     Parameters
     ----------
     result : BootstrapResult
+        A bootstrap result (it keeps its replicates).
     group : optional
         Which group (a value of ``result.groups``); needed when there are
         several.
     ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure.
     bins : int or str
         As :func:`numpy.histogram`.
 

@@ -79,11 +79,17 @@ class Leaderboard:
     scores : BootstrapResult
         The bootstrap behind it (every system, the same draws).
     method : str
+        The pairwise tests behind the rank intervals: ``"max-t"``,
+        ``"stepdown"`` or ``"holm"`` (see :func:`leaderboard`).
     critical_value : float or None
         The ``max-t`` critical value (first step of ``stepdown``); None for
         ``holm``.
     confidence_level : float
+        Family-wise level of the rank intervals and the tests, and the level
+        of each score interval in ``table``.
     higher_is_better : bool
+        Whether rank 1 is the highest score (False: the lowest, e.g. an error
+        rate).
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -166,7 +172,14 @@ class Leaderboard:
     def to_markdown(self, digits: int = 3) -> str:
         """The leaderboard as a Markdown table (no extra dependency).
 
-        ``digits``: decimals of the scores.
+        Parameters
+        ----------
+        digits : int
+            Decimals of the scores and their intervals (default 3).
+
+        Returns
+        -------
+        str
         """
         level = f"{self.confidence_level:.0%}"
         head = (
@@ -187,6 +200,15 @@ class Leaderboard:
         """Systems best first: score intervals, rank intervals written at the
         right, tie groups shaded in alternating bands and coloured (needs
         matplotlib). Returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
         return _plot(self, ax)
 
@@ -487,6 +509,25 @@ def leaderboard_from_bootstrap(
     column) whose groups share their draws (``result.paired``); no
     resampling happens. ``confidence_level`` defaults to the result's. See
     :func:`leaderboard` for the method.
+
+    Parameters
+    ----------
+    result : BootstrapResult
+        One score per system (one ``by`` column), computed on shared draws
+        (``result.paired`` True), with no undefined (NaN) score or replicate.
+    method : {'max-t', 'stepdown', 'holm'}
+        The pairwise tests behind the rank intervals, as in
+        :func:`leaderboard` (default ``"max-t"``).
+    confidence_level : float, optional
+        Of the simultaneous rank intervals and the tests (family-wise), and
+        of the score intervals in ``table``; default the result's level.
+    higher_is_better : bool
+        Rank 1 is the highest score (True, the default) or the lowest (False,
+        e.g. an error rate or a latency).
+
+    Returns
+    -------
+    Leaderboard
 
     Examples
     --------

@@ -236,7 +236,13 @@ class Report:
         The outcome column (``"successes/trials"`` for a counts table).
     units : {'points', 'fraction'}
         The unit every effect is printed in (and :meth:`to_frame` gives).
+    max_flaky : int
+        How many of the flakiest inputs the report names.
     metric : str
+        The metric's name.
+    proportion : bool
+        Whether scores are on a 0-1 scale (a mean of 0/1 outcomes or a counts
+        table), which decides how numbers are formatted.
     """
 
     scores: BootstrapResult = field(repr=False)
@@ -856,10 +862,48 @@ def report(
 
     Scores and gaps come from the same draws of inputs (one seed) and the
     same rows (after ``dropna`` and ``missing``), so the report is internally
-    consistent. Parameters as in :func:`evalci.compare`, plus:
+    consistent. Parameters as in :func:`evalci.compare`, plus ``units`` and
+    ``max_flaky``.
 
     Parameters
     ----------
+    data : pandas.DataFrame
+        Tidy table: one row per (input, run, system); or a counts table with
+        ``successes=`` and ``trials=``.
+    value, cluster : str
+        Outcome column and input column, as in :func:`evalci.compare`.
+    system : str
+        Column naming the system (default ``"system"``).
+    baseline : optional
+        Compare every other system against this one (gap = other - baseline).
+    pairs : list of (a, b), optional
+        The pairs to compare (gap = b - a). Default: all pairs, in sorted order.
+    mme : float, optional
+        Minimum meaningful effect, on the metric's scale (0.02 = 2 points): a
+        positive finite number. Without it the report can only say whether a
+        gap is distinguishable from noise.
+    metric : str, Metric or callable
+        As in :func:`evalci.bootstrap` (default ``"mean"``).
+    method : {'percentile', 'basic', 'bca', 'normal', 'clt'}
+        Interval of the gaps, as in :func:`evalci.compare`; the scores use the
+        same bootstrap method (percentile for ``"clt"``).
+    adjust : {None, 'bonferroni', 'holm'}
+        Multiplicity adjustment of the gaps, as in :func:`evalci.compare`.
+    confidence_level : float
+        In (0, 1); default 0.95.
+    n_resamples : int
+        Bootstrap replicates for the scores and the gaps (default 10,000).
+    strata : str, optional
+        Column constant within each input; inputs are drawn within strata.
+    weight : {'input', 'run'}
+        ``"input"`` (default): each input counts equally; ``"run"`` pools runs.
+    missing : {'raise', 'drop'}
+        Inputs present for one system but not another: raise, or drop them
+        with a warning (as in :func:`evalci.compare`).
+    dropna : bool
+        Drop rows whose value is missing instead of raising.
+    rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+        Seed (SPEC 7); the scores and the gaps share its draws.
     units : {'points', 'fraction'}, optional
         The one unit every effect is printed in (stated once, at the top):
         percentage points (``0.02`` -> ``2.0``) or the metric's own scale.

@@ -97,7 +97,9 @@ class BootstrapResult(_GroupedResult):
         equally (seed 000's estimand: the expected score of one call on a random
         input); ``"run"`` pools runs.
     confidence_level : float
+        The level of the intervals, in (0, 1).
     n_resamples : int
+        Bootstrap replicates drawn.
     paired : bool
         Whether all groups were computed from the same draws of inputs
         (comparisons between them are then paired).
@@ -111,6 +113,9 @@ class BootstrapResult(_GroupedResult):
         distinct per-input patterns (exact, fast when patterns repeat);
         ``"index"``, one index per input and replicate; ``"rows"``, gathered
         rows for a callable metric. Chosen from the data's shape only.
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
     """
 
     estimate: object
@@ -165,6 +170,19 @@ class BootstrapResult(_GroupedResult):
 
         No resampling happens: percentile, basic and BCa all read the stored
         bootstrap distribution (BCa with the stored acceleration).
+
+        Parameters
+        ----------
+        method : {'percentile', 'basic', 'bca', 'normal'}, optional
+            The interval type; default this result's ``method``.
+        confidence_level : float, optional
+            In (0, 1); default this result's level.
+
+        Returns
+        -------
+        BootstrapResult
+            This result with the new ``low``, ``high``, ``z0``, ``method``
+            and ``confidence_level`` (same replicates).
 
         Examples
         --------
@@ -295,7 +313,19 @@ class BootstrapResult(_GroupedResult):
         )
 
     def plot(self, ax=None, *, sort=True):
-        """Forest plot of each group's interval: :func:`evalci.plotting.intervals`."""
+        """Forest plot of each group's interval: :func:`evalci.plotting.intervals`.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+        sort : bool
+            Groups by estimate (True, the default) or in result order.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
         from .plotting import intervals
 
         return intervals(self, ax=ax, sort=sort)

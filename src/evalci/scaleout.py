@@ -149,7 +149,29 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
 
 
 def replicate_blocks(p: engine.Pass, token: str | None = None) -> list[list]:
-    """Per unit, the Delayed finished replicates of each block (in order)."""
+    """Per unit, the Delayed finished replicates of each block (in order).
+
+    Builds the ``evalci-statistics`` and ``evalci-resample`` tasks (and, for
+    units over :data:`evalci.resampling.TILE_SIZE` inputs, the
+    ``evalci-tiles``/``-tile``/``-combine`` tasks) without computing them.
+
+    Parameters
+    ----------
+    p : evalci.engine.Pass
+        A pass of a Metric metric (``p.fast``), from
+        :func:`evalci.engine.start_pass` or :func:`evalci.engine.pass_of_cube`.
+    token : str, optional
+        The suffix that makes the task names unique; default a fresh UUID.
+        The same token names the same keys, so pass one only to reuse a
+        graph on purpose.
+
+    Returns
+    -------
+    list of list of dask.delayed.Delayed
+        ``out[u][b]``: unit ``u``'s replicates of block ``b`` (blocks of
+        :data:`TASK_STREAMS` streams, ``(n, G_u)`` floats each), in stream
+        order; concatenated, the unit's first ``n_resamples`` replicates.
+    """
     import dask
 
     token = token or uuid.uuid4().hex
@@ -177,6 +199,19 @@ def finish(p: engine.Pass) -> engine.Replicates:
 
     The replicates are gathered (``(B, G)`` floats, not their sums) and the
     estimates, jackknife and intervals read here.
+
+    Parameters
+    ----------
+    p : evalci.engine.Pass
+        The validated pass, split into draw units. A callable metric's pass
+        (``p.fast`` False) resamples rows in this process instead.
+
+    Returns
+    -------
+    evalci.engine.Replicates
+        Estimates, replicates ``(G, B)`` and BCa acceleration of every group:
+        the numbers :func:`evalci.engine.finish_pass` gives without Dask, bit
+        for bit.
     """
     import dask
 
@@ -212,6 +247,29 @@ def lazy_finish(p, n_units: int, n_resamples: int, finish, name: str = "finish")
     seen (tasks for units that turn out not to exist return None; units not
     foreseen are resampled in the finishing task). Every block is its own
     ``evalci-resample`` task.
+
+    Parameters
+    ----------
+    p : dask.delayed.Delayed
+        A Delayed :class:`evalci.engine.Pass` (its data are reduced by
+        earlier tasks of the same graph).
+    n_units : int
+        Draw units foreseen (resample tasks are made for units ``0 ..
+        n_units - 1``).
+    n_resamples : int
+        Bootstrap replicates, which fixes the blocks of the graph.
+    finish : callable
+        ``finish(replicates, pass)``: turns the :class:`evalci.engine.Replicates`
+        of the pass, and the pass, into what the graph returns (a result, or
+        arrays for a lazy DataArray).
+    name : str
+        The finishing task is named ``evalci-<name>-<token>``; default
+        ``"finish"``.
+
+    Returns
+    -------
+    dask.delayed.Delayed
+        ``finish(replicates, pass)``, computed when the Delayed is.
     """
     import dask
 

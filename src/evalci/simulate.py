@@ -230,6 +230,17 @@ def confusion_model(
 def true_accuracy(confusion) -> float:
     """Single-run accuracy of the population: ``trace / total`` (0.70 for seed 000).
 
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> from evalci import simulate
@@ -246,6 +257,17 @@ def true_kappa(confusion) -> float:
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the diagonal share and
     ``p_e`` the sum over labels of (true share x predicted share) (Cohen,
     1960). This is the estimand of kappa on N x k pooled runs.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -269,6 +291,13 @@ def variance_components(confusion) -> tuple[float, float]:
     (seed 000, "Choosing N and k"), ``sigma2_B = sum_y w_y (p_y - theta)^2``
     and ``sigma2_W = sum_y w_y p_y (1 - p_y)``, which add up to
     ``theta (1 - theta)``.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
 
     Returns
     -------
@@ -295,6 +324,17 @@ def intraclass_correlation(confusion) -> float:
 
     The share of the variance of one run's 0/1 correctness that lies between
     inputs; seed 000's width factor for k runs is ``sqrt(rho + (1 - rho) / k)``.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (C, C)
+        Population confusion counts (or shares), rows the true label and
+        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
+        proportions matter.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -535,7 +575,23 @@ class ConfusionModel:
         object.__setattr__(self, "confusions", tuple(mats))
 
     def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set (see the class docstring for the layout)."""
+        """One simulated data set (see the class docstring for the layout).
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
+        """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
         gen = np.random.default_rng(rng)
@@ -557,7 +613,19 @@ class ConfusionModel:
         return _finish(self.systems, arrays, as_dataarray)
 
     def truth(self, metric: str = "accuracy") -> dict:
-        """True value per system: "accuracy", "kappa" (Cohen's), or "gap" of accuracy."""
+        """True value per system: "accuracy", "kappa" (Cohen's), or "gap" of accuracy.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'kappa', 'gap'}
+            The estimand; ``"gap"`` gives ``{(a, b): accuracy_b - accuracy_a}``
+            for each pair of systems ``a`` before ``b``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         values = {
             "accuracy": {
                 s: true_accuracy(c)
@@ -638,7 +706,19 @@ class BetaBernoulli:
         object.__setattr__(self, "b", tuple(y for _, y in ab))
 
     def rates(self, n_inputs, rng=None) -> np.ndarray:
-        """Latent per-input success rates, shape (n_systems, n_inputs)."""
+        """Latent per-input success rates, shape (n_systems, n_inputs).
+
+        Parameters
+        ----------
+        n_inputs : int
+            Inputs to draw, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`).
+
+        Returns
+        -------
+        ndarray
+        """
         n = _positive_int("n_inputs", n_inputs)
         gen = np.random.default_rng(rng)
         return np.stack(
@@ -646,7 +726,23 @@ class BetaBernoulli:
         )
 
     def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set: tidy ``input_id, run, system, correct``."""
+        """One simulated data set: tidy ``input_id, run, system, correct``.
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
+        """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
         gen = np.random.default_rng(rng)
@@ -657,7 +753,19 @@ class BetaBernoulli:
         return _finish(self.systems, {"correct": correct}, as_dataarray)
 
     def truth(self, metric: str = "accuracy") -> dict:
-        """True mean accuracy per system ("accuracy"), or "gap" between systems."""
+        """True mean accuracy per system ("accuracy"), or "gap" between systems.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'gap'}
+            The estimand; ``"gap"`` gives ``{(a, b): accuracy_b - accuracy_a}``
+            for each pair of systems ``a`` before ``b``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         acc = np.broadcast_to(
             np.asarray(self.accuracy, dtype=float), (len(self.systems),)
         )
@@ -787,7 +895,19 @@ class PairedSystems:
         object.__setattr__(self, "_ab", ((a1, b1), (a2, b2)))
 
     def rates(self, n_inputs, rng=None) -> np.ndarray:
-        """Latent per-input success rates, shape (2, n_inputs): rows A, B."""
+        """Latent per-input success rates, shape (2, n_inputs): rows A, B.
+
+        Parameters
+        ----------
+        n_inputs : int
+            Inputs to draw, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`).
+
+        Returns
+        -------
+        ndarray
+        """
         from scipy import special
 
         n = _positive_int("n_inputs", n_inputs)
@@ -802,7 +922,23 @@ class PairedSystems:
         )
 
     def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set: tidy ``input_id, run, system, correct``."""
+        """One simulated data set: tidy ``input_id, run, system, correct``.
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
+        """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
         gen = np.random.default_rng(rng)
@@ -811,7 +947,18 @@ class PairedSystems:
         return _finish(self.systems, {"correct": correct}, as_dataarray)
 
     def truth(self, metric: str = "accuracy") -> dict:
-        """True accuracy per system ("accuracy") or the exact "gap" B - A."""
+        """True accuracy per system ("accuracy") or the exact "gap" B - A.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'gap'}
+            The estimand; ``"gap"`` gives ``{("A", "B"): gap}``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         if metric == "gap":
             return {("A", "B"): self.gap}
         values = {"accuracy": {"A": self.accuracy_a, "B": self.accuracy_a + self.gap}}
@@ -875,10 +1022,15 @@ class PilotModel:
     Attributes
     ----------
     systems : tuple of str
+        The systems' names (``("A",)`` for a pilot without a system column).
     values : ndarray, shape (N, K, S)
         The pilot's outcomes by input, run (compacted: an input's runs first,
         NaN after) and system.
     n_runs_per_input : ndarray of int, shape (N,)
+        Each input's number of runs (the same in every system).
+    match_icc : bool
+        Whether the world's ICC is corrected to the pilot's estimate (see
+        Notes).
 
     Examples
     --------
@@ -991,6 +1143,21 @@ class PilotModel:
         ``input_id`` numbers the draws 0..n_inputs-1 (an input drawn twice
         appears as two inputs); ``correct`` holds the pilot's ``value``
         (int when that is 0/1).
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
         """
         n = _positive_int("n_inputs", n_inputs)
         k = _positive_int("n_runs", n_runs)
@@ -1037,7 +1204,19 @@ class PilotModel:
 
     def truth(self, metric: str = "accuracy") -> dict:
         """Per system: "accuracy" (mean of per-input means), "icc" (the world's
-        rho*, see Notes), or "gap" of accuracy between systems."""
+        rho*, see Notes), or "gap" of accuracy between systems.
+
+        Parameters
+        ----------
+        metric : {'accuracy', 'icc', 'gap'}
+            The estimand; ``"gap"`` gives ``{(a, b): accuracy_b - accuracy_a}``
+            for each pair of systems ``a`` before ``b``. Default
+            ``"accuracy"``.
+
+        Returns
+        -------
+        dict
+        """
         comp = self.components()
         values = {
             "accuracy": dict(zip(self.systems, map(float, comp["mean"]), strict=True)),
@@ -1050,6 +1229,29 @@ def pilot_model(
     data, value, cluster, system=None, *, run="run", match_icc=False
 ) -> PilotModel:
     """:meth:`PilotModel.from_data` as a function.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The pilot: one row per (input, run[, system]).
+    value : str
+        Outcome column (0/1 correctness, or numeric scores).
+    cluster : str
+        Column naming the input.
+    system : str, optional
+        Column naming the system; without it the pilot is one system "A".
+    run : str or None
+        Column of run numbers (default ``"run"``, ignored if absent): an
+        input's runs are taken in this order, which pairs the systems' runs.
+        None uses table order.
+    match_icc : bool
+        Shrink the world towards the pilot's pooled runs so that its
+        intraclass correlation equals the pilot's estimate (see
+        :class:`PilotModel`).
+
+    Returns
+    -------
+    PilotModel
 
     Examples
     --------

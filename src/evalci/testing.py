@@ -44,6 +44,8 @@ def assert_score_above(result, threshold: float) -> None:
     Parameters
     ----------
     result : BootstrapResult or AnalyticResult
+        Scores with intervals (one per group with ``by``); every group's
+        ``low`` must exceed ``threshold``.
     threshold : float
         E.g. the score a release must be shown to reach.
     """
@@ -87,6 +89,27 @@ def assert_no_regression(
     0) regresses when its estimate is a loss of at least ``mme``, or when the
     whole interval lies below ``-mme``: a missed regression costs more than a
     false alarm (seed 002).
+
+    Parameters
+    ----------
+    comparison : ComparisonResult
+        Paired gaps ``b - a`` from :func:`evalci.compare` (``b`` the candidate).
+    mme : float, optional
+        Minimum meaningful effect, on the metric's scale (0.02 = 2 points).
+        Default None: any gap interval below 0 is a regression.
+
+    Raises
+    ------
+    AssertionError
+        Naming each pair shown worse, with its gap and interval.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> from evalci import testing
+    >>> df = evalci.load_example()
+    >>> gaps = df.evalci.compare("correct", cluster="input_id", rng=0)
+    >>> testing.assert_no_regression(gaps, mme=0.1)  # a loss under 10 points is fine
     """
     if not isinstance(comparison, ComparisonResult):
         raise TypeError("`comparison` must be a ComparisonResult (evalci.compare).")
@@ -109,6 +132,28 @@ def assert_results_equal(a: BootstrapResult, b: BootstrapResult) -> None:
 
     For reproducibility tests: the same seed must give the same numbers, on
     any row order and on numpy or Dask.
+
+    Parameters
+    ----------
+    a, b : BootstrapResult
+        The two results; ``estimate``, ``low``, ``high``, ``standard_error``
+        and ``bootstrap_distribution`` must agree to a relative 1e-12 (NaN
+        equals NaN).
+
+    Raises
+    ------
+    AssertionError
+        Naming the first field that differs.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> from evalci import testing
+    >>> df = evalci.load_example()
+    >>> kw = dict(cluster="input_id", by="system", rng=0, n_resamples=200)
+    >>> r1 = df.evalci.cluster_ci("correct", **kw)
+    >>> r2 = df.sample(frac=1, random_state=1).evalci.cluster_ci("correct", **kw)
+    >>> testing.assert_results_equal(r1, r2)  # row order does not matter
     """
     for name in ("estimate", "low", "high", "standard_error"):
         x, y = np.asarray(getattr(a, name)), np.asarray(getattr(b, name))
@@ -138,7 +183,34 @@ def confidence_sequence(total, t, sigma, alpha=0.05, planned=500):
     it is looked at. ``r`` makes the boundary tightest near ``planned``
     observations (their approximate optimum, ``r = s^2 planned / (2 log(1 /
     alpha) + log(1 + 2 log(1 / alpha)))``). Vectorised over ``total`` and ``t``.
-    Returns ``(mean, half)``.
+
+    Parameters
+    ----------
+    total : float or array_like
+        The sum ``S_t`` of the first ``t`` observations.
+    t : int or array_like
+        How many observations ``total`` sums (broadcast against ``total``).
+    sigma : float
+        Sub-Gaussian scale of one observation: half the length of the
+        interval it lies in (a paired difference of two scores in
+        ``[lo, hi]`` has ``sigma = hi - lo``).
+    alpha : float
+        Chance that the sequence ever misses the mean; default 0.05.
+    planned : float
+        The number of observations where the boundary should be tightest;
+        default 500. The sequence is valid for any value.
+
+    Returns
+    -------
+    mean, half : ndarray
+        ``total / t`` and the half-width: ``mean +- half`` is the interval.
+
+    Examples
+    --------
+    >>> from evalci import testing
+    >>> mean, half = testing.confidence_sequence(60.0, 100, 1.0)
+    >>> float(mean), bool(half > 0.2)
+    (0.6, True)
     """
     t = np.asarray(t, dtype=float)
     v = sigma**2 * t
@@ -150,7 +222,25 @@ def confidence_sequence(total, t, sigma, alpha=0.05, planned=500):
 
 @dataclass(frozen=True)
 class SequentialGap:
-    """A paired gap ``b - a`` with a confidence sequence (valid at every look)."""
+    """A paired gap ``b - a`` with a confidence sequence (valid at every look).
+
+    Returned by :func:`sequential_gap`.
+
+    Attributes
+    ----------
+    a, b : object
+        The two systems; the gap is ``b - a``.
+    gap : float
+        Mean over inputs of the paired difference of per-input means.
+    low, high : float
+        The confidence sequence at this number of inputs.
+    n_inputs : int
+        Inputs with runs of both systems.
+    alpha : float
+        Chance of a wrong decision over every look.
+    margin : float
+        The non-inferiority margin :attr:`decision` uses.
+    """
 
     a: object
     b: object
@@ -197,6 +287,35 @@ def sequential_gap(
     40 looks its false-alarm rate is several times alpha). The price is
     width: the sequence is wider than one fixed-sample interval at the same
     N. Inputs present for one system only are left out.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The tidy table: one row per (input, run, system).
+    value : str
+        The outcome column: numbers within ``bounds``.
+    cluster : str or list of str
+        The input column(s); each input's runs are averaged first.
+    system : str
+        The system column.
+    a, b : object
+        The two systems (values of ``system``); the gap is ``b - a``.
+    margin : float
+        Non-negative non-inferiority margin: ``b`` is "worse" when the whole
+        sequence lies below ``-margin``, "not worse" when it lies above.
+        Default 0.
+    alpha : float
+        Chance of a wrong decision over every look at once; default 0.05.
+    bounds : (float, float)
+        The score's range ``(low, high)``, default ``(0, 1)``: the guarantee
+        rests on it, and values outside raise.
+    planned_inputs : int
+        The number of inputs at which the sequence should be narrowest
+        (``planned`` of :func:`confidence_sequence`); default 500.
+
+    Returns
+    -------
+    SequentialGap
 
     Examples
     --------
@@ -252,6 +371,41 @@ def assert_no_regression_sequential(
     no worse, the chance that any of the checks ever fails is below
     ``alpha``. Returns the :class:`SequentialGap` when it passes. Arguments
     as :func:`sequential_gap`.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The tidy table: one row per (input, run, system).
+    value : str
+        The outcome column (numbers within ``bounds``).
+    cluster : str or list of str
+        The input column(s).
+    system : str
+        The system column.
+    baseline, candidate : object
+        The two systems; the gap is ``candidate - baseline``.
+    **kwargs
+        ``margin``, ``alpha``, ``bounds``, ``planned_inputs``, as in
+        :func:`sequential_gap`.
+
+    Returns
+    -------
+    SequentialGap
+
+    Raises
+    ------
+    AssertionError
+        When the candidate is shown worse by more than ``margin``.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> from evalci import testing
+    >>> df = evalci.load_example()
+    >>> a, b = sorted(df.system.unique())
+    >>> testing.assert_no_regression_sequential(
+    ...     df, "correct", "input_id", "system", a, b).decision
+    'continue'
     """
     g = sequential_gap(data, value, cluster, system, baseline, candidate, **kwargs)
     if g.decision == "worse":

@@ -59,6 +59,7 @@ def to_xarray(
     Parameters
     ----------
     data : pandas.DataFrame
+        Tidy table, one row per (input, run[, system]).
     value : str
         Column holding the values (0/1, scores, or labels).
     input, run, system : str or None
@@ -134,6 +135,21 @@ def to_frame(da: xr.DataArray, *, run_dim: str = "run") -> pd.DataFrame:
 
     Dims and coordinates become columns; the value column is named after the
     DataArray (``"value"`` if it has no name).
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Any DataArray, e.g. one built by :func:`to_xarray`; a missing value
+        (NaN, such as a run an input lacks) gives no row.
+    run_dim : str
+        The name of the run dim (default ``"run"``). Every dim becomes a
+        column whatever it is named, so this changes nothing; it is accepted
+        for symmetry with the other functions of this module.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per dim and non-index coordinate, then the values.
 
     Examples
     --------
@@ -465,6 +481,25 @@ def cluster_ci(
 ) -> xr.Dataset:
     """Cluster-bootstrap CI of a DataArray; see :func:`evalci.xr.bootstrap`.
 
+    :func:`bootstrap` with ``strategy="cluster"``: inputs are resampled with
+    all their runs (seed 000's recommended recipe).
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Values over ``(input_dim[, run_dim], ...)``, as in :func:`bootstrap`.
+    input_dim, run_dim : str
+        Names of the input and run dims (default ``"input"`` and ``"run"``).
+    **kwargs
+        ``metric``, ``by``, ``strata``, ``method``, ``confidence_level``,
+        ``n_resamples``, ``weight``, ``rng``, ``weights``, as in
+        :func:`bootstrap`; not ``strategy``.
+
+    Returns
+    -------
+    xarray.Dataset
+        As :func:`bootstrap` returns.
+
     Examples
     --------
     >>> import evalci
@@ -702,7 +737,26 @@ def compare(
     """Paired gaps between the systems along ``system_dim``; see :func:`evalci.compare`.
 
     The DataArray must have dims ``(input_dim[, run_dim], system_dim)`` and no
-    other dim (select one value of any other dim first).
+    other dim (select one value of any other dim first). A Dask-backed array
+    is computed first.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Values over ``(input_dim[, run_dim], system_dim)``.
+    input_dim, run_dim, system_dim : str
+        Names of the input, run and system dims (defaults ``"input"``,
+        ``"run"``, ``"system"``).
+    strata : str, optional
+        A coordinate along ``input_dim``: inputs are drawn within strata.
+    **kwargs
+        Any other argument of :func:`evalci.compare` (``baseline``, ``pairs``,
+        ``mme``, ``metric``, ``method``, ``adjust``, ``confidence_level``,
+        ``n_resamples``, ``rng``, ...); checked before anything is computed.
+
+    Returns
+    -------
+    ComparisonResult
 
     Examples
     --------
