@@ -401,3 +401,12 @@ def test_poisson_weights_on_dask_equal_numpy(n, client):
     ratio = np.asarray(ref.standard_error) / np.asarray(multi.standard_error)
     if n == 300:
         assert np.all(np.abs(ratio - 1) < 0.1), ratio
+
+
+def test_auto_resamples_on_a_dask_frame_equal_pandas():
+    df = scores(n=60, systems=2)
+    kw = dict(by="system", n_resamples="auto", mc_tolerance=0.02, rng=3)
+    ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+    got = dd.from_pandas(df, npartitions=3).evalci.cluster_ci("score", "input_id", **kw)
+    assert got.n_resamples == ref.n_resamples
+    identical(ref, got)

@@ -135,3 +135,22 @@ def test_bad_gate_settings(kw, match):
             _table(30, 0, 0), "correct", "input_id", "system", "base", "nope"
         )
     assert "sequential_gap" in evalci.testing.__all__
+
+
+def test_the_gate_refuses_what_would_void_its_guarantee():
+    t = _table(30, 0, 0)
+    with pytest.raises(ValueError, match="name the same system"):
+        testing.sequential_gap(t, "correct", "input_id", "system", "base", "base")
+    with pytest.raises(ValueError, match="is not numeric"):
+        testing.sequential_gap(
+            t.astype({"correct": object}).assign(correct="1"),
+            "correct",
+            "input_id",
+            "system",
+            "base",
+            "cand",
+        )
+    with pytest.raises(ValueError, match="`planned_inputs` must be in"):
+        testing.sequential_gap(
+            t, "correct", "input_id", "system", "base", "cand", planned_inputs=0
+        )

@@ -433,9 +433,21 @@ def check_bootstrap(fn, ddf, value, cluster, kwargs) -> None:
     """Every argument of ``bootstrap``/``cluster_ci`` that needs no data."""
 
     check_value(value)
-    a = _bind(fn, ddf, value, cluster, **kwargs)
+    a = _bind(fn, ddf, value, cluster, **_resamples_known(kwargs))
     _args.bootstrap_iv_of(meta(ddf), a)
     _check_dask_bootstrap(a["metric"], a.get("strategy", "cluster"))
+
+
+def _resamples_known(kwargs: dict) -> dict:
+    """``n_resamples="auto"`` checked as an integer would be (the entry point
+    itself checks ``mc_tolerance`` and draws the sizes)."""
+    from . import _auto
+
+    if _auto.is_auto(kwargs.get("n_resamples")):
+        return {
+            k: v for k, v in kwargs.items() if k not in ("n_resamples", "mc_tolerance")
+        }
+    return kwargs
 
 
 def bootstrap(fn, ddf, value, cluster, kwargs):
@@ -472,7 +484,9 @@ def compare(ddf, value, cluster, system, kwargs):
     """:func:`evalci.compare` on a Dask DataFrame, arguments checked first."""
     from .compare import compare as _compare
 
-    _check_compare(ddf, _bind(_compare, ddf, value, cluster, system, **kwargs))
+    _check_compare(
+        ddf, _bind(_compare, ddf, value, cluster, system, **_resamples_known(kwargs))
+    )
     with caller_warnings():
         return _compare(ddf, value, cluster, system, **kwargs)
 

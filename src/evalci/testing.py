@@ -339,7 +339,20 @@ def sequential_gap(
     lo, hi = (check_number(x, "bounds") for x in bounds)
     if not hi > lo:
         raise ValueError(f"`bounds` must be (low, high) with low < high; got {bounds}.")
-    y = pd.to_numeric(data[value], errors="coerce")
+    if a == b:
+        raise ValueError(
+            f"`a` and `b` name the same system {a!r}; compare two different ones."
+        )
+    planned_inputs = check_number(
+        planned_inputs, "planned_inputs", low=1, hint=", e.g. 500"
+    )
+    raw = data[value]
+    if not (pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw)):
+        raise ValueError(
+            f"`value` column {value!r} is not numeric (dtype {raw.dtype}); the gate "
+            "needs scores within `bounds`, e.g. df[value].astype(float)."
+        )
+    y = pd.to_numeric(raw, errors="coerce")
     if y.isna().any() or ((y < lo) | (y > hi)).any():
         raise ValueError(
             f"`value` column {value!r} must hold numbers within `bounds`={bounds} "
