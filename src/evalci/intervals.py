@@ -128,19 +128,25 @@ def check_tails(n_resamples: int, tail: float) -> None:
         )
 
 
-def _quantile_probs(reps, est, method, confidence_level, accel, alternative):
-    """The replicate quantiles ``(..., 2)`` each endpoint reads (BCa: adjusted)."""
+def _tail(confidence_level: float, alternative: str) -> float:
+    """The tail probability beyond each bounded endpoint."""
     alpha = (1.0 - confidence_level) / 2.0
-    if alternative != "two-sided":
-        alpha *= 2.0
+    return alpha if alternative == "two-sided" else 2.0 * alpha
+
+
+def _quantile_probs(reps, est, method, confidence_level, accel, alternative):
+    """The replicate quantiles ``(..., 2)`` each endpoint reads (BCa: adjusted), and
+    BCa's ``z0`` (NaN for the other methods): one place for both readers,
+    :func:`interval` and :func:`endpoint_mc_error`."""
+    alpha = _tail(confidence_level, alternative)
     probs = np.broadcast_to(np.array([alpha, 1.0 - alpha]), est.shape + (2,))
     if method != "bca":
-        return probs
+        return probs, np.full(est.shape, np.nan)
     z0 = bias_correction(reps, est)
     a = np.zeros(est.shape) if accel is None else np.asarray(accel, dtype=float)
     zz = z0[..., None] + _ndtri(probs)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return special.ndtr(z0[..., None] + zz / (1.0 - a[..., None] * zz))
+        return special.ndtr(z0[..., None] + zz / (1.0 - a[..., None] * zz)), z0
 
 
 def endpoint_mc_error(
@@ -198,12 +204,14 @@ def endpoint_mc_error(
     reps = np.asarray(replicates, dtype=float)
     est = np.asarray(estimate, dtype=float)
     b = reps.shape[-1]
-    alpha = (1.0 - confidence_level) / 2.0 * (1 if alternative == "two-sided" else 2)
+    alpha = _tail(confidence_level, alternative)
     if method == "normal":
         se = _ndtri(1.0 - alpha) * reps.std(axis=-1, ddof=1) / np.sqrt(2.0 * (b - 1))
         pair = [se, se.copy()]
     else:
-        probs = _quantile_probs(reps, est, method, confidence_level, accel, alternative)
+        probs, _ = _quantile_probs(
+            reps, est, method, confidence_level, accel, alternative
+        )
         ordered = np.sort(reps, axis=-1)
         with np.errstate(invalid="ignore"):
             spread = np.sqrt(b * probs * (1.0 - probs))
@@ -273,9 +281,7 @@ def interval(
     """
     reps = np.asarray(replicates, dtype=float)
     est = np.asarray(estimate, dtype=float)
-    alpha = (1.0 - confidence_level) / 2.0
-    if alternative != "two-sided":
-        alpha *= 2.0
+    alpha = _tail(confidence_level, alternative)
     if method != "normal":
         check_tails(reps.shape[-1], alpha)
     probs = np.array([alpha, 1.0 - alpha])
@@ -290,12 +296,9 @@ def interval(
             high = np.full_like(high, np.inf)
         return low, high, z0
     if method == "bca":
-        z0 = bias_correction(reps, est)
-        a = np.zeros(est.shape) if accel is None else np.asarray(accel, dtype=float)
-        z = _ndtri(probs)  # (2,)
-        zz = z0[..., None] + z
-        with np.errstate(invalid="ignore", divide="ignore"):
-            adj = special.ndtr(z0[..., None] + zz / (1.0 - a[..., None] * zz))
+        adj, z0 = _quantile_probs(
+            reps, est, method, confidence_level, accel, alternative
+        )
         # one quantile pair per estimate: loop over the few leading cells
         flat_reps = reps.reshape(-1, reps.shape[-1])
         flat_adj = adj.reshape(-1, 2)
