@@ -264,17 +264,31 @@ def reduce_for_bootstrap(
         input=input,
     )
     _check_dask_bootstrap(metric, strategy)
+    return rows_for_engine(distinct_rows(ddf, args), args)
+
+
+def distinct_rows(ddf, args, *, compute=True):
+    """The exact tree reduction of the columns a pass reads: distinct rows and
+    their multiplicities (:func:`compress`). A counts table is already small:
+    its rows come back as they are (summing them in Dask would turn a missing
+    count into 0)."""
     keys = [*args.cluster, *args.input, *args.by, *args.strata]
     if args.trials is not None:
-        # a counts table is already small: its rows back, exactly (summing
-        # them in Dask would turn a missing count into 0)
-        table = compress(ddf, [*keys, args.value, args.trials])
+        cols = [args.value, args.trials]
+    else:
+        cols = [args.value, *args.metric.columns]
+    return compress(ddf, [*keys, *cols], compute=compute)
+
+
+def rows_for_engine(table, args):
+    """``(table, row_runs)`` from :func:`distinct_rows`: values checked, and a
+    counts table's rows rebuilt (``row_runs`` None) or the multiplicity column
+    named (``row_runs`` = :data:`RUNS`)."""
+    if args.trials is not None:
         check_finite(table, [args.value, args.trials], "successes/trials")
         return expand(table, "cluster_ci", limit=False), None
-    extra = list(args.metric.columns)
-    table = compress(ddf, [*keys, args.value, *extra])
     check_finite(table, [args.value], "value")
-    check_finite(table, extra, "metric")
+    check_finite(table, list(args.metric.columns), "metric")
     return table, RUNS
 
 
@@ -344,20 +358,13 @@ def _start_cells(parts, args, root, where):
         return engine.pass_of_cube(cube, n_runs, args, root)
 
 
-def _start_rows(table, iv, input, scale, root, where, counts):
+def _start_rows(table, meta_args, iv, input, scale, root, where):
     """``evalci-start`` of the rows path: the pass from the distinct rows."""
     from . import engine
 
     with caller_warnings(where):
-        if counts:
-            check_finite(table, [iv[11], iv[12]], "successes/trials")
-            table, row_runs = expand(table, "cluster_ci", limit=False), None
-        else:
-            row_runs = RUNS
+        table, row_runs = rows_for_engine(table, meta_args)
         args = _args.bootstrap_iv(table, *iv, row_runs, input, **scale)
-        if not counts:
-            check_finite(table, [args.value], "value")
-            check_finite(table, list(args.metric.columns), "metric")
         return engine.start_pass(table, args, root)
 
 
@@ -398,20 +405,15 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
         parts = cell_parts(ddf, args, token, lazy=not compute)
         start = partial(_start_cells, args=args, root=root, where=where)
     else:
-        keys = [*args.cluster, *args.input, *args.by, *args.strata]
-        counts = args.trials is not None
-        cols = (
-            [args.value, args.trials] if counts else [args.value, *args.metric.columns]
-        )
-        parts = compress(ddf, [*keys, *cols], compute=False)
+        parts = distinct_rows(ddf, args, compute=False)
         start = partial(
             _start_rows,
+            meta_args=args,
             iv=iv,
             input=input,
             scale=scale,
             root=root,
             where=where,
-            counts=counts,
         )
     if compute:
         with caller_warnings():
@@ -429,15 +431,6 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
 
 
 # ------------------------------------------------ the accessor's methods
-def check_bootstrap(fn, ddf, value, cluster, kwargs) -> None:
-    """Every argument of ``bootstrap``/``cluster_ci`` that needs no data."""
-
-    check_value(value)
-    a = _bind(fn, ddf, value, cluster, **_resamples_known(kwargs))
-    _args.bootstrap_iv_of(meta(ddf), a)
-    _check_dask_bootstrap(a["metric"], a.get("strategy", "cluster"))
-
-
 def _resamples_known(kwargs: dict) -> dict:
     """``n_resamples="auto"`` checked as an integer would be (the entry point
     itself checks ``mc_tolerance`` and draws the sizes)."""
@@ -451,8 +444,11 @@ def _resamples_known(kwargs: dict) -> dict:
 
 
 def bootstrap(fn, ddf, value, cluster, kwargs):
-    """``fn`` (:func:`evalci.bootstrap` or ``cluster_ci``) on a Dask DataFrame."""
-    check_bootstrap(fn, ddf, value, cluster, kwargs)
+    """``fn`` (:func:`evalci.bootstrap` or ``cluster_ci``) on a Dask DataFrame.
+
+    ``fn`` checks every argument on the metadata before the reduction
+    computes (:func:`bootstrap_frame`).
+    """
     with caller_warnings():
         return fn(ddf, value, cluster, **kwargs)
 
