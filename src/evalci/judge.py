@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from . import resampling as _rs
 from ._data import factorize, value_codes
 from ._data import group_codes as group_codes_of
 from ._validate import (
@@ -57,17 +58,13 @@ from ._validate import (
     check_option,
 )
 from ._warnings import FEW_INPUTS, DegenerateDataWarning, FewClustersWarning, warn
-from .resampling import seed_sequence, stream
+from .resampling import seed_sequence
 from .results import _GroupedResult
 
 __all__ = ["PPIResult", "RoganGladenResult", "ppi_mean", "rogan_gladen"]
 
 PPI_METHODS: tuple[str, ...] = ("clt", "bootstrap")
 RG_METHODS: tuple[str, ...] = ("delta", "bootstrap")
-#: spawn-key namespace of this module's bootstrap streams (resampling uses 0-2)
-_JUDGE_STREAM = 3
-#: count-weight matrices are built this many cells at a time (replicates x inputs)
-_BLOCK_CELLS = 2**22
 _FRAME_HINT = "for xarray objects convert first with da.evalci.to_frame()"
 
 
@@ -614,33 +611,27 @@ def _lam_iv(lam):
 
 
 # ------------------------------------------------------------- bootstrap
-def _weighted_sums(gen, t: np.ndarray, n_resamples: int) -> np.ndarray:
-    """(B, m) sums of ``t``'s rows under multinomial count weights (inputs resampled)."""
-    n = len(t)
-    out = np.empty((n_resamples, t.shape[1]))
-    block = max(1, _BLOCK_CELLS // max(n, 1))
-    for start in range(0, n_resamples, block):  # blocks of replicates bound memory
-        b = min(block, n_resamples - start)
-        idx = gen.integers(0, n, size=(b, n)) + n * np.arange(b)[:, None]
-        counts = np.bincount(idx.reshape(-1), minlength=b * n).reshape(b, n)
-        out[start : start + b] = counts @ t
-    return out
-
-
 def _bootstrap(parts, n_groups: int, replicate, n_resamples: int, rng) -> np.ndarray:
     """(G, B) replicates; each part (e.g. labeled, unlabeled) resampled on its own.
 
     ``parts`` is a list of ``(group codes, statistics)``, one row per input.
-    Group ``g`` draws part ``q``'s inputs from stream ``(3, g, q)`` of the
-    root seed; ``replicate(*sums)`` maps the parts' (B, m) sums to (B,).
+    The inputs of group ``g``'s part ``q`` are one draw unit of the engine's
+    index kernel (:func:`evalci.resampling.replicate_sums`, unit index
+    ``g * len(parts) + q``, so parts and groups draw independently);
+    ``replicate(*sums)`` maps the parts' (B, m) sums to (B,).
     """
     root = seed_sequence(rng)
     reps = np.empty((n_groups, n_resamples))
     for gi in range(n_groups):  # groups are few; replicates are vectorised
-        sums = [
-            _weighted_sums(stream(root, _JUDGE_STREAM, gi, q), t[g == gi], n_resamples)
-            for q, (g, t) in enumerate(parts)
-        ]
+        sums = []
+        for q, (g, t) in enumerate(parts):
+            rows = t[g == gi]
+            unit = _rs.Unit(
+                index=gi * len(parts) + q,
+                T=rows[:, None, :],
+                strata_bounds=np.array([0, len(rows)]),
+            )
+            sums.append(_rs.replicate_sums(unit, root, "cluster", n_resamples)[:, 0])
         reps[gi] = replicate(*sums)
     return reps
 
