@@ -7,7 +7,6 @@ Every test here compares with the numpy/pandas path *bit for bit*
 
 import os
 import signal
-import threading
 import time
 
 import dask
@@ -325,8 +324,6 @@ def test_bad_scale_out_arguments_name_the_fix():
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(TypeError, match="`compute` must be True or False"):
         ddf.evalci.cluster_ci("score", "input_id", compute="no")
-    # the threads keep running nothing after a refused call
-    assert threading.active_count() >= 1
 
 
 # ------------------------------------------- tiles and Poisson on the graph
@@ -397,7 +394,9 @@ def test_poisson_weights_on_dask_equal_numpy(n, client):
         df, "score", "input_id", by="system", n_resamples=1500, rng=6
     )
     assert not np.array_equal(ref.bootstrap_distribution, multi.bootstrap_distribution)
-    # ... but the same spread for a mean of many inputs (SE within 10%)
+    # ... but the same spread for a mean of many inputs: DASK-NOTES measured
+    # an SE ratio of 1.00 from N ~ 100; at N = 300 the SE of 1,500 replicates
+    # is itself known to ~2%, so 10% is over 4 of its SEs
     ratio = np.asarray(ref.standard_error) / np.asarray(multi.standard_error)
     if n == 300:
         assert np.all(np.abs(ratio - 1) < 0.1), ratio

@@ -655,8 +655,38 @@ def _per_system(name: str, v, n: int) -> tuple[float, ...]:
     return tuple(_unit_open(name, x) for x in vals)
 
 
+class _FromRates:
+    """``sample`` for the models that draw per-input success rates (``rates``)
+    and then each run as a Bernoulli of its input's rate."""
+
+    def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
+        """One simulated data set: tidy ``input_id, run, system, correct``.
+
+        Parameters
+        ----------
+        n_inputs, n_runs : int
+            N inputs and k runs of each, positive.
+        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
+            Seed (passed to :func:`numpy.random.default_rng`); the same seed
+            gives the same data set.
+        as_dataarray : bool
+            Return the DataArray of ``correct`` over (input, run, system)
+            instead of the tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame or xarray.DataArray
+        """
+        n = _positive_int("n_inputs", n_inputs)
+        k = _positive_int("n_runs", n_runs)
+        gen = np.random.default_rng(rng)
+        p = self.rates(n, gen)
+        correct = (gen.random(p.shape + (k,)) < p[:, :, None]).astype(np.int64)
+        return _finish(self.systems, {"correct": correct}, as_dataarray)
+
+
 @dataclass(frozen=True)
-class BetaBernoulli:
+class BetaBernoulli(_FromRates):
     """Inputs of varying difficulty: p_i ~ Beta(a, b), runs ~ Bernoulli(p_i).
 
     ``a`` and ``b`` are set from the mean and the intraclass correlation of a
@@ -725,33 +755,6 @@ class BetaBernoulli:
             [gen.beta(a, b, n) for a, b in zip(self.a, self.b, strict=True)]
         )
 
-    def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set: tidy ``input_id, run, system, correct``.
-
-        Parameters
-        ----------
-        n_inputs, n_runs : int
-            N inputs and k runs of each, positive.
-        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
-            Seed (passed to :func:`numpy.random.default_rng`); the same seed
-            gives the same data set.
-        as_dataarray : bool
-            Return the DataArray of ``correct`` over (input, run, system)
-            instead of the tidy table.
-
-        Returns
-        -------
-        pandas.DataFrame or xarray.DataArray
-        """
-        n = _positive_int("n_inputs", n_inputs)
-        k = _positive_int("n_runs", n_runs)
-        gen = np.random.default_rng(rng)
-        p = self.rates(n, gen)
-        correct = (gen.random((len(self.systems), n, k)) < p[:, :, None]).astype(
-            np.int64
-        )
-        return _finish(self.systems, {"correct": correct}, as_dataarray)
-
     def truth(self, metric: str = "accuracy") -> dict:
         """True mean accuracy per system ("accuracy"), or "gap" between systems.
 
@@ -795,7 +798,7 @@ def _copula_moment(a1, b1, a2, b2, r: float) -> float:
 
 
 @dataclass(frozen=True)
-class PairedSystems:
+class PairedSystems(_FromRates):
     """Two systems, "A" and "B", whose per-input success rates are correlated.
 
     Each input has latent rates ``(p_A, p_B)`` with Beta marginals (mean
@@ -920,31 +923,6 @@ class PairedSystems:
         return np.stack(
             [special.betaincinv(a1, b1, u[0]), special.betaincinv(a2, b2, u[1])]
         )
-
-    def sample(self, n_inputs, n_runs, rng=None, *, as_dataarray=False):
-        """One simulated data set: tidy ``input_id, run, system, correct``.
-
-        Parameters
-        ----------
-        n_inputs, n_runs : int
-            N inputs and k runs of each, positive.
-        rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
-            Seed (passed to :func:`numpy.random.default_rng`); the same seed
-            gives the same data set.
-        as_dataarray : bool
-            Return the DataArray of ``correct`` over (input, run, system)
-            instead of the tidy table.
-
-        Returns
-        -------
-        pandas.DataFrame or xarray.DataArray
-        """
-        n = _positive_int("n_inputs", n_inputs)
-        k = _positive_int("n_runs", n_runs)
-        gen = np.random.default_rng(rng)
-        p = self.rates(n, gen)
-        correct = (gen.random((2, n, k)) < p[:, :, None]).astype(np.int64)
-        return _finish(self.systems, {"correct": correct}, as_dataarray)
 
     def truth(self, metric: str = "accuracy") -> dict:
         """True accuracy per system ("accuracy") or the exact "gap" B - A.
