@@ -409,3 +409,17 @@ def test_auto_resamples_on_a_dask_frame_equal_pandas():
     got = dd.from_pandas(df, npartitions=3).evalci.cluster_ci("score", "input_id", **kw)
     assert got.n_resamples == ref.n_resamples
     identical(ref, got)
+
+
+def test_moving_blocks_over_the_tile_size_are_not_tiled_on_dask(monkeypatch):
+    # the tile graph is a multinomial over inputs: moving blocks are not, so
+    # the Dask graph must follow the kernel's rule (resampling.tiled)
+    from evalci import resampling
+
+    monkeypatch.setattr(resampling, "TILE_SIZE", 16)
+    df = scores(n=60, systems=1)
+    kw = dict(strategy="moving_block", block_length=4, n_resamples=700, rng=2)
+    ref = evalci.bootstrap(df, "score", "input_id", **kw)
+    with dask.config.set(scheduler="threads"):
+        got = evalci.bootstrap(df, "score", "input_id", backend="dask", **kw)
+    identical(ref, got)

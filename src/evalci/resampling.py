@@ -233,6 +233,21 @@ def check_weights(weights, strategy: str | None = None) -> str:
     return weights
 
 
+def tiled(unit: Unit, strategy: str) -> bool:
+    """Whether the unit draws tile by tile (the two-stage multinomial).
+
+    Cluster-level draws of more than :data:`TILE_SIZE` inputs (read at call
+    time); never run-level strategies or moving blocks, whose draws are not
+    a multinomial over inputs. The one rule the kernel here and the Dask
+    graph (:mod:`evalci.scaleout`) follow.
+    """
+    return (
+        strategy not in _RUN_LEVEL
+        and not unit.block_length
+        and unit.n_clusters > TILE_SIZE
+    )
+
+
 def stream_replicate_sums(
     unit: Unit,
     root: np.random.SeedSequence,
@@ -257,11 +272,7 @@ def stream_replicate_sums(
             for p, (lo, hi, _) in enumerate(pieces(unit.strata_bounds))
         )
         return combine_pieces(parts)
-    if (
-        strategy not in _RUN_LEVEL
-        and not unit.block_length
-        and unit.n_clusters > TILE_SIZE
-    ):
+    if tiled(unit, strategy):
         bounds = unit.strata_bounds
         totals = tile_totals(root, unit.index, bounds, first, n_streams)
         parts = (

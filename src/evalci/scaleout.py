@@ -72,13 +72,7 @@ def _blocks(n_resamples: int) -> list[tuple[int, int]]:
 
 def _tiled(work: engine.UnitWork) -> bool:
     """Whether the unit's index kernel draws tile by tile (very many inputs)."""
-    tile = getattr(_rs, "TILE_SIZE", None)
-    return (
-        work.unit is not None
-        and tile is not None
-        and work.strategy not in ("single_draw", "hierarchical")
-        and work.unit.n_clusters > tile
-    )
+    return work.unit is not None and _rs.tiled(work.unit, work.strategy)
 
 
 def _block(work, first: int, n_streams: int):
