@@ -530,28 +530,19 @@ def _block_coords(coords, dims, chunks, index):
     return out
 
 
-def _chunk_cells(block, coords, dims, name, spec, kwargs, where):
+def _chunk_cells(block, coords, dims, name, spec, args, where):
     """``evalci-reduce``: one chunk's cells (its runs are whole: run is one chunk).
 
     Numeric metrics: the chunk's summed statistics per (input, group) cell,
     in the canonical order (:func:`evalci._table.cell_statistics`), bit for
     bit those of the numpy path. Label metrics: its distinct rows and their
-    multiplicities (exact; label data compresses).
+    multiplicities (exact; label data compresses). ``args`` are the
+    arguments checked once on the array's metadata (:func:`_check_args`).
     """
     input_dim, run_dim, strata, by = spec
     arr = xr.DataArray(block, dims=dims, coords=coords, name=name)
     with _dask.caller_warnings(where):
-        frame, value, group_dims = _long(
-            arr, input_dim, run_dim, strata, by, kwargs["metric"]
-        )
-        args = _args.bootstrap_iv_of(
-            frame,
-            kwargs,
-            value=value,
-            cluster=input_dim,
-            by=(list(by) + group_dims) or None,
-            strata=strata,
-        )
+        frame, _, _ = _long(arr, input_dim, run_dim, strata, by, args.metric)
         if _dask._cells_apply(args):
             return _table.cell_statistics(frame, args)
         cols = [c for c in frame.columns if c != run_dim]
@@ -582,7 +573,7 @@ def _given(args) -> dict:
     )
 
 
-def _reduce_graph(da, input_dim, run_dim, strata, by, kwargs, where, token):
+def _reduce_graph(da, input_dim, run_dim, strata, by, meta_args, where, token):
     """Per chunk (runs whole), a Delayed of its cells: the reduction by chunk."""
     import dask
 
@@ -602,7 +593,7 @@ def _reduce_graph(da, input_dim, run_dim, strata, by, kwargs, where, token):
                 da.dims,
                 da.name,
                 spec,
-                kwargs,
+                meta_args,
                 where,
                 dask_key_name=f"evalci-reduce-{token}-{'-'.join(map(str, index))}",
             )
@@ -666,7 +657,9 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
         return tuple(ds[v].transpose(*dims_out[v]).values for v in names)
 
     if kwargs["strategy"] == "cluster" and isinstance(kwargs["metric"], Metric):
-        parts = _reduce_graph(da, input_dim, run_dim, strata, by, kwargs, where, token)
+        parts = _reduce_graph(
+            da, input_dim, run_dim, strata, by, meta_args, where, token
+        )
         p = dask.delayed(_start_lazy, pure=True)(
             parts, meta_args, kwargs, where, dask_key_name=f"evalci-start-{token}"
         )
