@@ -250,10 +250,8 @@ def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     codes.append(group_codes_of(frame, args.by)[0])
     if args.strata:
         codes.append(factorize(frame, args.strata, "strata")[0])
-    _, first, cell = np.unique(
-        np.column_stack(codes), axis=0, return_index=True, return_inverse=True
-    )
-    cell = cell.reshape(-1)
+    flat = np.ravel_multi_index(codes, [int(c.max()) + 1 for c in codes])
+    _, first, cell = np.unique(flat, return_index=True, return_inverse=True)
     order = _canonical_order(frame, args, cell)
     out = frame[keys].iloc[first].reset_index(drop=True)
     frame, cell = frame.iloc[order], cell[order]

@@ -121,9 +121,7 @@ class ComparisonResult:
             )
         t = self.table
         n_pairs, b = self.gap_distribution.shape
-        level = self.confidence_level
-        if self.adjust == "bonferroni":
-            level = 1.0 - (1.0 - level) / n_pairs
+        level = _pair_level(self.confidence_level, self.adjust, n_pairs)
         se_low, se_high = _intervals.endpoint_mc_error(
             self.gap_distribution,
             t["gap"].to_numpy(dtype=float),
