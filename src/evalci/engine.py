@@ -5,13 +5,13 @@ middle one as many tasks:
 
 1. :func:`start_pass` -- the prepared cube split into draw units (groups that
    share their inputs share draws), checked (inputs per unit, memory);
-2. :func:`unit_sums` -- replicate sums of one block of streams of one unit
-   (the per-block kernel; ``resampling.stream_replicate_sums``);
+2. :meth:`UnitWork.replicates` -- the finished replicates of one block of
+   streams of one unit (the per-block kernel: ``resampling`` or ``patterns``);
 3. :func:`finish_pass` -- estimates, replicates and the leave-one-input-out
    jackknife of every unit, as a :class:`Replicates`.
 
 The numpy path runs the three in a row (:func:`replicates`); the Dask paths
-map step 2 over blocks. Callable metrics take the slow general path here too:
+(:mod:`evalci.scaleout`) map step 2 over blocks. Callable metrics take the slow general path here too:
 the same draws, gathered as rows.
 """
 
@@ -33,7 +33,7 @@ from ._warnings import FEW_CLUSTERS, FEW_INPUTS, FewClustersWarning
 from ._warnings import warn as _warn
 from .metrics import Metric
 
-__all__ = ["Pass", "Replicates", "finish_pass", "replicates", "start_pass", "unit_sums"]
+__all__ = ["Pass", "Replicates", "UnitWork", "finish_pass", "replicates", "start_pass"]
 
 
 def _callable_value(fn, rows: pd.DataFrame) -> float:
@@ -75,12 +75,11 @@ def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_
     return estimate, reps, jack
 
 
-def _fast_unit(p: Pass, u: int, sums=None, reps=None):
+def _fast_unit(p: Pass, u: int, reps=None):
     """Estimate, replicates, jackknife and BCa acceleration of a Metric unit.
 
     ``reps`` are the unit's finished replicates ``(B, G_u)`` when a scheduler
-    computed them (:mod:`evalci.scaleout`), ``sums`` its replicate sums;
-    when neither is given they are computed here, block by block.
+    computed them (:mod:`evalci.scaleout`); else they are computed here.
 
     The jackknife comes from sufficient statistics, ``finalize(T.sum(0) -
     T[i])``: O(N) on the index kernel; on the pattern kernel every input of a
@@ -91,9 +90,8 @@ def _fast_unit(p: Pass, u: int, sums=None, reps=None):
     unit, metric = p.units[u][0], p.args.metric
     found = p.plans[u][0] if p.plans[u] is not None else None
     if reps is None:
-        if sums is None:
-            sums = p.work(u).sums(0, _rs.n_streams_for(p.args.n_resamples))
-        reps = metric.finalize(sums[: p.args.n_resamples])
+        n = p.args.n_resamples
+        reps = p.work(u).replicates(0, _rs.n_streams_for(n))[:n]
     total = unit.T.sum(axis=0)  # (G, m)
     estimate = metric.finalize(total)
     if found is None:
@@ -171,8 +169,8 @@ class Replicates:
 class Pass:
     """A validated table split into draw units, ready to resample.
 
-    The three steps of a pass -- :func:`start_pass`, :func:`unit_sums` for
-    every block of streams of every unit, :func:`finish_pass` -- are separate
+    The three steps of a pass -- :func:`start_pass`, :meth:`UnitWork.replicates`
+    for every block of streams of every unit, :func:`finish_pass` -- are separate
     so that a scheduler (Dask) can run the middle one as many tasks.
     """
 
@@ -399,23 +397,12 @@ def _kernel(p: Pass) -> str:
     return "+".join(sorted(set(p.paths), reverse=True))
 
 
-def unit_sums(p: Pass, u: int, first: int, n_streams: int):
-    """Replicate sums of streams ``first .. first + n_streams`` of unit ``u``.
-
-    None for the callable path (it resamples rows in :func:`finish_pass`) or
-    for a unit that does not exist.
-    """
-    if not p.fast or u >= len(p.units):
-        return None
-    return p.work(u).sums(first, n_streams)
-
-
-def finish_pass(p: Pass, sums=None, finished=None) -> Replicates:
+def finish_pass(p: Pass, finished=None) -> Replicates:
     """Replicates, estimates and jackknife of every unit.
 
-    ``sums[u]`` are the unit's replicate sums in stream order (at least
-    ``n_resamples`` rows), or ``finished[u]`` its replicates ``(B, G_u)``;
-    computed here, block by block, when neither is given.
+    ``finished[u]`` are unit ``u``'s replicates ``(B, G_u)`` in stream order
+    (at least ``n_resamples`` rows), when a scheduler computed them; else
+    they are computed here.
     """
     args, cube = p.args, p.cube
     n_groups = cube.n_groups
@@ -426,9 +413,8 @@ def finish_pass(p: Pass, sums=None, finished=None) -> Replicates:
     jackknife = []
     for u, (unit, groups, clusters) in enumerate(p.units):
         if p.fast:
-            unit_sums = None if sums is None else sums[u][: args.n_resamples]
             unit_reps = None if finished is None else finished[u][: args.n_resamples]
-            est_u, reps_u, jack_u, accel_u = _fast_unit(p, u, unit_sums, unit_reps)
+            est_u, reps_u, jack_u, accel_u = _fast_unit(p, u, unit_reps)
         else:
             est_u, reps_u, jack_u = _run_unit_callable(
                 cube,
