@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 import evalci
-from evalci import engine, resampling
+from evalci.engine import passes as engine
+from evalci.engine import resampling
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 STREAM = resampling.STREAM_SIZE

@@ -41,9 +41,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from evalci import _args, engine, intervals, metrics
-from evalci import patterns as pt
-from evalci import resampling as rs
+from evalci import metrics
+from evalci.engine import args as _args
+from evalci.engine import intervals
+from evalci.engine import passes as engine
+from evalci.engine import patterns as pt
+from evalci.engine import resampling as rs
 
 DATA_SEED = 20240601
 K = 5

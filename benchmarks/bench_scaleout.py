@@ -51,7 +51,7 @@ import pandas as pd  # noqa: E402
 from dask.utils import key_split  # noqa: E402
 
 import evalci  # noqa: E402
-from evalci import resampling  # noqa: E402
+from evalci.engine import resampling  # noqa: E402
 
 MB = 2**20
 PAGE = os.sysconf("SC_PAGE_SIZE")

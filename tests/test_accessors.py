@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci import accessors, planning, xr
+from evalci import planning, xr
+from evalci.frames import accessors
 
 KW = dict(n_resamples=300, rng=3)
 

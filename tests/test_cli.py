@@ -23,7 +23,8 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci import _progress, cli
+from evalci import cli
+from evalci._base import progress as _progress
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_readers import (  # noqa: E402  (the readers' own log writers)

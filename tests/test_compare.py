@@ -98,7 +98,7 @@ def test_pvalue_inverts_the_interval(method):
     assert np.array_equal(
         full.bootstrap_distribution[1] - full.bootstrap_distribution[0], gaps
     )
-    low, _, _ = evalci.intervals.interval(
+    low, _, _ = evalci.engine.intervals.interval(
         gaps[None],
         np.array([est]),
         method,
@@ -151,7 +151,7 @@ def test_bonferroni_widens_and_holm_matches_statsmodels(gpqa):
     ref = multipletests(plain.table.pvalue, method="holm")[1]
     np.testing.assert_allclose(holm.table.pvalue_adjusted, ref)
     # the simultaneous interval is the (1 - 0.05/3) interval of the same draws
-    lvl = evalci.intervals.interval(
+    lvl = evalci.engine.intervals.interval(
         plain.gap_distribution, plain.table.gap.to_numpy(), "percentile", 1 - 0.05 / 3
     )
     np.testing.assert_allclose(bonf.table.low, lvl[0])
@@ -526,7 +526,7 @@ def test_bca_pvalue_without_replicates_beyond_zero():
     rng = np.random.default_rng(0)
     gaps = (1 + 0.01 * rng.standard_normal(4000))[None]
     est = np.array([1.0])
-    z0 = evalci.intervals.bias_correction(gaps, est)
+    z0 = evalci.engine.intervals.bias_correction(gaps, est)
     for a, expected in [
         (-0.5, 2 * special.ndtr(-2 - z0[0])),
         (-0.05, None),

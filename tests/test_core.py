@@ -10,7 +10,7 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 
 import evalci
-from evalci import intervals, resampling
+from evalci.engine import intervals, resampling
 
 from conftest import clustered, shared_data
 
@@ -346,7 +346,7 @@ def test_by_system_is_paired_and_equals_single_system_call(gpqa, monkeypatch):
     # On the index kernel a system alone draws what it draws inside by="system"
     # (same unit, same streams). The pattern kernel draws joint patterns of
     # the systems, so the two calls agree in law, not draw for draw.
-    monkeypatch.setattr(evalci.engine, "_FORCE_PATH", "index")
+    monkeypatch.setattr(evalci.engine.passes, "_FORCE_PATH", "index")
     both = evalci.cluster_ci(
         gpqa, "correct", cluster="input_id", by="system", n_resamples=500, rng=1
     )
@@ -391,7 +391,7 @@ def test_strata_keep_stratum_sizes():
 def test_callable_metric_general_path_matches_fast_path(monkeypatch):
     # a callable gathers rows of the index kernel's draws: identical to the
     # Metric on that kernel (the pattern kernel agrees in law; test_engine.py)
-    monkeypatch.setattr(evalci.engine, "_FORCE_PATH", "index")
+    monkeypatch.setattr(evalci.engine.passes, "_FORCE_PATH", "index")
     df = clustered(n=40, k=3)
     one = df[df.system == "sys0"]
     for strategy in ["cluster", "hierarchical", "single_draw"]:

@@ -9,9 +9,9 @@ import xarray as xr
 from dask.callbacks import Callback
 
 import evalci
-from evalci import _dask
-from evalci.accessors import EvalciDaskDataFrameAccessor, EvalciDataFrameAccessor
-from evalci.report import Report
+from evalci.frames import dask_frame as _dask
+from evalci.frames.accessors import EvalciDaskDataFrameAccessor, EvalciDataFrameAccessor
+from evalci.reporting.report import Report
 
 from conftest import clustered, shared_data
 

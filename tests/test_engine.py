@@ -19,7 +19,7 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci import engine
+from evalci.engine import passes as engine
 
 from conftest import clustered, shared_data
 

@@ -12,8 +12,8 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci import _auto
-from evalci.intervals import endpoint_mc_error
+from evalci.engine import auto as _auto
+from evalci.engine.intervals import endpoint_mc_error
 
 
 def scores(n=120, k=3, seed=0):

@@ -131,7 +131,7 @@ def test_pass_at_k_bootstrap_equals_callable_on_same_draws(monkeypatch, method):
     # (and, for BCa, the leave-one-input-out jackknife) must equal the callable
     # that recomputes pass@k per drawn input (copies relabelled) on the same
     # draws of the index kernel
-    monkeypatch.setattr(evalci.engine, "_FORCE_PATH", "index")
+    monkeypatch.setattr(evalci.engine.passes, "_FORCE_PATH", "index")
     df = clustered(n=30, k=5, seed=2)
     one = df[df.system == "sys0"]
     kw = dict(cluster="input_id", method=method, n_resamples=200, rng=7)
@@ -164,7 +164,7 @@ def test_pass_at_k_pattern_kernel_agrees_in_law(monkeypatch):
     kw = dict(cluster="input_id", metric=M.pass_at_k(2), n_resamples=4000, rng=1)
     out = {}
     for path in ("patterns", "index"):
-        monkeypatch.setattr(evalci.engine, "_FORCE_PATH", path)
+        monkeypatch.setattr(evalci.engine.passes, "_FORCE_PATH", path)
         out[path] = evalci.cluster_ci(one, "correct", method="bca", **kw)
     a, b = out["patterns"], out["index"]
     assert (a.kernel, b.kernel) == ("patterns", "index")
@@ -176,7 +176,7 @@ def test_pass_at_k_pattern_kernel_agrees_in_law(monkeypatch):
 def test_pass_at_k_compare_paired_gap(monkeypatch):
     # compare() reads the same T: gap = difference of per-system pass@k, and
     # its interval equals the callable's on the same shared draws
-    monkeypatch.setattr(evalci.engine, "_FORCE_PATH", "index")
+    monkeypatch.setattr(evalci.engine.passes, "_FORCE_PATH", "index")
     df = clustered(n=40, k=4, seed=8)
     kw = dict(cluster="input_id", system="system", n_resamples=300, rng=3)
     fast = evalci.compare(df, "correct", metric=M.pass_at_k(2), **kw).table
@@ -530,7 +530,7 @@ def test_krippendorff_alpha_random_against_slow(level):
 def test_krippendorff_alpha_cluster_ci_and_jackknife(monkeypatch):
     # BCa reads finalize(total - T): the fast jackknife must equal the
     # callable's leave-one-unit-out alpha from the slow reference
-    monkeypatch.setattr(evalci.engine, "_FORCE_PATH", "index")
+    monkeypatch.setattr(evalci.engine.passes, "_FORCE_PATH", "index")
     df = kripp_frame()
     # weight="run": a callable refuses input weighting at unequal k (ignored
     # by the per-input metric)

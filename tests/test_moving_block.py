@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci import resampling
+from evalci.engine import resampling
 
 from conftest import clustered
 

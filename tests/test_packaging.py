@@ -162,7 +162,7 @@ DASK_ACCESSOR = """
     import dask.dataframe as dd
     import numpy as np
     import pandas as pd
-    from evalci.accessors import EvalciDaskDataFrameAccessor
+    from evalci.frames.accessors import EvalciDaskDataFrameAccessor
     df = pd.DataFrame({{"input_id": np.repeat(np.arange(12), 3),
                         "correct": np.arange(36) % 5 < 3}}).astype({{"correct": int}})
     ddf = dd.from_pandas(df, npartitions=2)

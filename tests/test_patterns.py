@@ -23,7 +23,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalci import _args, engine, intervals, metrics, patterns, resampling
+from evalci import metrics
+from evalci.engine import args as _args
+from evalci.engine import intervals, patterns, resampling
+from evalci.engine import passes as engine
 
 Z = 4.5  # standard errors allowed in mean / variance comparisons
 P_MIN = 1e-4  # rejection level of the two-sample tests

@@ -22,6 +22,7 @@ from scipy import stats
 
 import evalci
 from evalci import planning, simulate
+from evalci.methods import variance
 
 from conftest import clustered, shared_data
 
@@ -506,7 +507,7 @@ def test_width_table_observed_counts_subsampling():
         n_resamples=500,
         rng=4,
     )
-    from evalci.resampling import seed_sequence
+    from evalci.engine.resampling import seed_sequence
 
     boot = int(seed_sequence(4).spawn(2)[1].generate_state(1)[0])
     full = evalci.cluster_ci(
@@ -534,7 +535,7 @@ def test_subsample_counts_is_hypergeometric():
     n = np.full(20_000, 10)
     c = np.tile(np.arange(11), 20_000 // 11 + 1)[:20_000]
     data = pd.DataFrame({"i": np.arange(20_000), "c": c, "n": n})
-    src = planning._Source(None, ["i"], [], None, "c", "n")
+    src = variance._Source(None, ["i"], [], None, "c", "n")
     gb, gc, rank, y = planning._subsample(
         data, src, np.zeros(20_000, np.int64), np.arange(20_000), 4, 0
     )

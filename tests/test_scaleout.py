@@ -328,7 +328,7 @@ def test_bad_scale_out_arguments_name_the_fix():
 
 # ------------------------------------------- tiles and Poisson on the graph
 def test_tiled_units_run_tile_by_tile_with_the_numpy_numbers(monkeypatch):
-    from evalci import resampling
+    from evalci.engine import resampling
 
     monkeypatch.setattr(resampling, "TILE_SIZE", 16)  # 120 inputs: 8 tiles
     df = scores(n=120, systems=2)
@@ -353,9 +353,9 @@ def test_tiled_units_run_tile_by_tile_with_the_numpy_numbers(monkeypatch):
                 ),
             )
     # the eager graph: per block, the tile totals, one task per tile, a combine
-    p = evalci.engine.start_pass(
+    p = evalci.engine.passes.start_pass(
         df,
-        evalci._args.bootstrap_iv(
+        evalci.engine.args.bootstrap_iv(
             df,
             "score",
             "input_id",
@@ -414,7 +414,7 @@ def test_auto_resamples_on_a_dask_frame_equal_pandas():
 def test_moving_blocks_over_the_tile_size_are_not_tiled_on_dask(monkeypatch):
     # the tile graph is a multinomial over inputs: moving blocks are not, so
     # the Dask graph must follow the kernel's rule (resampling.tiled)
-    from evalci import resampling
+    from evalci.engine import resampling
 
     monkeypatch.setattr(resampling, "TILE_SIZE", 16)
     df = scores(n=60, systems=1)

@@ -32,8 +32,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalci import patterns, resampling
-from evalci.resampling import STREAM_SIZE
+from evalci.engine import patterns, resampling
+from evalci.engine.resampling import STREAM_SIZE
 
 Z = 5.5  # standard errors allowed in moment comparisons
 P_MIN = 1e-4  # rejection level of the chi-square test
@@ -71,7 +71,7 @@ def var_z(reps, target):
 
 def redo_counts(root, unit_index, bounds, tile, n_streams):
     """The (B, N) count matrix of the tiled kernel, redrawn slowly from the
-    streams documented in ``evalci.resampling`` (one call per stream and piece:
+    streams documented in ``evalci.engine.resampling`` (one call per stream and piece:
     the units here are far below ``DRAW_CALL / 64`` inputs per piece)."""
     bounds = np.asarray(bounds)
     n = int(bounds[-1])

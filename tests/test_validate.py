@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalci._validate import (
+from evalci._base.validate import (
     as_columns,
     check_columns,
     check_finite,

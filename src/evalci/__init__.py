@@ -49,20 +49,28 @@ def _check_distribution() -> None:
 
 _check_distribution()
 
-from . import (  # noqa: E402 - after the distribution check
+# The old module paths, each the same module object as its new home. Where a
+# path is also a function's name (compare, report), the function is bound
+# below and wins, as it always did.
+from evalci import (  # noqa: E402 - after the distribution check
+    accessors,
+    analytic,
     coverage,
     extract,
+    intervals,
     judge,
     metrics,
     planning,
     ranks,
+    readers,
     scaleout,
     simulate,
     testing,
     xr,
 )
-from ._example import load_example
-from ._warnings import (
+from evalci import compare as _compare_module  # noqa: E402, F401
+from evalci import report as _report_module  # noqa: E402, F401
+from evalci._base.warnings import (  # noqa: E402
     ClusteringIgnoredWarning,
     DegenerateDataWarning,
     EstimandWarning,
@@ -71,8 +79,15 @@ from ._warnings import (
     FewResamplesWarning,
     PooledGroupsWarning,
 )
-from .accessors import EvalciDataArrayAccessor, EvalciDataFrameAccessor
-from .analytic import (
+from evalci.engine.bootstrap import bootstrap, cluster_ci  # noqa: E402
+from evalci.engine.results import BootstrapResult  # noqa: E402
+from evalci.frames.accessors import (  # noqa: E402
+    EvalciDataArrayAccessor,
+    EvalciDataFrameAccessor,
+)
+from evalci.io.example import load_example  # noqa: E402
+from evalci.io.readers import read_helm, read_inspect, read_jsonl, read_lm_eval  # noqa: E402
+from evalci.methods.analytic import (  # noqa: E402
     AnalyticResult,
     McNemarResult,
     RunLevelResult,
@@ -80,14 +95,22 @@ from .analytic import (
     mcnemar,
     run_level_ci,
 )
-from .compare import ComparisonResult, MissingInputsWarning, compare, decide
-from .core import bootstrap, cluster_ci
-from .metrics import Metric
-from .planning import Plan, icc, minimum_detectable_effect, plan, sample_size
-from .ranks import Leaderboard, leaderboard
-from .readers import read_helm, read_inspect, read_jsonl, read_lm_eval
-from .report import Report, flaky, report
-from .results import BootstrapResult
+from evalci.methods.compare import (  # noqa: E402
+    ComparisonResult,
+    MissingInputsWarning,
+    compare,
+    decide,
+)
+from evalci.methods.planning import (  # noqa: E402
+    Plan,
+    icc,
+    minimum_detectable_effect,
+    plan,
+    sample_size,
+)
+from evalci.methods.ranks import Leaderboard, leaderboard  # noqa: E402
+from evalci.metrics import Metric  # noqa: E402
+from evalci.reporting.report import Report, flaky, report  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -109,6 +132,10 @@ __all__ = [
     "read_inspect",
     "read_jsonl",
     "read_lm_eval",
+    "readers",
+    "analytic",
+    "accessors",
+    "intervals",
     "extract",
     "judge",
     "ranks",

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import readers
+from evalci.io import readers
 
 __all__ = ["Loaded", "load"]
 

@@ -17,18 +17,18 @@ import re
 import numpy as np
 import pandas as pd
 
-from . import resampling as _rs
-from ._args import BootstrapArgs
-from ._data import Cube, factorize, value_codes
-from ._data import group_codes as group_codes_of
-from ._validate import check_counts, check_finite
-from ._warnings import (
+from evalci._base.validate import check_counts, check_finite
+from evalci._base.warnings import (
     ClusteringIgnoredWarning,
     EstimandWarning,
     PooledGroupsWarning,
 )
-from ._warnings import warn as _warn
-from .metrics import Metric
+from evalci._base.warnings import warn as _warn
+from evalci.engine import resampling as _rs
+from evalci.engine.args import BootstrapArgs
+from evalci.engine.cube import Cube, factorize, value_codes
+from evalci.engine.cube import group_codes as group_codes_of
+from evalci.metrics import Metric
 
 __all__ = ["cell_statistics", "prepare", "prepare_cells"]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from . import intervals as _intervals
-from ._typing import METHODS
+from evalci._base.typing import METHODS
+from evalci.engine import intervals as _intervals
 
 __all__ = ["BootstrapResult"]
 
@@ -326,7 +326,7 @@ class BootstrapResult(_GroupedResult):
         -------
         matplotlib.axes.Axes
         """
-        from .plotting import intervals
+        from evalci.reporting.plots import intervals
 
         return intervals(self, ax=ax, sort=sort)
 

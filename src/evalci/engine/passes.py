@@ -23,15 +23,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import intervals as _intervals
-from . import patterns
-from . import resampling as _rs
-from ._args import BootstrapArgs
-from ._data import Cube
-from ._table import prepare
-from ._warnings import FEW_CLUSTERS, FEW_INPUTS, FewClustersWarning
-from ._warnings import warn as _warn
-from .metrics import Metric
+from evalci._base.warnings import FEW_CLUSTERS, FEW_INPUTS, FewClustersWarning
+from evalci._base.warnings import warn as _warn
+from evalci.engine import intervals as _intervals
+from evalci.engine import patterns
+from evalci.engine import resampling as _rs
+from evalci.engine.args import BootstrapArgs
+from evalci.engine.cube import Cube
+from evalci.engine.table import prepare
+from evalci.metrics import Metric
 
 __all__ = ["Pass", "Replicates", "UnitWork", "finish_pass", "replicates", "start_pass"]
 
@@ -458,7 +458,7 @@ def replicates(data, args: BootstrapArgs, root) -> Replicates:
     """
     p = start_pass(data, args, root)
     if args.backend == "dask":
-        from . import scaleout
+        from evalci.engine import scaleout
 
         return scaleout.finish(p)
     return finish_pass(p)

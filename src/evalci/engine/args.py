@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import metrics as metrics_mod
-from ._typing import BACKENDS, METHODS, RESAMPLE_WEIGHTS, STRATEGIES, WEIGHTS
-from ._validate import (
+from evalci import metrics as metrics_mod
+from evalci._base.typing import BACKENDS, METHODS, RESAMPLE_WEIGHTS, STRATEGIES, WEIGHTS
+from evalci._base.validate import (
     as_columns,
     check_columns,
     check_counts_args,
@@ -25,7 +25,7 @@ from ._validate import (
     check_option,
     check_value,
 )
-from .metrics import Metric, get_metric
+from evalci.metrics import Metric, get_metric
 
 __all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv", "bootstrap_iv_of"]
 

@@ -31,8 +31,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import _args, _warnings
-from ._validate import as_columns, check_columns, check_finite
+from evalci._base import warnings as _warnings
+from evalci._base.validate import as_columns, check_columns, check_finite
+from evalci.engine import args as _args
 
 RUNS = "__evalci_runs__"
 SUCCESSES = "__evalci_successes__"
@@ -221,7 +222,7 @@ def _bind(fn, *args, **kwargs) -> dict:
 
 
 def _check_dask_bootstrap(metric, strategy) -> None:
-    from .metrics import Metric, get_metric
+    from evalci.metrics import Metric, get_metric
 
     if not isinstance(get_metric(metric), Metric):
         raise ValueError(
@@ -301,7 +302,7 @@ def _cells_apply(args) -> bool:
     seen, and counts tables and nested inputs need their rows: those take the
     exact tree reduction of distinct rows instead.
     """
-    from .metrics import Metric
+    from evalci.metrics import Metric
 
     return (
         isinstance(args.metric, Metric)
@@ -331,7 +332,7 @@ def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
     """
     import dask
 
-    from . import _table
+    from evalci.engine import table as _table
 
     cols = [*args.cluster, *args.by, *args.strata, args.value, *args.metric.columns]
     cols = list(dict.fromkeys(cols))
@@ -349,7 +350,8 @@ def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
 
 def _start_cells(parts, args, root, where):
     """``evalci-start`` of the cells path: the pass from the partitions' cells."""
-    from . import _table, engine
+    from evalci.engine import passes as engine
+    from evalci.engine import table as _table
 
     with caller_warnings(where):
         full = [p for p in parts if len(p)]
@@ -360,7 +362,7 @@ def _start_cells(parts, args, root, where):
 
 def _start_rows(table, meta_args, iv, input, scale, root, where):
     """``evalci-start`` of the rows path: the pass from the distinct rows."""
-    from . import engine
+    from evalci.engine import passes as engine
 
     with caller_warnings(where):
         table, row_runs = rows_for_engine(table, meta_args)
@@ -370,7 +372,7 @@ def _start_rows(table, meta_args, iv, input, scale, root, where):
 
 def _finish_result(rep, p, where=None):
     """``evalci-finish``: the result of a pass's replicates."""
-    from . import core
+    from evalci.engine import bootstrap as core
 
     with caller_warnings(where):
         return core._result(rep, p.args)
@@ -390,8 +392,9 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
 
     import dask
 
-    from . import engine, scaleout
-    from . import resampling as _rs
+    from evalci.engine import passes as engine
+    from evalci.engine import resampling as _rs
+    from evalci.engine import scaleout
 
     check_value(iv[0])
     scale = {**scale, "backend": scale.get("backend") or "dask"}
@@ -434,7 +437,7 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
 def _resamples_known(kwargs: dict) -> dict:
     """``n_resamples="auto"`` checked as an integer would be (the entry point
     itself checks ``mc_tolerance`` and draws the sizes)."""
-    from . import _auto
+    from evalci.engine import auto as _auto
 
     if _auto.is_auto(kwargs.get("n_resamples")):
         return {
@@ -455,7 +458,7 @@ def bootstrap(fn, ddf, value, cluster, kwargs):
 
 def check_compare_args(a: dict) -> None:
     """The arguments :func:`evalci.compare` checks first, with its messages."""
-    from .compare import check_options
+    from evalci.methods.compare import check_options
 
     check_options(
         a.get("method", "percentile"),
@@ -478,7 +481,7 @@ def _check_compare(ddf, a: dict) -> None:
 
 def compare(ddf, value, cluster, system, kwargs):
     """:func:`evalci.compare` on a Dask DataFrame, arguments checked first."""
-    from .compare import compare as _compare
+    from evalci.methods.compare import compare as _compare
 
     _check_compare(
         ddf, _bind(_compare, ddf, value, cluster, system, **_resamples_known(kwargs))
@@ -493,7 +496,7 @@ def _planning_keys(src) -> list[str]:
 
 def _planning_source(ddf, a: dict):
     """The table arguments of a planning function, checked on the metadata."""
-    from . import planning
+    from evalci.methods import planning
 
     check_value(a.get("value"))
     return planning._source_iv(
@@ -533,7 +536,7 @@ def _call_planning(fn, what, ddf, a, src, rows_with=()):
 
 def icc(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.planning.icc` from one reduction (counts for 0/1 outcomes)."""
-    from . import planning
+    from evalci.methods import planning
 
     a = _bind(planning.icc, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
@@ -557,8 +560,8 @@ def icc(ddf, value=None, cluster=None, **kwargs):
 
 def width_table(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.planning.width_table` (predicted widths) from one reduction."""
-    from . import planning
-    from ._validate import check_n_resamples
+    from evalci._base.validate import check_n_resamples
+    from evalci.methods import planning
 
     a = _bind(planning.width_table, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
@@ -577,7 +580,7 @@ def width_table(ddf, value=None, cluster=None, **kwargs):
 
 def plan(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.planning.plan_from_data` from one reduction."""
-    from . import planning
+    from evalci.methods import planning
 
     a = _bind(planning.plan_from_data, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
@@ -600,7 +603,7 @@ def _pilot(fn, what, ddf, value, cluster, kwargs):
 
 def sample_size(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.planning.sample_size_from_data` from one reduction."""
-    from . import planning
+    from evalci.methods import planning
 
     return _pilot(
         planning.sample_size_from_data, "sample_size", ddf, value, cluster, kwargs
@@ -609,7 +612,7 @@ def sample_size(ddf, value=None, cluster=None, **kwargs):
 
 def mde(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.planning.mde_from_data` from one reduction."""
-    from . import planning
+    from evalci.methods import planning
 
     return _pilot(planning.mde_from_data, "mde", ddf, value, cluster, kwargs)
 
@@ -621,7 +624,7 @@ def _accepts_counts(fn) -> bool:
 
 def analytic_ci(ddf, value, cluster=None, **kwargs):
     """:func:`evalci.analytic_ci` on the rows rebuilt from one reduction."""
-    from . import analytic
+    from evalci.methods import analytic
 
     check_value(value)
     a = _bind(analytic.analytic_ci, ddf, value, cluster, **kwargs)
@@ -645,7 +648,7 @@ def analytic_ci(ddf, value, cluster=None, **kwargs):
 
 def mcnemar(ddf, value, cluster, system, a, b, **kwargs):
     """:func:`evalci.mcnemar` on the (k=1, so small) rows of one reduction."""
-    from . import analytic
+    from evalci.methods import analytic
 
     check_value(value)
     _bind(analytic.mcnemar, ddf, value, cluster, system, a, b, **kwargs)
@@ -686,7 +689,7 @@ def _rows_or_counts(fn, what, ddf, keys, value, call, counts_ok=True):
 
 def flaky(ddf, value, cluster, **kwargs):
     """:func:`evalci.flaky` from one reduction (rows rebuilt, or counts if taken)."""
-    from .report import flaky as _flaky
+    from evalci.reporting.report import flaky as _flaky
 
     check_value(value)
     a = _bind(_flaky, ddf, value, cluster, **kwargs)
@@ -708,8 +711,8 @@ def flaky(ddf, value, cluster, **kwargs):
 
 def report(ddf, value, cluster, system="system", **kwargs):
     """:func:`evalci.report` from one reduction (rows rebuilt, or counts if taken)."""
-    from .metrics import Metric, get_metric
-    from .report import report as _report
+    from evalci.metrics import Metric, get_metric
+    from evalci.reporting.report import report as _report
 
     check_value(value)
     a = _bind(_report, ddf, value, cluster, system, **kwargs)
@@ -747,7 +750,7 @@ def to_xarray(ddf, value, **kwargs):
     exists; rows keep the Dask DataFrame's order (runs numbered in table order
     with ``run=None`` are those of ``ddf.compute()``).
     """
-    from . import xr as _xr
+    from evalci.frames import dataarray as _xr
 
     check_value(value)
     a = _bind(_xr.to_xarray, ddf, value, **kwargs)

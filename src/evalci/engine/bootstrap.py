@@ -11,14 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import _auto, _dask
-from . import intervals as _intervals
-from . import resampling as _rs
-from ._args import MIN_RESAMPLES, BootstrapArgs, bootstrap_iv  # noqa: F401
-from ._warnings import DegenerateDataWarning
-from ._warnings import warn as _warn
-from .engine import Replicates, replicates
-from .results import BootstrapResult
+from evalci._base.warnings import DegenerateDataWarning
+from evalci._base.warnings import warn as _warn
+from evalci.engine import auto as _auto
+from evalci.engine import intervals as _intervals
+from evalci.engine import resampling as _rs
+from evalci.engine.args import BootstrapArgs, bootstrap_iv
+from evalci.engine.passes import Replicates, replicates
+from evalci.engine.results import BootstrapResult
+from evalci.frames import dask_frame as _dask
 
 __all__ = ["bootstrap", "cluster_ci"]
 

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._data import factorize
-from ._validate import (
+from evalci._base.validate import (
     as_columns,
     check_columns,
     check_finite,
@@ -30,7 +29,8 @@ from ._validate import (
     check_name,
     check_no_missing,
 )
-from ._warnings import DegenerateDataWarning, warn
+from evalci._base.warnings import DegenerateDataWarning, warn
+from evalci.engine.cube import factorize
 
 __all__ = ["icc"]
 

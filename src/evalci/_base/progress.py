@@ -38,7 +38,7 @@ def wanted(enabled: bool | None = None, stream=None) -> bool:
     Examples
     --------
     >>> import io
-    >>> from evalci._progress import wanted
+    >>> from evalci._base.progress import wanted
     >>> wanted(None, io.StringIO())  # not a terminal
     False
     >>> wanted(False)
@@ -75,7 +75,7 @@ class Progress:
         Examples
         --------
         >>> import io
-        >>> from evalci._progress import Progress
+        >>> from evalci._base.progress import Progress
         >>> out = io.StringIO()
         >>> with Progress(4, True, "trials", stream=out) as bar:
         ...     bar.update(2)
@@ -128,7 +128,7 @@ def working(label: str, enabled=None, stream=None, delay: float = 0.5):
     Examples
     --------
     >>> import io
-    >>> from evalci._progress import working
+    >>> from evalci._base.progress import working
     >>> out = io.StringIO()
     >>> with working("resampling", enabled=False, stream=out):
     ...     pass

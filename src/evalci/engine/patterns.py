@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import resampling as _rs
+from evalci.engine import resampling as _rs
 
 __all__ = [
     "Patterns",
@@ -909,7 +909,7 @@ def poisson_pattern_sums(
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci.patterns import find_patterns, poisson_pattern_sums
+    >>> from evalci.engine.patterns import find_patterns, poisson_pattern_sums
     >>> T = np.array([[[1.0, 1.0]], [[0.0, 1.0]], [[1.0, 1.0]]])
     >>> found = find_patterns(T, np.array([0, 3]))
     >>> poisson_pattern_sums(found, np.random.SeedSequence(0), 0, 0, 2).shape

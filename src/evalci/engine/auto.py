@@ -16,9 +16,9 @@ import warnings
 
 import numpy as np
 
-from ._validate import check_number
-from ._warnings import FewResamplesWarning
-from ._warnings import warn as _warn
+from evalci._base.validate import check_number
+from evalci._base.warnings import FewResamplesWarning
+from evalci._base.warnings import warn as _warn
 
 __all__ = ["MAX", "START", "TOLERANCE", "is_auto", "until_stable"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .resampling import Unit
+from evalci.engine.resampling import Unit
 
 __all__ = ["Cube", "factorize", "value_codes"]
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validate import as_columns, check_integer, check_number, check_option
-from .analytic import MCNEMAR_EXACT_BELOW
-from .variance import icc
+from evalci._base.validate import as_columns, check_integer, check_number, check_option
+from evalci.methods.analytic import MCNEMAR_EXACT_BELOW
+from evalci.methods.variance import icc
 
 __all__ = [
     "mde_from_data",

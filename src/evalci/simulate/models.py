@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "coverage_study",
     "BetaBernoulli",
     "ConfusionModel",
     "Model",
@@ -1088,7 +1087,7 @@ class PilotModel:
         Every input must have the same number of runs (at least 1) in every
         system.
         """
-        from . import xr as _xr
+        from evalci.frames import dataarray as _xr
 
         if not isinstance(cluster, str):
             raise ValueError(f"`cluster` must name one column; got {cluster!r}.")
@@ -1242,14 +1241,3 @@ def pilot_model(
     return PilotModel.from_data(
         data, value, cluster, system, run=run, match_icc=match_icc
     )
-
-
-def coverage_study(model, **kwargs):
-    """Coverage of intervals on simulated data; see :func:`evalci.coverage.coverage_study`.
-
-    The study lives in :mod:`evalci.coverage` (batched, exact); it is offered
-    here too, beside the models it runs on.
-    """
-    from .coverage import coverage_study as study
-
-    return study(model, **kwargs)

@@ -355,7 +355,7 @@ def pieces(bounds, tile_size: int | None = None) -> np.ndarray:
 
     Examples
     --------
-    >>> from evalci.resampling import pieces
+    >>> from evalci.engine.resampling import pieces
     >>> pieces([0, 5, 12], tile_size=4)
     array([[ 0,  4,  0],
            [ 4,  5,  0],
@@ -403,7 +403,7 @@ def tile_totals(
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci.resampling import tile_totals
+    >>> from evalci.engine.resampling import tile_totals
     >>> tot = tile_totals(np.random.SeedSequence(1), 0, [0, 5, 12], 0, 2, 4)
     >>> tot.shape
     (128, 4)
@@ -467,7 +467,7 @@ def piece_sums(
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci.resampling import piece_sums
+    >>> from evalci.engine.resampling import piece_sums
     >>> T = np.ones((3, 1, 1))
     >>> piece_sums(T, np.random.SeedSequence(0), 0, 0, 0, 1, np.full(64, 5))[:2, 0, 0]
     array([5., 5.])
@@ -539,7 +539,7 @@ def poisson_piece_sums(
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci.resampling import poisson_piece_sums
+    >>> from evalci.engine.resampling import poisson_piece_sums
     >>> s = poisson_piece_sums(np.ones((50, 1, 1)), np.random.SeedSequence(0), 0, 0, 0, 4)
     >>> s.shape, bool(abs(s.mean() - 50) < 3)
     ((256, 1, 1), True)
@@ -566,7 +566,7 @@ def combine_pieces(parts) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci.resampling import combine_pieces
+    >>> from evalci.engine.resampling import combine_pieces
     >>> combine_pieces([np.ones(2), np.full(2, 2.0), np.full(2, 0.5)])
     array([3.5, 3.5])
     """

@@ -39,7 +39,8 @@ class PooledGroupsWarning(EvalciWarning):
     """Rows of one input differ in a system-like column: systems are being pooled."""
 
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the evalci package folder (this file is evalci/_base/warnings.py)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 #: Fewer inputs than this (resampled one by one) draw a FewClustersWarning.
 FEW_INPUTS = 10

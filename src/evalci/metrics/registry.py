@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validate import check_name, check_number, check_option
+from evalci._base.validate import check_name, check_number, check_option
 
 __all__ = [
     "Metric",

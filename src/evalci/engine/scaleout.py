@@ -1,0 +1,287 @@
+"""Scale out: the engine's resampling as Dask tasks.
+
+The engine pass (:mod:`evalci.engine`) has three steps: build the draw units,
+resample them block by block, read estimates and jackknife. This module runs
+the middle step -- the heavy one, O(B N) on the index kernel -- as a Dask
+graph with one task per (draw unit, block of :data:`TASK_STREAMS` streams),
+and, for units of more than :data:`evalci.resampling.TILE_SIZE` inputs, one
+task per (block, input tile) too:
+
+* ``evalci-statistics``: what a unit's blocks read (:class:`engine.UnitWork`:
+  its per-input statistics or pattern table, never rows), shipped to the
+  workers once -- scattered on a ``distributed`` client, one graph key on the
+  local schedulers;
+* ``evalci-resample``: the replicates of one block, *finished* (the metric of
+  each replicate's sums, ``(1024, G)``), so no task ever holds the replicate
+  sums of every block;
+* ``evalci-tiles`` / ``evalci-tile`` / ``evalci-combine``: the exact two-stage
+  multinomial of a tiled unit -- each replicate's tile totals, then each
+  tile's draws inside it, then the tiles' partial sums added in tile order;
+* ``evalci-finish``: estimates, jackknife and intervals from the gathered
+  ``(B, G)`` replicates.
+
+Streams are keyed by index (:mod:`evalci.resampling`), never by task, so any
+scheduler and any blocking give the numbers of the numpy path, bit for bit.
+Callable metrics resample rows and stay in one process.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+
+from evalci.engine import passes as engine
+from evalci.engine import resampling as _rs
+
+__all__ = ["TASK_STREAMS", "finish", "lazy_finish", "replicate_blocks"]
+
+#: Streams (of 64 replicates) per task: 1,024 replicates. Scheduling and
+#: memory only; results never depend on it.
+TASK_STREAMS = 16
+
+
+def active_client():
+    """The ``distributed`` Client that ``dask.compute`` would use now, or None."""
+    import dask.base
+
+    scheduler = dask.base.get_scheduler()
+    owner = getattr(scheduler, "__self__", None)
+    return owner if type(owner).__name__ == "Client" else None
+
+
+def _ship(obj, name: str):
+    """``obj`` as a graph input every task can read: scattered once on a
+    ``distributed`` client, else one named graph key."""
+    import dask
+
+    client = active_client()
+    if client is not None:
+        return client.scatter(obj, hash=False)
+    return dask.delayed(obj, name=name)
+
+
+def _blocks(n_resamples: int) -> list[tuple[int, int]]:
+    """``(first stream, streams)`` of every task, covering ``n_resamples``."""
+    total = _rs.n_streams_for(n_resamples)
+    return [
+        (first, min(TASK_STREAMS, total - first))
+        for first in range(0, total, TASK_STREAMS)
+    ]
+
+
+def _tiled(work: engine.UnitWork) -> bool:
+    """Whether the unit's index kernel draws tile by tile (very many inputs)."""
+    return work.unit is not None and _rs.tiled(work.unit, work.strategy)
+
+
+def _block(work, first: int, n_streams: int):
+    """One ``evalci-resample`` task: finished replicates of a block."""
+    if work is None:
+        return None
+    return work.replicates(first, n_streams)
+
+
+def _combine(finalize, parts):
+    """One ``evalci-combine`` task: a block's tile sums, in tile order, finished."""
+    return finalize(_rs.combine_pieces(parts))
+
+
+def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
+    """The replicate blocks of a tiled unit: totals, tiles, combine."""
+    import dask
+
+    unit = work.unit
+    pieces = _rs.pieces(unit.strata_bounds)
+    shipped = [
+        _ship(np.ascontiguousarray(unit.T[lo:hi]), f"evalci-statistics-{token}-{u}-{p}")
+        for p, (lo, hi, _) in enumerate(pieces)
+    ]
+    out = []
+    for b, (first, n) in enumerate(blocks):
+        if work.weights == "poisson":
+            parts = [
+                dask.delayed(_rs.poisson_piece_sums, pure=True)(
+                    t,
+                    work.root,
+                    work.index,
+                    p,
+                    first,
+                    n,
+                    dask_key_name=f"evalci-tile-{token}-{u}-{b}-{p}",
+                )
+                for p, t in enumerate(shipped)
+            ]
+        else:
+            totals = dask.delayed(_rs.tile_totals, pure=True)(
+                work.root,
+                work.index,
+                unit.strata_bounds,
+                first,
+                n,
+                dask_key_name=f"evalci-tiles-{token}-{u}-{b}",
+            )
+            parts = [
+                dask.delayed(_rs.piece_sums, pure=True)(
+                    t,
+                    work.root,
+                    work.index,
+                    p,
+                    first,
+                    n,
+                    totals[:, p],
+                    dask_key_name=f"evalci-tile-{token}-{u}-{b}-{p}",
+                )
+                for p, t in enumerate(shipped)
+            ]
+        out.append(
+            dask.delayed(_combine, pure=True)(
+                work.finalize, parts, dask_key_name=f"evalci-combine-{token}-{u}-{b}"
+            )
+        )
+    return out
+
+
+def replicate_blocks(p: engine.Pass, token: str | None = None) -> list[list]:
+    """Per unit, the Delayed finished replicates of each block (in order).
+
+    Builds the ``evalci-statistics`` and ``evalci-resample`` tasks (and, for
+    units over :data:`evalci.resampling.TILE_SIZE` inputs, the
+    ``evalci-tiles``/``-tile``/``-combine`` tasks) without computing them.
+
+    Parameters
+    ----------
+    p : evalci.engine.Pass
+        A pass of a Metric metric (``p.fast``), from
+        :func:`evalci.engine.start_pass` or :func:`evalci.engine.pass_of_cube`.
+    token : str, optional
+        The suffix that makes the task names unique; default a fresh UUID.
+        The same token names the same keys, so pass one only to reuse a
+        graph on purpose.
+
+    Returns
+    -------
+    list of list of dask.delayed.Delayed
+        ``out[u][b]``: unit ``u``'s replicates of block ``b`` (blocks of
+        :data:`TASK_STREAMS` streams, ``(n, G_u)`` floats each), in stream
+        order; concatenated, the unit's first ``n_resamples`` replicates.
+    """
+    import dask
+
+    token = token or uuid.uuid4().hex
+    blocks = _blocks(p.args.n_resamples)
+    out = []
+    for u in range(len(p.units)):
+        work = p.work(u)
+        if _tiled(work):
+            out.append(_tile_graph(work, token, u, blocks))
+            continue
+        shipped = _ship(work, f"evalci-statistics-{token}-{u}")
+        out.append(
+            [
+                dask.delayed(_block, pure=True)(
+                    shipped, first, n, dask_key_name=f"evalci-resample-{token}-{u}-{b}"
+                )
+                for b, (first, n) in enumerate(blocks)
+            ]
+        )
+    return out
+
+
+def finish(p: engine.Pass) -> engine.Replicates:
+    """Resample every unit of ``p`` on the current Dask scheduler, then finish.
+
+    The replicates are gathered (``(B, G)`` floats, not their sums) and the
+    estimates, jackknife and intervals read here.
+
+    Parameters
+    ----------
+    p : evalci.engine.Pass
+        The validated pass, split into draw units. A callable metric's pass
+        (``p.fast`` False) resamples rows in this process instead.
+
+    Returns
+    -------
+    evalci.engine.Replicates
+        Estimates, replicates ``(G, B)`` and BCa acceleration of every group:
+        the numbers :func:`evalci.engine.finish_pass` gives without Dask, bit
+        for bit.
+    """
+    import dask
+
+    if not p.fast:  # a callable resamples rows: one process
+        return engine.finish_pass(p)
+    graph = replicate_blocks(p)
+    computed = dask.compute(*graph)
+    reps = [np.concatenate(blocks) for blocks in computed]
+    return engine.finish_pass(p, finished=reps)
+
+
+# ------------------------------------------------------------- lazy graphs
+def _work_of(p: engine.Pass, u: int):
+    """One ``evalci-statistics`` task of a lazy graph: unit ``u``'s work."""
+    if not p.fast or u >= len(p.units):
+        return None
+    return p.work(u)
+
+
+def _finish_task(p: engine.Pass, blocks, finish):
+    """``evalci-finish``: the pass from its gathered blocks, then ``finish``."""
+    reps = [None if not b or b[0] is None else np.concatenate(b) for b in blocks]
+    reps = reps[: len(p.units)]
+    if len(reps) < len(p.units) or any(r is None for r in reps):
+        reps = None  # a callable, or more units than foreseen: resample here
+    return finish(engine.finish_pass(p, finished=reps), p)
+
+
+def lazy_finish(p, n_units: int, n_resamples: int, finish, name: str = "finish"):
+    """A Delayed of ``finish(replicates, pass)`` from a Delayed pass ``p``.
+
+    ``n_units`` is the number of draw units foreseen before the data is
+    seen (tasks for units that turn out not to exist return None; units not
+    foreseen are resampled in the finishing task). Every block is its own
+    ``evalci-resample`` task.
+
+    Parameters
+    ----------
+    p : dask.delayed.Delayed
+        A Delayed :class:`evalci.engine.Pass` (its data are reduced by
+        earlier tasks of the same graph).
+    n_units : int
+        Draw units foreseen (resample tasks are made for units ``0 ..
+        n_units - 1``).
+    n_resamples : int
+        Bootstrap replicates, which fixes the blocks of the graph.
+    finish : callable
+        ``finish(replicates, pass)``: turns the :class:`evalci.engine.Replicates`
+        of the pass, and the pass, into what the graph returns (a result, or
+        arrays for a lazy DataArray).
+    name : str
+        The finishing task is named ``evalci-<name>-<token>``; default
+        ``"finish"``.
+
+    Returns
+    -------
+    dask.delayed.Delayed
+        ``finish(replicates, pass)``, computed when the Delayed is.
+    """
+    import dask
+
+    token = uuid.uuid4().hex
+    blocks = _blocks(n_resamples)
+    graph = []
+    for u in range(n_units):
+        work = dask.delayed(_work_of, pure=True)(
+            p, u, dask_key_name=f"evalci-statistics-{token}-{u}"
+        )
+        graph.append(
+            [
+                dask.delayed(_block, pure=True)(
+                    work, first, n, dask_key_name=f"evalci-resample-{token}-{u}-{b}"
+                )
+                for b, (first, n) in enumerate(blocks)
+            ]
+        )
+    return dask.delayed(_finish_task, pure=True)(
+        p, graph, finish, dask_key_name=f"evalci-{name}-{token}"
+    )

@@ -1,0 +1,1347 @@
+"""Is the gap real? Paired comparisons of systems on the same inputs.
+
+Every system is computed from the same draws of inputs (one draw unit), so the
+replicate gap ``value_b - value_a`` is a paired bootstrap by construction
+(seed 000's paired cluster bootstrap of CoT vs Direct Answer; seed 002's
+"uncertainty on the differences, not on the two scores separately").
+"""
+
+from __future__ import annotations
+
+import html
+import numbers
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from evalci import metrics as _metrics
+from evalci._base.validate import (
+    as_columns,
+    check_columns,
+    check_finite,
+    check_frame,
+    check_option,
+)
+from evalci._base.warnings import DegenerateDataWarning, EvalciWarning
+from evalci._base.warnings import warn as _warn
+from evalci.engine import args as _args
+from evalci.engine import auto as _auto
+from evalci.engine import bootstrap as core
+from evalci.engine import intervals as _intervals
+from evalci.engine import passes as engine
+from evalci.engine import resampling as _rs
+from evalci.engine import table as _table
+from evalci.engine.cube import factorize
+from evalci.frames import dask_frame as _dask
+from evalci.metrics import Metric
+
+__all__ = ["compare", "ComparisonResult", "decide", "MissingInputsWarning"]
+
+_METHODS = ("percentile", "basic", "bca", "normal", "clt")
+_ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+class MissingInputsWarning(EvalciWarning):
+    """Inputs present for some systems only were dropped from a paired comparison."""
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """Paired gaps ``b - a``, one row per pair.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per pair: ``a, b, estimate_a, estimate_b, gap, low, high,
+        standard_error, pvalue, pvalue_adjusted, pvalue_at_floor,
+        pvalue_adjusted_at_floor, excludes_zero, clears_mme, decision,
+        explanation, degenerate, wins, losses, ties, n_inputs, n_clusters``
+        (``n_clusters``: the resampled clusters, ``n_inputs`` unless inputs
+        nest in clusters).
+        ``pvalue_at_floor``: the bootstrap p-value is below ``1 / n_resamples``,
+        the resolution of the bootstrap; ``pvalue`` then holds that bound
+        (print it as ``"< 0.0001"``, not as a value). ``pvalue_adjusted_at_floor``:
+        likewise for the adjusted p-value. ``degenerate``: the bootstrap
+        distribution of the gap has no spread; ``low``/``high`` then hold an
+        exact bound (see :func:`compare`), or NaN when none exists.
+    gap_distribution : ndarray or None
+        Bootstrap replicates of each gap, ``(n_pairs, n_resamples)`` (None for
+        ``method="clt"``).
+    method, strategy, adjust, alternative, weight, metric : str
+        How the gaps were made, as passed to :func:`compare`: the interval
+        method, the resampling strategy, the multiplicity adjustment (None
+        without one), the alternative hypothesis, the estimand's weight and
+        the metric's name.
+    confidence_level : float
+        The level asked for; with ``adjust="bonferroni"`` each interval is
+        made at ``1 - (1 - confidence_level) / n_pairs`` (simultaneous).
+    mme : float or None
+        Minimum meaningful effect.
+    n_resamples : int or None
+        Bootstrap resamples behind the intervals and p-values (None for
+        ``method="clt"``).
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    gap_distribution: np.ndarray | None = field(repr=False)
+    method: str
+    strategy: str
+    confidence_level: float
+    adjust: str | None
+    alternative: str
+    mme: float | None
+    n_resamples: int | None
+    weight: str
+    metric: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-pair table (a copy)."""
+        return self.table.copy()
+
+    def mc_error(self) -> pd.DataFrame:
+        """Monte-Carlo SEs of each gap's endpoints and p-value (another seed, same data).
+
+        Columns ``a, b, mc_error_low, mc_error_high, mc_error_pvalue,
+        mc_error_share`` (the larger endpoint SE over the width). Endpoints as
+        in :meth:`evalci.BootstrapResult.mc_error` (for BCa as if the
+        acceleration were zero, a second-order difference); the p-value is a
+        share of replicates, so its SE is binomial: ``sqrt(p (2 - p) / B)``
+        two-sided, ``sqrt(p (1 - p) / B)`` one-sided. Degenerate pairs (exact
+        bounds, no spread) have none: 0.
+
+        Examples
+        --------
+        >>> import evalci
+        >>> gaps = evalci.load_example().evalci.compare("correct", cluster="input_id",
+        ...                                             rng=0)
+        >>> float(gaps.mc_error().mc_error_pvalue.iloc[0]) < 0.005
+        True
+        """
+        if self.gap_distribution is None:
+            raise ValueError(
+                "method='clt' draws no resamples, so it has no Monte-Carlo error."
+            )
+        t = self.table
+        n_pairs, b = self.gap_distribution.shape
+        level = _pair_level(self.confidence_level, self.adjust, n_pairs)
+        se_low, se_high = _intervals.endpoint_mc_error(
+            self.gap_distribution,
+            t["gap"].to_numpy(dtype=float),
+            self.method,
+            level,
+            alternative=self.alternative,
+        )
+        p = t["pvalue"].to_numpy(dtype=float)
+        spread = p * (2.0 - p) if self.alternative == "two-sided" else p * (1.0 - p)
+        se_p = np.sqrt(np.clip(spread, 0.0, None) / b)
+        flat = t["degenerate"].to_numpy(dtype=bool)
+        se_low, se_high, se_p = (
+            np.where(flat, 0.0, x) for x in (se_low, se_high, se_p)
+        )
+        width = (t["high"] - t["low"]).to_numpy(dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(flat, 0.0, np.maximum(se_low, se_high) / width)
+        return pd.DataFrame(
+            {
+                "a": t["a"],
+                "b": t["b"],
+                "mc_error_low": se_low,
+                "mc_error_high": se_high,
+                "mc_error_pvalue": se_p,
+                "mc_error_share": share,
+            }
+        )
+
+    def _shown(self) -> pd.DataFrame:
+        cols = [
+            "a",
+            "b",
+            "estimate_a",
+            "estimate_b",
+            "gap",
+            "low",
+            "high",
+            "pvalue",
+            "pvalue_adjusted",
+            "decision",
+        ]
+        if self.adjust is None:
+            cols.remove("pvalue_adjusted")
+        if self.table["wins"].notna().any():
+            cols += ["wins", "losses", "ties"]
+        shown = self.table[cols].copy()
+        # a p-value at the bootstrap's floor is a bound: print "< 0.0001"
+        for col in ("pvalue", "pvalue_adjusted"):
+            if col in shown:
+                shown[col] = [
+                    _fmt_p(v, f)
+                    for v, f in zip(
+                        self.table[col], self.table[f"{col}_at_floor"], strict=True
+                    )
+                ]
+        return shown
+
+    def _header(self) -> str:
+        adj = f", {self.adjust}-adjusted p-values" if self.adjust else ""
+        mme = "" if self.mme is None else f", minimum meaningful effect {self.mme:g}"
+        how = (
+            "normal (CLT)"
+            if self.method == "clt"
+            else f"{self.method} {self.strategy} bootstrap ({self.n_resamples} resamples)"
+        )
+        return (
+            f"paired gaps b - a, {self.confidence_level:.0%} {how}{adj}{mme}, "
+            f"metric={self.metric}"
+        )
+
+    def __repr__(self) -> str:
+        body = self._shown().to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"ComparisonResult: {self._header()}\n{body}"
+
+    def plot(self, ax=None, *, sort=True):
+        """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+        sort : bool
+            Pairs by gap (True, the default) or in table order.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from evalci.reporting.plots import gaps
+
+        return gaps(self, ax=ax, sort=sort)
+
+    def _repr_html_(self) -> str:
+        table = self._shown().to_html(
+            index=False, float_format=lambda v: f"{v:.4g}", escape=True
+        )
+        return f"<p><b>ComparisonResult</b>: {html.escape(self._header())}</p>{table}"
+
+
+_TOL = 1e-12  # float noise in an endpoint on a grid (e.g. -0.02 read as -0.0199..)
+
+
+def _g(x: float) -> str:
+    """Default number format of the explanations (the metric's own scale)."""
+    return f"{x:.4g}"
+
+
+def _fmt_p(p: float, at_floor: bool = False) -> str:
+    """A p-value as text: ``"< 0.0001"`` when it is only a bound, never "0"."""
+    if np.isnan(p):
+        return "nan"
+    if at_floor:  # round the bound up, never down: "< 0.15" for 1/7, not "< 0.14"
+        scale = 10.0 ** (1 - np.floor(np.log10(p)))
+        return f"< {np.ceil(p * scale - 1e-9) / scale:.2g}"
+    if p < 1e-300:
+        return "< 1e-300"
+    return f"{p:.3g}"
+
+
+def _check_mme(mme) -> float | None:
+    """``mme`` as a positive finite float (or None), or a ValueError naming it."""
+    if mme is None:
+        return None
+    ok = isinstance(mme, numbers.Real) and not isinstance(mme, (bool, np.bool_))
+    if not ok or not (np.isfinite(mme) and mme > 0):
+        raise ValueError(
+            "`mme` (minimum meaningful effect) must be a positive finite number on the "
+            f"metric's scale, e.g. mme=0.02 for 2 points of accuracy; got {mme!r}."
+        )
+    return float(mme)
+
+
+def check_options(method, adjust, alternative, missing, mme) -> float | None:
+    """The options of :func:`compare` that need no data; ``mme`` normalised.
+
+    One place, so that ``compare``, ``report`` and the lazy paths (Dask
+    DataFrames, Dask-backed DataArrays) refuse the same things with the same
+    messages before any data is read.
+    """
+    check_option(method, "method", _METHODS)
+    check_option(
+        adjust,
+        "adjust",
+        (None, "bonferroni", "holm"),
+        describe="None, 'bonferroni' or 'holm'",
+    )
+    check_option(alternative, "alternative", _ALTERNATIVES)
+    check_option(missing, "missing", ("raise", "drop"), describe="'raise' or 'drop'")
+    return _check_mme(mme)
+
+
+def decide(
+    low: float, high: float, mme: float | None = None, *, estimate: float | None = None
+) -> tuple[str, str]:
+    """Seed 002's decision rule: does the gap's interval exclude 0, clear ``mme``?
+
+    Returns ``(decision, explanation)`` where decision is one of
+    ``"better"`` (the interval lies above 0 and, with ``mme``, above ``mme``),
+    ``"worse"`` (the interval lies below 0 and, with ``mme``, below ``-mme``,
+    or its ``estimate`` is a loss of at least ``mme``), ``"equivalent within
+    ±mme"`` (the interval lies inside ``(-mme, mme)``), ``"no detectable
+    difference"`` (no ``mme`` and the interval contains 0) or
+    ``"inconclusive"`` (anything else: the interval is too wide to say).
+
+    The rule is deliberately asymmetric (seed 002: "a missed regression is
+    often costlier than a false alarm"): a gain is called "better" only when
+    the whole interval clears ``mme``, but a significant loss (interval below
+    0) whose ``estimate`` is at least ``mme`` is called "worse", with an
+    explanation saying that a smaller loss is not ruled out. Without
+    ``estimate`` only the interval is used.
+
+    Parameters
+    ----------
+    low, high : float
+        The gap's interval (``b - a``; ``low`` may be ``-inf`` and ``high``
+        ``inf`` for one-sided intervals).
+    mme : float, optional
+        Minimum meaningful effect, a positive number on the metric's scale
+        (0.02 = 2 points of accuracy). Default None: only whether the interval
+        excludes 0.
+    estimate : float, optional
+        The gap's point estimate; with ``mme``, a significant loss of at least
+        ``mme`` is "worse" even when the interval reaches above ``-mme``.
+
+    Returns
+    -------
+    decision, explanation : str
+        The verdict and a sentence saying why.
+
+    Examples
+    --------
+    >>> decide(0.004, 0.146)[0]
+    'better'
+    >>> decide(0.004, 0.146, mme=0.02)[0]
+    'inconclusive'
+    >>> decide(-0.01, 0.012, mme=0.02)[0]
+    'equivalent within ±mme'
+    >>> decide(-0.114, -0.004, mme=0.02, estimate=-0.059)[0]
+    'worse'
+    """
+    return _decide(low, high, _check_mme(mme), estimate, _g)
+
+
+_NOISE = (
+    "the gap is not distinguishable from noise (which is not evidence that there "
+    "is no gap)."
+)
+
+
+def _equivalent(low, high, mme, fmt):
+    """The equivalence verdict if the interval lies inside ``(-mme, mme)``, else None."""
+    if mme is None or not (-mme + _TOL < low and high < mme - _TOL):
+        return None
+    return (
+        "equivalent within ±mme",
+        f"the whole interval lies within ±{fmt(mme)}: any gap is smaller than "
+        "the minimum meaningful effect.",
+    )
+
+
+def _decide_vetoed(low, high, mme, fmt, not_significant):
+    """:func:`_decide` for an interval that excludes 0 but is not significant."""
+    equivalent = _equivalent(low, high, mme, fmt)
+    if equivalent is not None:
+        return equivalent
+    if mme is None:
+        return "no detectable difference", f"{not_significant}: {_NOISE}"
+    return (
+        "inconclusive",
+        f"{not_significant}: more inputs or runs are needed to decide.",
+    )
+
+
+def _decide(low, high, mme, estimate=None, fmt=_g, not_significant=None):
+    """:func:`decide` with a number format and an optional multiplicity veto.
+
+    ``not_significant``: text saying why an interval that excludes 0 does not
+    count as significant (e.g. Holm's adjusted p-value); then only
+    equivalence or "no detectable difference"/"inconclusive" can come out.
+    """
+    if np.isnan(low) or np.isnan(high):
+        return "inconclusive", "the interval could not be computed."
+    above, below = low > 0, high < 0
+    if not_significant is not None and (above or below):
+        return _decide_vetoed(low, high, mme, fmt, not_significant)
+    if mme is None:
+        if above:
+            return "better", "b is better than a: the interval excludes 0."
+        if below:
+            return "worse", "b is worse than a: the interval excludes 0."
+        return "no detectable difference", f"the interval includes 0: {_NOISE}"
+    if above and low >= mme - _TOL:
+        return (
+            "better",
+            f"b is better than a by at least the minimum meaningful effect {fmt(mme)}.",
+        )
+    if below and high <= -mme + _TOL:
+        return (
+            "worse",
+            f"b is worse than a by at least the minimum meaningful effect {fmt(mme)}.",
+        )
+    equivalent = _equivalent(low, high, mme, fmt)
+    if equivalent is not None:
+        return equivalent
+    if below and estimate is not None and estimate <= -mme + _TOL:
+        return (
+            "worse",
+            f"b is worse than a: the interval excludes 0 and the estimated loss, "
+            f"{fmt(-estimate)}, is at least the minimum meaningful effect "
+            f"{fmt(mme)}; the interval does not rule out a smaller loss (a "
+            "significant regression is reported, not waved through).",
+        )
+    if above:
+        return (
+            "inconclusive",
+            "b is better than a (the interval excludes 0), but the gain may be "
+            f"smaller than the minimum meaningful effect {fmt(mme)}.",
+        )
+    if below:
+        return (
+            "inconclusive",
+            "b is worse than a (the interval excludes 0), but the loss may be "
+            f"smaller than the minimum meaningful effect {fmt(mme)}.",
+        )
+    return (
+        "inconclusive",
+        f"the interval includes 0 and reaches beyond ±{fmt(mme)}: more inputs or "
+        "runs are needed to decide.",
+    )
+
+
+def _share_bound(n, alpha, two_sided=True):
+    """Exact (Clopper-Pearson) upper bound on a share with 0 events in ``n``.
+
+    ``1 - (alpha / 2) ** (1 / n)`` two-sided (Clopper & Pearson 1934; about
+    3.689 / n at 95%, the two-sided rule of three, -ln(0.025) = 3.689),
+    ``1 - alpha ** (1 / n)`` one-sided (the rule of three, 3 / n;
+    Hanley & Lippman-Hand 1983).
+    """
+    return 1.0 - (alpha / 2 if two_sided else alpha) ** (1.0 / np.asarray(n))
+
+
+def _degenerate_bound(c, n, alpha, alternative):
+    """Exact interval of a gap whose per-input difference is ``c`` on all n inputs.
+
+    Per-input scores lie in [0, 1], so a difference lies in [-1, 1]. The share
+    of (population) inputs whose difference is not ``c`` is at most
+    ``U = _share_bound(n)``; they can move the gap by at most ``(1 + c) U``
+    down and ``(1 - c) U`` up. For ``c = 0``: ``|gap| <= U``, the share of
+    inputs on which the systems differ.
+    """
+    u = _share_bound(n, alpha, alternative == "two-sided")
+    low = max(c - (1 + c) * u, -1.0) if alternative != "less" else -np.inf
+    high = min(c + (1 - c) * u, 1.0) if alternative != "greater" else np.inf
+    return low, high, u
+
+
+def _sign_test(c, n, alternative):
+    """Exact sign-test p-value when all n per-input differences equal ``c``."""
+    if c == 0:
+        return 1.0
+    one = 0.5**n
+    if alternative == "two-sided":
+        return min(1.0, 2 * one)
+    return one if (c > 0) == (alternative == "greater") else 1.0
+
+
+def _pair_level(confidence_level, adjust, m):
+    """The level of each pair's interval: simultaneous under Bonferroni."""
+    if adjust == "bonferroni":
+        return 1 - (1 - confidence_level) / m
+    return confidence_level
+
+
+def _no_exact_bound(metric) -> str:
+    """Explanation of a degenerate gap with no exact bound."""
+    return (
+        "every bootstrap resample gives the same gap, so the "
+        "bootstrap interval has zero width and says nothing about "
+        f"uncertainty; no exact bound is available for metric "
+        f"{metric!r} (it needs per-input scores in [0, 1]), so "
+        "nothing can be decided from these data."
+    )
+
+
+def _exact_bound_text(row, mme, level, alternative, fmt) -> str:
+    """What a degenerate pair's exact bound says (the start of its explanation)."""
+    # the bound counts independent units: the resampled clusters
+    n = int(row.n_clusters)
+    unit = "inputs" if n == int(row.n_inputs) else "clusters"
+    side = "two-sided" if alternative == "two-sided" else "one-sided"
+    u = float(_share_bound(n, 1 - level, alternative == "two-sided"))
+    if abs(row.gap) <= _TOL:
+        what = f"the two systems score the same on all {n} {unit}"
+        share = f"the share of {unit} on which they differ"
+    else:
+        what = (
+            f"b - a is {fmt(row.gap)} on every one of the {n} {unit} (p: "
+            "exact sign test)"
+        )
+        share = f"the share of {unit} where the difference is not that"
+    text = (
+        f"{what}, so every bootstrap resample gives the same gap and the "
+        "bootstrap interval has zero width, which says nothing about "
+        f"uncertainty; instead, {share} is at most {fmt(u)} (exact "
+        f"Clopper-Pearson {side} {level:.4g} bound with 0 of {n}), which "
+        f"puts the gap in [{fmt(row.low)}, {fmt(row.high)}]"
+    )
+    if mme is not None and abs(row.gap) <= _TOL and u >= mme:
+        tail = 1 - level if side == "one-sided" else (1 - level) / 2
+        need = int(np.floor(np.log(tail) / np.log1p(-mme))) + 1
+        text += (
+            f" (equivalence within ±{fmt(mme)} needs at least {need} {unit} "
+            "with no difference)"
+        )
+    return text + ": "
+
+
+def _holm_veto(row, alpha, m):
+    """Why an interval that excludes 0 is not significant under Holm, or None."""
+    if not (row.low > 0 or row.high < 0):
+        return None
+    p = row.pvalue_adjusted
+    if np.isnan(p):
+        return (
+            "the interval excludes 0, but the Holm-adjusted p-value could "
+            "not be computed (some pair has no p-value)"
+        )
+    if p >= alpha:
+        return (
+            f"the interval excludes 0, but not after Holm's adjustment for "
+            f"{m} comparisons (adjusted p = "
+            f"{_fmt_p(p, row.pvalue_adjusted_at_floor)}, not below {alpha:g})"
+        )
+    return None
+
+
+def _judge(t, mme, adjust, confidence_level, alternative, metric, fmt=_g):
+    """Decision and explanation of every pair (rows of a comparison table).
+
+    Degenerate pairs (no spread in the bootstrap) are judged on the exact
+    bound in ``low``/``high``; under Holm, a pair whose interval excludes 0
+    but whose adjusted p-value is not below ``1 - confidence_level`` is not
+    called better or worse.
+    """
+    m = len(t)
+    alpha = 1 - confidence_level
+    level = _pair_level(confidence_level, adjust, m)
+    out = []
+    for row in t.itertuples(index=False):
+        prefix = ""
+        if row.degenerate:
+            if np.isnan(row.low) and np.isnan(row.high):
+                out.append(("inconclusive", _no_exact_bound(metric)))
+                continue
+            prefix = _exact_bound_text(row, mme, level, alternative, fmt)
+        veto = _holm_veto(row, alpha, m) if adjust == "holm" else None
+        d, e = _decide(row.low, row.high, mme, row.gap, fmt, veto)
+        out.append((d, prefix + e))
+    return out
+
+
+def _pvalues(gaps, estimate, method, accel, z0, alternative):
+    """Bootstrap p-values by inverting the interval, and where they are a bound.
+
+    The p-value is the smallest ``1 - confidence_level`` whose interval
+    excludes 0. Percentile: with ``s`` the share of replicates below 0 (ties
+    count one half), the ``1 - alpha`` interval excludes 0 once
+    ``alpha / 2 < min(s, 1 - s)``, so ``p = 2 min(s, 1 - s)``; one-sided
+    ``p = s`` (``"greater"``) or ``1 - s`` (``"less"``). Basic: the interval
+    is the percentile interval reflected about the estimate, so ``s`` is the
+    share below ``2 * estimate``. BCa: ``s`` is mapped back through BCa's
+    level adjustment (Efron 1987, eq. 2.3 solved for the nominal level):
+    ``z = v / (1 + a v) - z0`` with ``v = Phi^-1(s) - z0``; when no replicate
+    lies on one side of 0 (``v = -inf`` or ``inf``), ``v / (1 + a v)`` tends
+    to ``1 / a``, which is its value there (the formula alone gives
+    ``inf / inf = NaN``).
+
+    P-values under ``1 / n_resamples``, the resolution of the bootstrap, are
+    returned as ``1 / n_resamples`` with ``at_floor`` True: the true p-value
+    is smaller than that, not equal to it. NaN only where BCa's bias
+    correction is infinite (every replicate on one side of the estimate).
+    """
+    b = gaps.shape[-1]
+    if method == "normal":
+        # the normal interval excludes 0 once |gap| > z * SE
+        with np.errstate(divide="ignore", invalid="ignore"):
+            se = gaps.std(axis=-1, ddof=1)
+        p = _normal_pvalue(estimate, se, alternative)
+    else:
+        point = 2 * estimate if method == "basic" else np.zeros_like(estimate)
+        below = (gaps < point[:, None]).sum(axis=1)
+        ties = (gaps == point[:, None]).sum(axis=1)
+        s = (below + 0.5 * ties) / b
+        if method == "bca":
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                v = special.ndtri(s) - z0
+                denom = 1 + accel * v
+                ratio = np.where(np.isinf(v) & (accel != 0), 1 / accel, v / denom)
+                zeta = np.where(denom > 0, ratio - z0, np.sign(v) * np.inf)
+            s = np.where(np.isfinite(z0), special.ndtr(zeta), np.nan)
+        if alternative == "two-sided":
+            p = 2 * np.minimum(s, 1 - s)
+        elif alternative == "greater":
+            p = s
+        else:
+            p = 1 - s
+    at_floor = p < 1.0 / b  # NaN compares False
+    return np.clip(p, 1.0 / b, 1.0), at_floor
+
+
+def _normal_pvalue(estimate, se, alternative):
+    """Normal-approximation p-value of ``estimate / se``.
+
+    0 / 0 (no spread and no gap: degenerate) gives 1, not NaN.
+    """
+    from scipy import stats  # slow to import: only when used
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zstat = estimate / se
+    if alternative == "two-sided":
+        p = 2 * stats.norm.sf(np.abs(zstat))
+    elif alternative == "greater":
+        p = stats.norm.sf(zstat)
+    else:
+        p = stats.norm.cdf(zstat)
+    return np.nan_to_num(p, nan=1.0)
+
+
+def _holm(p: np.ndarray, at_floor: np.ndarray | None = None):
+    """Holm (1979) step-down adjusted p-values, and which are only bounds.
+
+    ``p_(i)`` adjusted is ``max_{j <= i} min(1, (m - j + 1) p_(j))``. A NaN
+    p-value has no rank, so no adjusted p-value can be computed: all are NaN
+    (never re-ranked around it). An adjusted p-value is a bound (``< x``)
+    when its maximum comes only from p-values at the bootstrap floor.
+    """
+    m = len(p)
+    at_floor = np.zeros(m, bool) if at_floor is None else np.asarray(at_floor)
+    if np.isnan(p).any():
+        return np.full(m, np.nan), np.zeros(m, bool)
+    order = np.argsort(p, kind="stable")
+    terms = (m - np.arange(m)) * p[order]
+    run = np.maximum.accumulate(terms)
+    exact = np.maximum.accumulate(np.where(at_floor[order], -np.inf, terms))
+    adj, bound = np.empty(m), np.empty(m, bool)
+    adj[order] = np.minimum(run, 1.0)
+    bound[order] = (exact < run) & (run < 1.0)
+    return adj, bound
+
+
+def _pairs(systems: pd.Index, baseline, pairs) -> list[tuple[int, int]]:
+    known = {s: i for i, s in enumerate(systems)}
+
+    def pos(name, arg):
+        if name not in known:
+            raise ValueError(
+                f"`{arg}`: {name!r} is not a system; systems are {list(systems)[:10]}."
+            )
+        return known[name]
+
+    if baseline is not None and pairs is not None:
+        raise ValueError("pass `baseline` or `pairs`, not both.")
+    if baseline is not None:
+        a = pos(baseline, "baseline")
+        return [(a, j) for j in range(len(systems)) if j != a]
+    if pairs is not None:
+        out = []
+        for pair in pairs:
+            if isinstance(pair, str) or len(pair) != 2:
+                raise ValueError("`pairs` must be a list of (a, b) system pairs.")
+            a, b = pos(pair[0], "pairs"), pos(pair[1], "pairs")
+            if a == b:
+                raise ValueError(
+                    f"`pairs`: ({pair[0]!r}, {pair[1]!r}) compares a system with "
+                    "itself (its gap is 0 by construction); pair two different "
+                    "systems."
+                )
+            if (a, b) in out or (b, a) in out:
+                raise ValueError(
+                    f"`pairs`: ({pair[0]!r}, {pair[1]!r}) is listed twice (or in both "
+                    "orders); each comparison counts once in a multiplicity "
+                    "adjustment, so list it once."
+                )
+            out.append((a, b))
+        if not out:
+            raise ValueError("`pairs` is empty.")
+        return out
+    return list(combinations(range(len(systems)), 2))
+
+
+def _value_columns(args) -> list[str]:
+    """The columns whose missing values make a row unusable (value, metric, trials)."""
+    cols = [args.value]
+    if isinstance(args.metric, Metric):
+        cols += list(args.metric.columns)
+    if args.trials is not None:
+        cols.append(args.trials)
+    return list(dict.fromkeys(cols))
+
+
+def _paired_frame(data, args, cluster, system, systems_used, missing, *, warn=True):
+    """The rows a paired comparison uses, in this order (the user's frame untouched).
+
+    1. Keep the systems compared. 2. With ``dropna``, drop rows whose value (or
+    metric / trials column) is missing. 3. Only then check that every input
+    is present for every system -- a row dropped in step 2 can take an input
+    away from one system -- and raise or drop per ``missing``.
+    """
+    frame = data[data[system].isin(systems_used)]
+    cols = _value_columns(args)
+    if args.trials is not None:
+        check_finite(frame, cols, "successes/trials")
+    else:
+        check_finite(frame, cols, "value")
+    n_na = 0
+    if args.dropna:
+        na = frame[cols].isna().any(axis=1).to_numpy()
+        n_na = int(na.sum())
+        if n_na:
+            frame = frame.loc[~na]
+    left = set(pd.unique(frame[system]))
+    gone = [s for s in systems_used if s not in left]
+    if gone:
+        raise ValueError(
+            f"`value`: system {gone[0]!r} has no rows left after dropna=True dropped "
+            f"the {n_na} rows with missing values; fill them or leave that system "
+            "out (`pairs=` / `baseline=`)."
+        )
+    return _align_inputs(frame, cluster, system, missing, n_na, warn=warn)
+
+
+def _plain(key):
+    """A key as the Python value it prints as (numpy scalars, tuples of them)."""
+    if isinstance(key, tuple):
+        return tuple(_plain(k) for k in key)
+    return key.item() if isinstance(key, np.generic) else key
+
+
+def _align_inputs(frame, cluster, system, missing, n_na=0, *, warn=True):
+    """Check (or drop) inputs that some of the compared systems lack."""
+    codes, keys = factorize(frame, cluster, "cluster")
+    sys_codes, sys_keys = factorize(frame, [system], "system")
+    present = np.zeros((len(keys), len(sys_keys)), dtype=bool)
+    present[codes, sys_codes] = True
+    partial = ~present.all(axis=1)
+    if not partial.any():
+        return frame
+    after = (
+        f" (after dropna=True dropped {n_na} rows with missing values)" if n_na else ""
+    )
+    if missing == "raise":
+        bad = np.flatnonzero(partial)[:5]
+        lacking = [
+            f"{_plain(keys[i])!r} (missing for "
+            f"{[_plain(sys_keys[j]) for j in np.flatnonzero(~present[i])][:3]})"
+            for i in bad
+        ]
+        raise ValueError(
+            f"{int(partial.sum())} inputs are present for some systems but not others"
+            f"{after}, so the comparison cannot be paired: {', '.join(lacking)}. Pass "
+            "missing='drop' to compare on the inputs all systems share."
+        )
+    if warn:
+        _warn(
+            f"dropped {int(partial.sum())} of {len(keys)} inputs that are missing for "
+            f"at least one compared system{after}; the comparison uses the "
+            f"{int((~partial).sum())} inputs all of them share.",
+            MissingInputsWarning,
+        )
+    return frame[~partial[codes]]
+
+
+def _clt_gaps(cube, weight, pairs, alternative, level):
+    """Paired normal-approximation gaps for ratio metrics (mean, accuracy).
+
+    Per-input influence of system g: ``u_i = (num_i - est_g den_i) / mean(den)``
+    (with ``weight="input"`` this is the per-input mean minus the estimate;
+    the ratio-estimator form for pooled runs, Miller 2024). The gap's SE is
+    that of the mean of ``u_b - u_a`` (stratified when strata are given).
+    """
+    from scipy import stats  # slow to import: only when used
+
+    ((unit, _groups, _clusters),) = cube.units("cluster", weight)
+    t = unit.T  # (N, G, 2)
+    est = t[..., 0].sum(0) / t[..., 1].sum(0)
+    u = (t[..., 0] - est * t[..., 1]) / t[..., 1].mean(axis=0)
+    bounds = unit.strata_bounds
+    rows = []
+    for a, b in pairs:
+        d = u[:, b] - u[:, a]
+        var = 0.0
+        n = len(d)
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            part = d[lo:hi]
+            if len(part) > 1:
+                var += (len(part) / n) ** 2 * part.var(ddof=1) / len(part)
+        rows.append((est[b] - est[a], np.sqrt(var)))
+    gap, se = (np.array(v) for v in zip(*rows, strict=True))
+    alpha = 1 - level
+    if alternative == "two-sided":
+        z = stats.norm.ppf(1 - alpha / 2)
+        low, high = gap - z * se, gap + z * se
+    else:
+        z = stats.norm.ppf(1 - alpha)
+        low = gap - z * se if alternative == "greater" else np.full_like(gap, -np.inf)
+        high = gap + z * se if alternative == "less" else np.full_like(gap, np.inf)
+    return est, gap, low, high, se, _normal_pvalue(gap, se, alternative)
+
+
+def _n_inputs(cube) -> int:
+    """Inputs behind a paired comparison (inside the clusters when nested)."""
+    if cube.row_input is None:
+        return cube.n_clusters
+    return len(np.unique(cube.row_input))
+
+
+def _input_scores(cube, weight, metric):
+    """Per-input score of every system ``(N, G)`` for mean-type metrics, else None."""
+    if not (isinstance(metric, Metric) and metric.finalize is _metrics._ratio):
+        return None
+    if metric.name not in ("mean", "accuracy"):
+        return None
+    if cube.row_input is not None:  # inputs nested in clusters: score each input
+        _, inp = np.unique(cube.row_input, return_inverse=True)
+        cell = inp * cube.n_groups + cube.row_group
+        size = (int(inp.max()) + 1) * cube.n_groups
+        num, den = (
+            np.bincount(cell, weights=cube.stats[:, j], minlength=size) for j in (0, 1)
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (num / den).reshape(-1, cube.n_groups)
+    ((unit, _, _),) = cube.units("cluster", weight)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return unit.T[..., 0] / unit.T[..., 1]
+
+
+def _win_loss_tie(score, pairs):
+    """Per-input wins, losses and ties of b against a (seed 002's 12-9-19 split)."""
+    n = len(pairs)
+    if score is None:
+        return [np.full(n, np.nan)] * 3
+    ia, ib = _sides(pairs)
+    diff = score[:, ib] - score[:, ia]  # (N, n_pairs)
+    wins, losses = (diff > 0).sum(axis=0), (diff < 0).sum(axis=0)
+    return wins, losses, len(score) - wins - losses
+
+
+def _bounded(frame, args) -> bool:
+    """Whether per-input scores lie in [0, 1] (accuracy, counts, a 0-1 score)."""
+    if args.trials is not None or getattr(args.metric, "name", None) == "accuracy":
+        return True
+    y = frame[args.value]
+    if pd.api.types.is_bool_dtype(y):
+        return True
+    if not pd.api.types.is_numeric_dtype(y):
+        return False
+    y = y.to_numpy(dtype=float, na_value=np.nan)
+    return bool(np.nanmin(y) >= 0 and np.nanmax(y) <= 1) if len(y) else False
+
+
+def _sides(pairs):
+    """Positions of the ``a`` and of the ``b`` system of every pair, as arrays."""
+    return np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
+
+
+def _boot_method(method: str) -> str:
+    """The bootstrap method behind ``method`` (rows for ``"clt"`` as for percentile)."""
+    return "percentile" if method == "clt" else method
+
+
+def _metric_name(metric) -> str:
+    """The name a result shows for a metric (a Metric's name, a callable's)."""
+    if isinstance(metric, Metric):
+        return metric.name
+    return getattr(metric, "__name__", "callable")
+
+
+def _pandas_frame(
+    data, value, cluster, system, strategy, metric, strata, successes, trials
+):
+    """``data`` as a pandas DataFrame (a Dask one reduced exactly) and its run counts."""
+    row_runs = None
+    if _dask.is_dask_frame(data):
+        keys = [*as_columns(cluster, "cluster"), system]
+        data, row_runs = core._from_dask(
+            data, value, keys, strategy, metric, None, strata, successes, trials
+        )
+    check_frame(data)
+    return data, row_runs
+
+
+def _systems(data, cluster, system):
+    """The input columns and the (sorted) systems of a comparison, checked."""
+    check_columns(data, [system], "system")
+    cluster_cols = as_columns(cluster, "cluster")
+    if not cluster_cols:
+        raise ValueError("`cluster` is required: the column that identifies inputs.")
+    check_columns(data, cluster_cols, "cluster")
+    if system in cluster_cols:
+        raise ValueError("`system` and `cluster` must be different columns.")
+    _, systems = factorize(data, [system], "system")
+    if len(systems) < 2:
+        raise ValueError(
+            f"`system` column {system!r} has {len(systems)} system(s); a comparison "
+            "needs at least 2."
+        )
+    return cluster_cols, systems
+
+
+def _used_systems(systems, pairs):
+    """The systems the pairs name, and the pairs as positions among those.
+
+    Sorted, as the engine sorts the groups it is given.
+    """
+    used = sorted({i for p in pairs for i in p})
+    remap = {old: new for new, old in enumerate(used)}
+    return systems[used], [(remap[a], remap[b]) for a, b in pairs]
+
+
+def _paired_rows(
+    data,
+    value,
+    cluster,
+    system,
+    systems_used,
+    *,
+    strategy,
+    method,
+    missing,
+    dropna,
+    metric,
+    strata,
+    confidence_level,
+    n_resamples,
+    weight,
+    successes,
+    trials,
+    input,
+    row_runs=None,
+    warn=True,
+    weights="multinomial",
+    backend=None,
+):
+    """The validated arguments and the rows of a paired comparison: ``(args, frame)``.
+
+    One place, so that :func:`compare` and :func:`evalci.report` (its scores)
+    use the same rows. See :func:`_paired_frame` for the order of the steps.
+    """
+    args = _args.bootstrap_iv(
+        data,
+        value,
+        cluster,
+        strategy,
+        metric,
+        [system],
+        strata,
+        _boot_method(method),
+        confidence_level,
+        n_resamples,
+        weight,
+        dropna,
+        successes,
+        trials,
+        row_runs,
+        input,
+        weights=weights,
+        backend=backend,
+    )
+    # NaN rows first, then the same-inputs check (a dropped row can unpair them)
+    keys = [*cluster, *args.input]
+    frame = _paired_frame(data, args, keys, system, systems_used, missing, warn=warn)
+    return args, frame
+
+
+@dataclass
+class _Gaps:
+    """The numbers of a comparison, one per pair (``estimate``: one per system).
+
+    Filled by :func:`_clt_step` or :func:`_bootstrap_step`; :func:`_exact_bounds`
+    overwrites the entries of degenerate pairs.
+    """
+
+    cube: object
+    estimate: np.ndarray
+    gap: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    se: np.ndarray
+    p: np.ndarray
+    at_floor: np.ndarray
+    degenerate: np.ndarray
+    n_units: np.ndarray
+    n_inputs: np.ndarray
+    distribution: np.ndarray | None = None
+
+
+def _clt_step(frame, args, root, pairs, alternative, level) -> _Gaps:
+    """The gaps of ``method="clt"``: the paired normal approximation."""
+    if not isinstance(args.metric, Metric) or args.metric.name not in (
+        "mean",
+        "accuracy",
+    ):
+        raise ValueError(
+            "method='clt' covers the mean and accuracy metrics; use a bootstrap "
+            "method ('percentile', 'bca') for other metrics."
+        )
+    if args.strategy != "cluster":
+        raise ValueError(
+            "method='clt' is the paired cluster-robust normal interval; "
+            "use strategy='cluster'."
+        )
+    cube, _ = _table.prepare(frame, args, root)
+    weight = "run" if cube.input_weighted else args.weight
+    engine.check_units(cube.units("cluster", weight), cube, args)  # few clusters
+    est, gap, low, high, se, p = _clt_gaps(cube, weight, pairs, alternative, level)
+    m = len(pairs)
+    return _Gaps(
+        cube,
+        est,
+        gap,
+        low,
+        high,
+        se,
+        p,
+        at_floor=np.zeros(m, bool),
+        degenerate=~(se > 0),
+        n_units=np.full(m, cube.n_clusters),
+        n_inputs=np.full(m, _n_inputs(cube)),
+    )
+
+
+def _bootstrap_step(frame, args, root, pairs, method, alternative, level) -> _Gaps:
+    """The gaps of a bootstrap ``method``: every system from the same draws."""
+    ia, ib = _sides(pairs)
+    rep = engine.replicates(frame, args, root)
+    if not rep.paired:  # cannot happen after _paired_frame; never unpair silently
+        raise RuntimeError(
+            "internal error: the compared systems do not share their inputs."
+        )
+    est, reps = rep.estimate, rep.reps
+    _, jack, bounds = rep.jackknife[0]
+    gaps = reps[ib] - reps[ia]
+    gap = est[ib] - est[ia]
+    accel = np.zeros(len(pairs))
+    if rep.fast or method == "bca":
+        accel = _intervals.acceleration((jack[:, ib] - jack[:, ia]).T, bounds)
+    low, high, z0 = _intervals.interval(
+        gaps, gap, method, level, accel=accel, alternative=alternative
+    )
+    se = gaps.std(axis=1, ddof=1)
+    p, at_floor = _pvalues(gaps, gap, method, accel, z0, alternative)
+    with np.errstate(invalid="ignore"):
+        spread = np.ptp(gaps, axis=1)
+    return _Gaps(
+        rep.cube,
+        est,
+        gap,
+        low,
+        high,
+        se,
+        p,
+        at_floor,
+        degenerate=spread <= _TOL * np.maximum(1.0, np.abs(gap)),
+        n_units=np.full(len(pairs), rep.n_clusters[0]),
+        n_inputs=np.full(len(pairs), rep.n_inputs[0]),
+        distribution=gaps,
+    )
+
+
+def _exact_bounds(g: _Gaps, score, frame, args, pairs, names, level, alternative):
+    """Degenerate gaps (no spread): an exact bound and the sign test, with a warning.
+
+    Overwrites ``low``, ``high``, ``p`` and ``at_floor`` of those pairs in ``g``
+    (NaN where no exact bound exists).
+    """
+    ia, ib = _sides(pairs)
+    bounded = score is not None and _bounded(frame, args)
+    for j in np.flatnonzero(g.degenerate):
+        d = score[:, ib[j]] - score[:, ia[j]] if bounded else None
+        if d is not None and np.ptp(d) <= _TOL:
+            c = float(np.round(d[0], 12))
+            # independent units: the resampled clusters (inputs unless nested)
+            g.low[j], g.high[j], _ = _degenerate_bound(
+                c, g.n_units[j], 1 - level, alternative
+            )
+            g.p[j] = _sign_test(c, int(g.n_units[j]), alternative)
+        else:
+            g.low[j] = g.high[j] = g.p[j] = np.nan
+        g.at_floor[j] = False
+    shown = ", ".join(
+        f"{names[b]} - {names[a]}" for a, b in np.array(pairs)[g.degenerate][:3]
+    )
+    _warn(
+        f"the bootstrap distribution of the gap {shown} has no spread (every "
+        "resample gives the same gap, e.g. both systems score the same on every "
+        "input): its interval would have zero width and say nothing about "
+        "uncertainty. The decision uses an exact bound instead (see the "
+        "`explanation` column).",
+        DegenerateDataWarning,
+    )
+
+
+def _adjusted(p, at_floor, adjust):
+    """Adjusted p-values (``p`` itself without ``adjust``) and which are bounds."""
+    m = len(p)
+    if adjust == "bonferroni":
+        p_adj = np.minimum(p * m, 1.0)
+        return p_adj, at_floor & (p_adj < 1.0)
+    if adjust == "holm":
+        p_adj, adj_floor = _holm(p, at_floor)
+        if np.isnan(p).any():
+            _warn(
+                f"{int(np.isnan(p).sum())} of the {m} pairs have no p-value, so "
+                "Holm's step-down adjustment (which ranks all of them) cannot be "
+                "computed: every adjusted p-value is NaN. Compare those pairs apart.",
+                DegenerateDataWarning,
+            )
+        return p_adj, adj_floor
+    return p, at_floor
+
+
+def _gap_table(g: _Gaps, names, pairs, adjusted, mme, score) -> pd.DataFrame:
+    """The per-pair table of a comparison, without its decisions.
+
+    ``adjusted``: the adjusted p-values and which are bounds (:func:`_adjusted`).
+    """
+    ia, ib = _sides(pairs)
+    p_adj, adj_floor = adjusted
+    wins, losses, ties = _win_loss_tie(score, pairs)
+    low, high = g.low, g.high
+    return pd.DataFrame(
+        {
+            "a": [names[a] for a, _ in pairs],
+            "b": [names[b] for _, b in pairs],
+            "estimate_a": g.estimate[ia],
+            "estimate_b": g.estimate[ib],
+            "gap": g.gap,
+            "low": low,
+            "high": high,
+            "standard_error": g.se,
+            "pvalue": g.p,
+            "pvalue_adjusted": p_adj,
+            "pvalue_at_floor": g.at_floor,
+            "pvalue_adjusted_at_floor": adj_floor,
+            "excludes_zero": (low > 0) | (high < 0),
+            "clears_mme": ((low >= mme - _TOL) | (high <= -mme + _TOL))
+            if mme is not None
+            else np.nan,
+            "degenerate": g.degenerate,
+            "wins": wins,
+            "losses": losses,
+            "ties": ties,
+            "n_inputs": g.n_inputs,
+            "n_clusters": g.n_units,
+        }
+    )
+
+
+def _add_decisions(table, mme, adjust, confidence_level, alternative, metric):
+    """Insert ``decision`` and ``explanation`` before ``degenerate`` (in place)."""
+    decisions = _judge(table, mme, adjust, confidence_level, alternative, metric)
+    where = table.columns.get_loc("degenerate")
+    table.insert(where, "decision", [d for d, _ in decisions])
+    table.insert(where + 1, "explanation", [e for _, e in decisions])
+
+
+def compare(
+    data: pd.DataFrame,
+    value: str | None = None,
+    cluster=None,
+    system: str = "system",
+    *,
+    baseline=None,
+    pairs=None,
+    metric="mean",
+    strategy: str = "cluster",
+    method: str = "percentile",
+    mme: float | None = None,
+    adjust: str | None = None,
+    alternative: str = "two-sided",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    strata=None,
+    weight: str = "input",
+    missing: str = "raise",
+    dropna: bool = False,
+    rng=None,
+    successes: str | None = None,
+    trials: str | None = None,
+    input=None,
+    weights: str = "multinomial",
+    backend: str | None = None,
+    mc_tolerance: float | None = None,
+) -> ComparisonResult:
+    """Paired gaps between systems evaluated on the same inputs.
+
+    Each row of the result is one pair ``(a, b)`` with the gap ``b - a``, its
+    interval, a p-value, the adjusted p-value and a decision in plain words.
+    All systems share the same bootstrap draws of inputs, so the interval of
+    the gap is a paired interval.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Tidy table: one row per (input, run, system); or a counts table with
+        ``successes=`` and ``trials=``.
+    value, cluster : str
+        Outcome column and input column, as in :func:`evalci.bootstrap`.
+    system : str
+        Column naming the system (model, prompt, version).
+    baseline : optional
+        Compare every other system against this one (gap = other - baseline).
+    pairs : list of (a, b), optional
+        The pairs to compare (gap = b - a). Default: all pairs, in sorted order.
+    metric, strategy, strata, weight, dropna, rng, successes, trials, input, weights
+        As in :func:`evalci.bootstrap` (any metric of the core; k=1 or k>1).
+        With ``input=`` naming inputs nested in the ``cluster`` (problems in
+        repositories), whole clusters are resampled for every system at once,
+        inputs count equally, and wins / losses / ties are counted per input.
+    method : {'percentile', 'basic', 'bca', 'normal', 'clt'}
+        Bootstrap interval of the gap, or ``"clt"``: the paired normal
+        approximation (seed 002's formula; mean and accuracy metrics only).
+    mme : float, optional
+        Minimum meaningful effect, on the metric's scale (0.02 = 2 points): a
+        positive finite number.
+    adjust : {None, 'bonferroni', 'holm'}
+        Multiplicity adjustment for confirmatory work (seeds 000, 004).
+        Bonferroni adjusts p-values and widens every interval to a
+        simultaneous one (level ``1 - (1 - confidence_level) / n_pairs``);
+        Holm adjusts p-values only (it has no matching intervals), and the
+        decision then uses the unadjusted interval.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``"greater"``: H1 is gap > 0 (interval ``[low, inf)``).
+    confidence_level : float
+        In (0, 1); default 0.95.
+    n_resamples : int or 'auto'
+        Bootstrap replicates (default 10,000); ``"auto"`` doubles them until
+        every endpoint's Monte-Carlo error is at most ``mc_tolerance``, as in
+        :func:`evalci.bootstrap`.
+    backend : {'numpy', 'dask'}, optional
+        Where the resampling runs, as in :func:`evalci.bootstrap` (``"dask"``
+        by default for a Dask DataFrame, whose rows are reduced exactly on the
+        workers first).
+    missing : {'raise', 'drop'}
+        Inputs present for one system but not another: raise an error listing
+        some of them, or drop them with a warning saying how many. Checked
+        after ``dropna=True`` has dropped rows with missing values, so the
+        comparison stays paired.
+    mc_tolerance : float, optional
+        With ``n_resamples="auto"``: the largest Monte-Carlo SE an endpoint
+        may keep, on the metric's scale (default 0.001).
+
+    Returns
+    -------
+    ComparisonResult
+
+    Notes
+    -----
+    The p-value inverts the interval: it is the smallest ``1 - level`` whose
+    interval (same method) excludes 0; see ``evalci.compare._pvalues``. It
+    cannot resolve values below ``1 / n_resamples``: those are reported as
+    that bound with ``pvalue_at_floor`` True. Holm's adjustment ranks every
+    p-value, so a NaN p-value makes all adjusted ones NaN (with a warning);
+    Bonferroni's leaves the others alone. Under Holm, a pair whose interval
+    excludes 0 but whose adjusted p-value is not below ``1 -
+    confidence_level`` is not called better or worse.
+
+    When every resample gives the same gap (e.g. both systems at 100%), the
+    bootstrap interval has zero width and says nothing: a
+    :class:`~evalci.DegenerateDataWarning` is raised and, for mean-type
+    metrics with per-input scores in [0, 1], the per-input difference is the
+    same constant ``c`` on all ``n`` inputs; the share of inputs where it is
+    not is at most the exact (Clopper-Pearson) bound ``1 - (alpha/2)^(1/n)``
+    (3.689 / n at 95%, the two-sided rule of three), which bounds the gap
+    (``|gap| <= bound`` when ``c = 0``). ``low``/``high`` hold that bound, the
+    decision is read from it (equivalence only if the bound is below
+    ``mme``) and the p-value is the exact sign test's.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> df = evalci.load_example()
+    >>> res = evalci.compare(df, "correct", cluster="input_id", system="system",
+    ...                      mme=0.02, n_resamples=2000, rng=0)
+    >>> round(float(res.table.gap[0]), 3), res.table.decision[0]
+    (-0.059, 'worse')
+    >>> res.table[["wins", "losses", "ties"]].iloc[0].tolist()
+    [46, 62, 90]
+    """
+    if _auto.is_auto(n_resamples):
+        given = {k: v for k, v in locals().items() if k != "mc_tolerance"}
+        return _auto.until_stable(
+            lambda b: compare(**{**given, "n_resamples": b}),
+            lambda r: r.mc_error()[["mc_error_low", "mc_error_high"]],
+            _auto.check_tolerance(mc_tolerance),
+        )
+    if mc_tolerance is not None:
+        raise ValueError(
+            "`mc_tolerance` is for n_resamples='auto'; leave it out with an "
+            "integer n_resamples."
+        )
+    mme = check_options(method, adjust, alternative, missing, mme)
+    if backend is None and _dask.is_dask_frame(data):
+        backend = "dask"
+    data, row_runs = _pandas_frame(
+        data, value, cluster, system, strategy, metric, strata, successes, trials
+    )
+    cluster_cols, systems = _systems(data, cluster, system)
+    names, pair_pos = _used_systems(systems, _pairs(systems, baseline, pairs))
+    args, frame = _paired_rows(
+        data,
+        value,
+        cluster_cols,
+        system,
+        names,
+        strategy=strategy,
+        method=method,
+        missing=missing,
+        dropna=dropna,
+        metric=metric,
+        strata=strata,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        weight=weight,
+        successes=successes,
+        trials=trials,
+        input=input,
+        row_runs=row_runs,
+        weights=weights,
+        backend=backend,
+    )
+    level = _pair_level(confidence_level, adjust, len(pair_pos))
+    root = _rs.seed_sequence(rng)
+    if method == "clt":
+        g = _clt_step(frame, args, root, pair_pos, alternative, level)
+    else:
+        g = _bootstrap_step(frame, args, root, pair_pos, method, alternative, level)
+    score = _input_scores(g.cube, args.weight, args.metric)
+    if g.degenerate.any():  # no spread: the bootstrap says nothing
+        _exact_bounds(g, score, frame, args, pair_pos, names, level, alternative)
+    adjusted = _adjusted(g.p, g.at_floor, adjust)
+    table = _gap_table(g, names, pair_pos, adjusted, mme, score)
+    name = _metric_name(args.metric)
+    _add_decisions(table, mme, adjust, confidence_level, alternative, name)
+    return ComparisonResult(
+        table=table,
+        gap_distribution=g.distribution,
+        method=method,
+        strategy=strategy,
+        confidence_level=confidence_level,
+        adjust=adjust,
+        alternative=alternative,
+        mme=mme,
+        n_resamples=None if method == "clt" else args.n_resamples,
+        weight=args.weight,
+        metric=name,
+    )
