@@ -17,7 +17,8 @@ from evalci.engine import auto as _auto
 from evalci.engine import intervals as _intervals
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs, bootstrap_iv
-from evalci.engine.passes import Replicates, replicates
+from evalci.engine.backends import replicates
+from evalci.engine.passes import Replicates
 from evalci.engine.results import BootstrapResult
 from evalci.frames import dask_frame as _dask
 

@@ -33,7 +33,7 @@ from evalci.engine.cube import Cube
 from evalci.engine.table import prepare
 from evalci.metrics import Metric
 
-__all__ = ["Pass", "Replicates", "UnitWork", "finish_pass", "replicates", "start_pass"]
+__all__ = ["Pass", "Replicates", "UnitWork", "finish_pass", "start_pass"]
 
 
 def _callable_value(fn, rows: pd.DataFrame) -> float:
@@ -448,17 +448,3 @@ def finish_pass(p: Pass, finished=None) -> Replicates:
         n_clusters,
         _kernel(p),
     )
-
-
-def replicates(data, args: BootstrapArgs, root) -> Replicates:
-    """Resample every draw unit of the validated table: the shared engine pass.
-
-    With ``backend="dask"`` the resampling runs as Dask tasks
-    (:func:`evalci.scaleout.finish`); the numbers are the same.
-    """
-    p = start_pass(data, args, root)
-    if args.backend == "dask":
-        from evalci.engine import scaleout
-
-        return scaleout.finish(p)
-    return finish_pass(p)

@@ -326,7 +326,7 @@ class BootstrapResult(_GroupedResult):
         -------
         matplotlib.axes.Axes
         """
-        from evalci.reporting.plots import intervals
+        from evalci._base.figures import intervals
 
         return intervals(self, ax=ax, sort=sort)
 

@@ -29,6 +29,7 @@ from evalci._base.warnings import DegenerateDataWarning, EvalciWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import args as _args
 from evalci.engine import auto as _auto
+from evalci.engine import backends
 from evalci.engine import bootstrap as core
 from evalci.engine import intervals as _intervals
 from evalci.engine import passes as engine
@@ -215,7 +216,7 @@ class ComparisonResult:
         -------
         matplotlib.axes.Axes
         """
-        from evalci.reporting.plots import gaps
+        from evalci._base.figures import gaps
 
         return gaps(self, ax=ax, sort=sort)
 
@@ -1022,7 +1023,7 @@ def _clt_step(frame, args, root, pairs, alternative, level) -> _Gaps:
 def _bootstrap_step(frame, args, root, pairs, method, alternative, level) -> _Gaps:
     """The gaps of a bootstrap ``method``: every system from the same draws."""
     ia, ib = _sides(pairs)
-    rep = engine.replicates(frame, args, root)
+    rep = backends.replicates(frame, args, root)
     if not rep.paired:  # cannot happen after _paired_frame; never unpair silently
         raise RuntimeError(
             "internal error: the compared systems do not share their inputs."

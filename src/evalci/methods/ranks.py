@@ -34,8 +34,8 @@ from scipy import special
 from evalci._base.validate import check_level, check_option
 from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
+from evalci.engine import backends
 from evalci.engine import bootstrap as core
-from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 from evalci.engine.results import BootstrapResult
 
@@ -792,7 +792,7 @@ weights, backend
         backend=backend,
     )
     _check_size(len(systems), args.n_resamples)  # before resampling
-    rep = engine.replicates(frame, args, _rs.seed_sequence(rng))
+    rep = backends.replicates(frame, args, _rs.seed_sequence(rng))
     result = core._result(rep, args)
     return leaderboard_from_bootstrap(
         result, method=method, higher_is_better=higher_is_better
