@@ -481,7 +481,7 @@ def test_dask_frame_gives_the_pandas_board():
     df = _four(seed=12)
     lazy = dd.from_pandas(df, npartitions=3)
     a = R.leaderboard(df, "correct", "input_id", n_resamples=200, rng=1)
-    b = R.leaderboard(lazy, "correct", "input_id", n_resamples=200, rng=1)
+    b = evalci.leaderboard(lazy, "correct", "input_id", n_resamples=200, rng=1)
     pd.testing.assert_frame_equal(a.table, b.table)
 
 

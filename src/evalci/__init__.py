@@ -79,11 +79,17 @@ from evalci._base.warnings import (  # noqa: E402
     FewResamplesWarning,
     PooledGroupsWarning,
 )
-from evalci.engine.bootstrap import bootstrap, cluster_ci  # noqa: E402
 from evalci.engine.results import BootstrapResult  # noqa: E402
 from evalci.frames.accessors import (  # noqa: E402
     EvalciDataArrayAccessor,
     EvalciDataFrameAccessor,
+)
+from evalci.frames.doors import (  # noqa: E402
+    bootstrap,
+    cluster_ci,
+    compare,
+    leaderboard,
+    report,
 )
 from evalci.io.example import load_example  # noqa: E402
 from evalci.io.readers import read_helm, read_inspect, read_jsonl, read_lm_eval  # noqa: E402
@@ -98,7 +104,6 @@ from evalci.methods.analytic import (  # noqa: E402
 from evalci.methods.compare import (  # noqa: E402
     ComparisonResult,
     MissingInputsWarning,
-    compare,
     decide,
 )
 from evalci.methods.planning import (  # noqa: E402
@@ -108,9 +113,9 @@ from evalci.methods.planning import (  # noqa: E402
     plan,
     sample_size,
 )
-from evalci.methods.ranks import Leaderboard, leaderboard  # noqa: E402
+from evalci.methods.ranks import Leaderboard  # noqa: E402
 from evalci.metrics import Metric  # noqa: E402
-from evalci.reporting.report import Report, flaky, report  # noqa: E402
+from evalci.reporting.report import Report, flaky  # noqa: E402
 
 __version__ = "0.1.0"
 

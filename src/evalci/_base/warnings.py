@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
 
 
@@ -61,3 +62,70 @@ def warn(message: str, category: type[Warning]) -> None:
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level - 1 if frame is None else level)
+
+
+def caller_location():
+    """``(filename, lineno, module)`` of the first frame outside evalci."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:  # pragma: no cover - called from evalci itself only
+        return None
+    return frame.f_code.co_filename, frame.f_lineno, frame.f_globals.get("__name__")
+
+
+class caller_warnings:  # noqa: N801 - used like a function: `with caller_warnings():`
+    """Re-emit the evalci warnings raised inside the block at the user's line.
+
+    Code inside may warn with any ``stacklevel``; on leaving the block each
+    :class:`~evalci.EvalciWarning` is emitted again, through the user's
+    filters, at the first frame outside evalci (or at ``where``, a
+    :func:`caller_location` taken earlier: a Dask task runs when the user
+    computes, far from the line that built it). Other warnings are passed on
+    unchanged. A class, not ``contextlib.contextmanager``: the frame that
+    re-emits must sit in evalci for the stack walk to skip it.
+    """
+
+    #: ``catch_warnings`` swaps process-wide state: two of our Dask tasks
+    #: recording at once on two threads would restore each other's state.
+    _task_lock = threading.Lock()
+
+    def __init__(self, where=None):
+        self.where = where
+
+    def __enter__(self):
+        if self.where is not None:
+            self._task_lock.acquire()
+        try:
+            self._cm = warnings.catch_warnings(record=True)
+            self.caught = self._cm.__enter__()
+            warnings.simplefilter("always", EvalciWarning)
+        except BaseException:  # pragma: no cover - defensive
+            if self.where is not None:
+                self._task_lock.release()
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            self._cm.__exit__(exc_type, exc, tb)
+        finally:
+            if self.where is not None:
+                self._task_lock.release()
+        if exc_type is None:
+            for w in self.caught:
+                self._emit(w)
+        return False
+
+    def _emit(self, w):
+        if not issubclass(w.category, EvalciWarning):
+            warnings.warn_explicit(
+                w.message, w.category, w.filename, w.lineno, source=w.source
+            )
+        elif self.where is None:
+            warn(str(w.message), w.category)
+        else:
+            filename, lineno, module = self.where
+            warnings.warn_explicit(
+                str(w.message), w.category, filename, lineno, module=module
+            )

@@ -70,3 +70,38 @@ def until_stable(run, error_of, tolerance: float):
             FewResamplesWarning,
         )
     return result
+
+
+def _endpoint_errors(result):
+    """The endpoints' Monte-Carlo SEs of a bootstrap or comparison result."""
+    return result.mc_error()[["mc_error_low", "mc_error_high"]]
+
+
+def resolve(call, given: dict):
+    """``call(**given)`` for an entry point's arguments, ``mc_tolerance`` read.
+
+    With ``n_resamples="auto"`` the call runs for doubling sizes until the
+    endpoints are stable (:func:`until_stable`); ``mc_tolerance`` is refused
+    with an integer ``n_resamples``. One rule for every entry point, on pandas
+    and Dask alike.
+    """
+    rest = {k: v for k, v in given.items() if k != "mc_tolerance"}
+    tolerance = given.get("mc_tolerance")
+    if is_auto(given["n_resamples"]):
+        if rest.get("compute", True) is not True:
+            raise ValueError(
+                "n_resamples='auto' decides how many resamples to draw from the "
+                "ones drawn so far, so it cannot build a lazy graph; pass an "
+                "integer n_resamples with compute=False."
+            )
+        return until_stable(
+            lambda b: call(**{**rest, "n_resamples": b}),
+            _endpoint_errors,
+            check_tolerance(tolerance),
+        )
+    if tolerance is not None:
+        raise ValueError(
+            "`mc_tolerance` is for n_resamples='auto'; leave it out with an "
+            "integer n_resamples."
+        )
+    return call(**rest)

@@ -2,8 +2,9 @@
 
 What the user may pass is checked in :mod:`evalci._args`; the table becomes
 a cube in :mod:`evalci._table`; the cube is resampled in :mod:`evalci.engine`.
-This module dispatches (pandas or Dask DataFrame), runs the pass and reads
-the intervals into a :class:`~evalci.results.BootstrapResult`.
+This module runs the pass on a pandas table and reads the intervals into a
+:class:`~evalci.engine.results.BootstrapResult`. A Dask DataFrame never gets
+here: it enters through :mod:`evalci.frames` (see :mod:`evalci.frames.doors`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from evalci.engine.args import BootstrapArgs, bootstrap_iv
 from evalci.engine.backends import replicates
 from evalci.engine.passes import Replicates
 from evalci.engine.results import BootstrapResult
-from evalci.frames import dask_frame as _dask
 
 __all__ = ["bootstrap", "cluster_ci"]
 
@@ -254,46 +254,19 @@ def bootstrap(
     0    openai/gpt-5-nano-2025-08-07       198     990
     1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
-    if _auto.is_auto(n_resamples):
-        given = {k: v for k, v in locals().items() if k != "mc_tolerance"}
-        if compute is not True:
-            raise ValueError(
-                "n_resamples='auto' decides how many resamples to draw from the "
-                "ones drawn so far, so it cannot build a lazy graph; pass an "
-                "integer n_resamples with compute=False."
-            )
-        return _auto.until_stable(
-            lambda b: bootstrap(**{**given, "n_resamples": b}),
-            lambda r: r.mc_error()[["mc_error_low", "mc_error_high"]],
-            _auto.check_tolerance(mc_tolerance),
-        )
-    if mc_tolerance is not None:
-        raise ValueError(
-            "`mc_tolerance` is for n_resamples='auto'; leave it out with an "
-            "integer n_resamples."
-        )
-    iv = (value, cluster, strategy, metric, by, strata, method, confidence_level)
-    iv += (n_resamples, weight, dropna, successes, trials)
-    scale = {"weights": weights, "backend": backend, "block_length": block_length}
-    if _dask.is_dask_frame(data):
-        return _dask.bootstrap_frame(data, iv, input, scale, rng, compute)
+    return _auto.resolve(_bootstrap, dict(locals()))
+
+
+def _bootstrap(data, value, cluster, *, input, rng, compute, **options):
+    """:func:`bootstrap` of a pandas table with an integer ``n_resamples``."""
     if compute is not True:
         raise ValueError(
             "`compute=False` is for Dask DataFrames (it returns a lazy result); a "
             "pandas DataFrame is computed at once. Leave `compute` out, or pass "
             "backend='dask' to resample on Dask."
         )
-    args = bootstrap_iv(data, *iv, None, input, **scale)
+    args = bootstrap_iv(data, value, cluster, **options, input=input)
     return _result(replicates(data, args, _rs.seed_sequence(rng)), args)
-
-
-def _from_dask(
-    ddf, value, cluster, strategy, metric, by, strata, successes, trials, input=None
-):
-    """A Dask DataFrame reduced (exactly) to a small pandas table; see ``_dask``."""
-    return _dask.reduce_for_bootstrap(
-        ddf, value, cluster, strategy, metric, by, strata, successes, trials, input
-    )
 
 
 def cluster_ci(

@@ -13,6 +13,7 @@ statistics.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,28 @@ __all__ = ["cell_statistics", "prepare", "prepare_cells"]
 
 #: Columns of a table of per-cell summed statistics (:func:`cell_statistics`).
 CELL_RUNS = "__evalci_runs__"
+
+
+@dataclass(frozen=True)
+class ReducedRows:
+    """A table already reduced exactly, e.g. on Dask workers (:mod:`evalci.frames`).
+
+    ``frame`` holds each distinct row once and ``row_runs`` names its
+    multiplicity column (how many of the original rows it stands for). Entry
+    points that take a table take this too: they read the rows with
+    :func:`rows_of` and never learn where the reduction ran.
+    """
+
+    frame: pd.DataFrame
+    row_runs: str | None
+
+
+def rows_of(data) -> tuple[object, str | None]:
+    """``(table, row_runs)`` of an entry point's ``data``: a :class:`ReducedRows`
+    unwrapped, anything else as it is with no multiplicity column."""
+    if isinstance(data, ReducedRows):
+        return data.frame, data.row_runs
+    return data, None
 
 
 def stat_columns(m: int) -> list[str]:

@@ -192,15 +192,15 @@ if _dd is not None:
 
         def cluster_ci(self, value=None, cluster=None, **kwargs):
             """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`."""
-            return _dask.bootstrap(core.cluster_ci, self._obj, value, cluster, kwargs)
+            return _dask.cluster_ci(self._obj, value, cluster, **kwargs)
 
         def bootstrap(self, value=None, cluster=None, **kwargs):
             """Bootstrap CI (cluster strategy); see :func:`evalci.bootstrap`."""
-            return _dask.bootstrap(core.bootstrap, self._obj, value, cluster, kwargs)
+            return _dask.bootstrap(self._obj, value, cluster, **kwargs)
 
         def compare(self, value=None, cluster=None, system="system", **kwargs):
             """Paired gaps between systems; see :func:`evalci.compare`."""
-            return _dask.compare(self._obj, value, cluster, system, kwargs)
+            return _dask.compare(self._obj, value, cluster, system, **kwargs)
 
         def leaderboard(self, value=None, cluster=None, system="system", **kwargs):
             """Rank intervals and tie groups; see :func:`evalci.leaderboard`."""

@@ -24,18 +24,20 @@ single reduction:
 from __future__ import annotations
 
 import inspect
-import sys
-import threading
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from evalci._base import warnings as _warnings
 from evalci._base.validate import as_columns, check_columns, check_finite
+from evalci._base.warnings import caller_location, caller_warnings  # noqa: F401
 from evalci.engine import args as _args
+from evalci.frames.reduce import (  # noqa: F401 - used as _dask.<name> too
+    RUNS,
+    _cells_apply,
+    _distinct,
+    check_compare_args,
+)
 
-RUNS = "__evalci_runs__"
 SUCCESSES = "__evalci_successes__"
 TRIALS = "__evalci_trials__"
 
@@ -43,74 +45,6 @@ TRIALS = "__evalci_trials__"
 #: function that needs one row per run (flaky, report, analytic_ci,
 #: mcnemar, and icc of scores). Counts-table paths have no such limit.
 MAX_EXPANDED_ROWS = 2_000_000
-
-
-# ------------------------------------------------------------------ warnings
-def caller_location():
-    """``(filename, lineno, module)`` of the first frame outside evalci."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_warnings._PACKAGE):
-        frame = frame.f_back
-    if frame is None:  # pragma: no cover - called from evalci itself only
-        return None
-    return frame.f_code.co_filename, frame.f_lineno, frame.f_globals.get("__name__")
-
-
-class caller_warnings:  # noqa: N801 - used like a function: `with caller_warnings():`
-    """Re-emit the evalci warnings raised inside the block at the user's line.
-
-    Code inside may warn with any ``stacklevel``; on leaving the block each
-    :class:`~evalci.EvalciWarning` is emitted again, through the user's
-    filters, at the first frame outside evalci (or at ``where``, a
-    :func:`caller_location` taken earlier: a Dask task runs when the user
-    computes, far from the line that built it). Other warnings are passed on
-    unchanged. A class, not ``contextlib.contextmanager``: the frame that
-    re-emits must sit in evalci for the stack walk to skip it.
-    """
-
-    #: ``catch_warnings`` swaps process-wide state: two of our Dask tasks
-    #: recording at once on two threads would restore each other's state.
-    _task_lock = threading.Lock()
-
-    def __init__(self, where=None):
-        self.where = where
-
-    def __enter__(self):
-        if self.where is not None:
-            self._task_lock.acquire()
-        try:
-            self._cm = warnings.catch_warnings(record=True)
-            self.caught = self._cm.__enter__()
-            warnings.simplefilter("always", _warnings.EvalciWarning)
-        except BaseException:  # pragma: no cover - defensive
-            if self.where is not None:
-                self._task_lock.release()
-            raise
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            self._cm.__exit__(exc_type, exc, tb)
-        finally:
-            if self.where is not None:
-                self._task_lock.release()
-        if exc_type is None:
-            for w in self.caught:
-                self._emit(w)
-        return False
-
-    def _emit(self, w):
-        if not issubclass(w.category, _warnings.EvalciWarning):
-            warnings.warn_explicit(
-                w.message, w.category, w.filename, w.lineno, source=w.source
-            )
-        elif self.where is None:
-            _warnings.warn(str(w.message), w.category)
-        else:
-            filename, lineno, module = self.where
-            warnings.warn_explicit(
-                str(w.message), w.category, filename, lineno, module=module
-            )
 
 
 # ----------------------------------------------------------------- reduction
@@ -294,31 +228,6 @@ def rows_for_engine(table, args):
 
 
 # ------------------------------------------------ bootstrap on the workers
-def _cells_apply(args) -> bool:
-    """Whether per-input statistics can be summed on the workers (exactly).
-
-    Numeric metrics (means, ratios, pass@k): statistics are per-row functions
-    of numbers. Label metrics (accuracy, kappa) may read the set of labels
-    seen, and counts tables and nested inputs need their rows: those take the
-    exact tree reduction of distinct rows instead.
-    """
-    from evalci.metrics import Metric
-
-    return (
-        isinstance(args.metric, Metric)
-        and args.metric.numeric
-        and args.trials is None
-        and not args.input
-        and args.strategy == "cluster"
-    )
-
-
-def _distinct(part: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
-    """A partition's distinct rows and how many times each occurs (map step)."""
-    out = part.groupby(cols, dropna=False, observed=True, sort=False).size()
-    return out.rename(RUNS).reset_index()
-
-
 def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
     """Per partition, the summed statistics of the cells it holds (Delayed).
 
@@ -446,31 +355,54 @@ def _resamples_known(kwargs: dict) -> dict:
     return kwargs
 
 
-def bootstrap(fn, ddf, value, cluster, kwargs):
-    """``fn`` (:func:`evalci.bootstrap` or ``cluster_ci``) on a Dask DataFrame.
+def bootstrap(ddf, value=None, cluster=None, **kwargs):
+    """:func:`evalci.bootstrap` on a Dask DataFrame (its one way in).
 
-    ``fn`` checks every argument on the metadata before the reduction
-    computes (:func:`bootstrap_frame`).
+    Every argument is checked on the metadata first; per-input statistics are
+    reduced on the workers and resampled there (:func:`bootstrap_frame`).
     """
+    from evalci.engine import auto as _auto
+    from evalci.engine.bootstrap import bootstrap as pandas_bootstrap
+
+    given = _bind(pandas_bootstrap, ddf, value, cluster, **kwargs)
     with caller_warnings():
-        return fn(ddf, value, cluster, **kwargs)
+        return _auto.resolve(_bootstrap_resamples, given)
 
 
-def check_compare_args(a: dict) -> None:
-    """The arguments :func:`evalci.compare` checks first, with its messages."""
-    from evalci.methods.compare import check_options
+def cluster_ci(ddf, value=None, cluster=None, **kwargs):
+    """:func:`evalci.cluster_ci` on a Dask DataFrame: :func:`bootstrap` with
+    ``strategy="cluster"``, its arguments checked against ``cluster_ci``'s."""
+    from evalci.engine.bootstrap import cluster_ci as pandas_cluster_ci
 
-    check_options(
-        a.get("method", "percentile"),
-        a.get("adjust"),
-        a.get("alternative", "two-sided"),
-        a.get("missing", "raise"),
-        a.get("mme"),
-    )
+    _bind(pandas_cluster_ci, ddf, value, cluster, **kwargs)
+    return bootstrap(ddf, value, cluster, strategy="cluster", **kwargs)
+
+
+def _bootstrap_resamples(data, value, cluster, *, input, rng, compute, **options):
+    """:func:`bootstrap` with an integer ``n_resamples``."""
+    iv = tuple(options.pop(k) for k in _IV_NAMES)
+    return bootstrap_frame(data, (value, cluster, *iv), input, options, rng, compute)
+
+
+#: the arguments of :func:`evalci.engine.args.bootstrap_iv` after ``data``,
+#: ``value`` and ``cluster``, in its order (the rest are keywords)
+_IV_NAMES = (
+    "strategy",
+    "metric",
+    "by",
+    "strata",
+    "method",
+    "confidence_level",
+    "n_resamples",
+    "weight",
+    "dropna",
+    "successes",
+    "trials",
+)
 
 
 def _check_compare(ddf, a: dict) -> None:
-
+    """The arguments of a paired comparison, checked on the metadata."""
     check_value(a["value"])
     check_compare_args(a)
     check_columns(meta(ddf), [a["system"]], "system")
@@ -479,15 +411,53 @@ def _check_compare(ddf, a: dict) -> None:
     _check_dask_bootstrap(a["metric"], a["strategy"])
 
 
-def compare(ddf, value, cluster, system, kwargs):
-    """:func:`evalci.compare` on a Dask DataFrame, arguments checked first."""
+def compare(ddf, value=None, cluster=None, system="system", **kwargs):
+    """:func:`evalci.compare` on a Dask DataFrame (its one way in).
+
+    The arguments are checked on the metadata; the rows are reduced exactly
+    on the workers to distinct rows with their multiplicities, and the
+    ordinary :func:`~evalci.methods.compare.compare` runs on that small table
+    (its resampling on Dask unless ``backend="numpy"``).
+    """
     from evalci.methods.compare import compare as _compare
 
-    _check_compare(
-        ddf, _bind(_compare, ddf, value, cluster, system, **_resamples_known(kwargs))
-    )
+    a = _bind(_compare, ddf, value, cluster, system, **_resamples_known(kwargs))
+    _check_compare(ddf, a)
     with caller_warnings():
-        return _compare(ddf, value, cluster, system, **kwargs)
+        reduced = _reduce_pairs(ddf, a)
+        kwargs["backend"] = kwargs.get("backend") or "dask"
+        return _compare(reduced, value, cluster, system, **kwargs)
+
+
+def leaderboard(ddf, value=None, cluster=None, system="system", **kwargs):
+    """:func:`evalci.leaderboard` on a Dask DataFrame, as :func:`compare`."""
+    from evalci.methods.ranks import leaderboard as _leaderboard
+
+    a = _bind(_leaderboard, ddf, value, cluster, system, **kwargs)
+    _check_compare(ddf, {**a, "method": "percentile", "adjust": None, "mme": None})
+    with caller_warnings():
+        reduced = _reduce_pairs(ddf, a)
+        return _leaderboard(reduced, value, cluster, system, **kwargs)
+
+
+def _reduce_pairs(ddf, a: dict):
+    """The exact reduction that paired gaps read: distinct rows with their
+    multiplicities, keyed by input and system."""
+    from evalci.engine.table import ReducedRows
+
+    keys = [*as_columns(a["cluster"], "cluster"), a["system"]]
+    table, row_runs = reduce_for_bootstrap(
+        ddf,
+        a["value"],
+        keys,
+        a["strategy"],
+        a["metric"],
+        None,
+        a["strata"],
+        a["successes"],
+        a["trials"],
+    )
+    return ReducedRows(table, row_runs)
 
 
 def _planning_keys(src) -> list[str]:

@@ -19,13 +19,14 @@ import pandas as pd
 import xarray as xr
 
 from evalci._base.validate import check_columns, check_finite, infinite
+from evalci._base.warnings import caller_location, caller_warnings
 from evalci.engine import args as _args
 from evalci.engine import bootstrap as core
 from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 from evalci.engine import table as _table
 from evalci.engine.cube import factorize
-from evalci.frames import dask_frame as _dask
+from evalci.frames import reduce as _reduce
 from evalci.metrics import Metric, get_metric
 
 __all__ = ["to_xarray", "to_frame", "cluster_ci", "bootstrap", "compare"]
@@ -474,9 +475,9 @@ def bootstrap(
     da = _load_coords(da)
     _check_coords(da, input_dim, run_dim, strata, by)
     if da.chunks is None:
-        with _dask.caller_warnings():
+        with caller_warnings():
             return _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
-    where = _dask.caller_location()
+    where = caller_location()
     return _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where)
 
 
@@ -545,24 +546,24 @@ def _chunk_cells(block, coords, dims, name, spec, args, where):
     """
     input_dim, run_dim, strata, by = spec
     arr = xr.DataArray(block, dims=dims, coords=coords, name=name)
-    with _dask.caller_warnings(where):
+    with caller_warnings(where):
         frame, _, _ = _long(arr, input_dim, run_dim, strata, by, args.metric)
-        if _dask._cells_apply(args):
+        if _reduce._cells_apply(args):
             return _table.cell_statistics(frame, args)
         cols = [c for c in frame.columns if c != run_dim]
-        return _dask._distinct(frame[cols], cols)
+        return _reduce._distinct(frame[cols], cols)
 
 
 def _start_lazy(parts, meta_args, kwargs, where):
     """``evalci-start``: the pass from the chunks' cells (or distinct rows)."""
-    with _dask.caller_warnings(where):
+    with caller_warnings(where):
         full = [p for p in parts if len(p)]
         table = pd.concat(full, ignore_index=True) if full else parts[0]
-        if _dask._cells_apply(meta_args):
+        if _reduce._cells_apply(meta_args):
             cube, n_runs = _table.prepare_cells(table, meta_args)
             return engine.pass_of_cube(cube, n_runs, meta_args, kwargs["rng"])
         args = _args.bootstrap_iv_of(
-            table, kwargs, **_given(meta_args), row_runs=_dask.RUNS
+            table, kwargs, **_given(meta_args), row_runs=_reduce.RUNS
         )
         return engine.start_pass(table, args, kwargs["rng"])
 
@@ -652,11 +653,11 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
 
     def start_rows(data):
         arr = xr.DataArray(data, dims=dims, coords=coords, name=name)
-        with _dask.caller_warnings(where):
+        with caller_warnings(where):
             return _start(arr, input_dim, run_dim, strata, by, kwargs)
 
     def finish(rep, p):
-        with _dask.caller_warnings(where):
+        with caller_warnings(where):
             ds = _dataset(rep, p.args, by, group_dims, labels, input_dim, run_dim)
         return tuple(ds[v].transpose(*dims_out[v]).values for v in names)
 
@@ -782,7 +783,7 @@ def compare(
     if da.chunks is not None:
         da = da.compute()
     _check_coords(da, input_dim, run_dim, strata, [])
-    with _dask.caller_warnings():
+    with caller_warnings():
         frame, name, _ = _long(
             da, input_dim, run_dim, strata, [], get_metric(kwargs.get("metric", "mean"))
         )
@@ -803,7 +804,7 @@ def _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs):
     )
     bound.apply_defaults()
     a = bound.arguments
-    _dask.check_compare_args(a)
+    _reduce.check_compare_args(a)
     metric = get_metric(a["metric"])
     _args.bootstrap_iv_of(
         _meta(da, input_dim, run_dim, strata, [], metric),

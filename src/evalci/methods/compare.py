@@ -30,13 +30,12 @@ from evalci._base.warnings import warn as _warn
 from evalci.engine import args as _args
 from evalci.engine import auto as _auto
 from evalci.engine import backends
-from evalci.engine import bootstrap as core
 from evalci.engine import intervals as _intervals
 from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 from evalci.engine import table as _table
 from evalci.engine.cube import factorize
-from evalci.frames import dask_frame as _dask
+from evalci.engine.table import rows_of
 from evalci.metrics import Metric
 
 __all__ = ["compare", "ComparisonResult", "decide", "MissingInputsWarning"]
@@ -866,20 +865,6 @@ def _metric_name(metric) -> str:
     return getattr(metric, "__name__", "callable")
 
 
-def _pandas_frame(
-    data, value, cluster, system, strategy, metric, strata, successes, trials
-):
-    """``data`` as a pandas DataFrame (a Dask one reduced exactly) and its run counts."""
-    row_runs = None
-    if _dask.is_dask_frame(data):
-        keys = [*as_columns(cluster, "cluster"), system]
-        data, row_runs = core._from_dask(
-            data, value, keys, strategy, metric, None, strata, successes, trials
-        )
-    check_frame(data)
-    return data, row_runs
-
-
 def _systems(data, cluster, system):
     """The input columns and the (sorted) systems of a comparison, checked."""
     check_columns(data, [system], "system")
@@ -1278,24 +1263,40 @@ def compare(
     >>> res.table[["wins", "losses", "ties"]].iloc[0].tolist()
     [46, 62, 90]
     """
-    if _auto.is_auto(n_resamples):
-        given = {k: v for k, v in locals().items() if k != "mc_tolerance"}
-        return _auto.until_stable(
-            lambda b: compare(**{**given, "n_resamples": b}),
-            lambda r: r.mc_error()[["mc_error_low", "mc_error_high"]],
-            _auto.check_tolerance(mc_tolerance),
-        )
-    if mc_tolerance is not None:
-        raise ValueError(
-            "`mc_tolerance` is for n_resamples='auto'; leave it out with an "
-            "integer n_resamples."
-        )
+    return _auto.resolve(_compare, dict(locals()))
+
+
+def _compare(
+    data,
+    value,
+    cluster,
+    system,
+    *,
+    baseline,
+    pairs,
+    metric,
+    strategy,
+    method,
+    mme,
+    adjust,
+    alternative,
+    confidence_level,
+    n_resamples,
+    strata,
+    weight,
+    missing,
+    dropna,
+    rng,
+    successes,
+    trials,
+    input,
+    weights,
+    backend,
+) -> ComparisonResult:
+    """:func:`compare` with an integer ``n_resamples``."""
     mme = check_options(method, adjust, alternative, missing, mme)
-    if backend is None and _dask.is_dask_frame(data):
-        backend = "dask"
-    data, row_runs = _pandas_frame(
-        data, value, cluster, system, strategy, metric, strata, successes, trials
-    )
+    data, row_runs = rows_of(data)
+    check_frame(data)
     cluster_cols, systems = _systems(data, cluster, system)
     names, pair_pos = _used_systems(systems, _pairs(systems, baseline, pairs))
     args, frame = _paired_rows(

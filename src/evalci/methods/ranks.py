@@ -24,20 +24,21 @@ points refuse more than :data:`MAX_PAIR_VALUES` pair-replicates.
 from __future__ import annotations
 
 import html
-import importlib
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalci._base.validate import check_level, check_option
+from evalci._base.validate import check_frame, check_level, check_option
 from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import backends
 from evalci.engine import bootstrap as core
 from evalci.engine import resampling as _rs
 from evalci.engine.results import BootstrapResult
+from evalci.engine.table import rows_of
+from evalci.methods import compare as _compare
 
 __all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]
 
@@ -46,11 +47,6 @@ METHODS: tuple[str, ...] = ("max-t", "stepdown", "holm")
 #: Most pair-replicates (pairs x resamples): 800 MB of float64 per array.
 MAX_PAIR_VALUES = 100_000_000
 _TOL = 1e-12  # a gap's bootstrap spread below this (relative) is no spread
-
-
-def _compare_module():
-    """``evalci.compare`` the module (the package attribute is the function)."""
-    return importlib.import_module("evalci.compare")
 
 
 # ====================================================================== result
@@ -360,7 +356,7 @@ def holm(gap, se, flat, level):
     """
     t = _t(gap, se, flat)
     p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
-    adj, _ = _compare_module()._holm(p)
+    adj, _ = _compare._holm(p)
     adj = adj.reshape(2, -1)
     return (adj < 1 - level).any(axis=0), adj
 
@@ -763,11 +759,10 @@ weights, backend
     0  0.059  0.004  0.113       True
     """
     _leaderboard_iv(method, higher_is_better)
-    cmp = _compare_module()
+    cmp = _compare
     cmp.check_options("percentile", None, "two-sided", missing, None)
-    data, row_runs = cmp._pandas_frame(
-        data, value, cluster, system, strategy, metric, strata, successes, trials
-    )
+    data, row_runs = rows_of(data)
+    check_frame(data)
     cluster_cols, systems = cmp._systems(data, cluster, system)
     args, frame = cmp._paired_rows(
         data,

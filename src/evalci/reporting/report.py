@@ -30,7 +30,6 @@ from evalci.engine import bootstrap as core
 from evalci.engine import resampling as _rs
 from evalci.engine.cube import factorize
 from evalci.engine.results import BootstrapResult
-from evalci.frames import dask_frame as _dask
 from evalci.methods.compare import (
     ComparisonResult,
     _boot_method,
@@ -743,11 +742,6 @@ def _html_body(rep: Report, p: dict, plots: bool) -> str:
 
 def _check_report_args(data, mme, units):
     """The arguments only :func:`report` takes, and its data; ``mme`` normalised."""
-    if _dask.is_dask_frame(data):
-        raise TypeError(
-            "report() needs a pandas DataFrame; compute the Dask DataFrame first "
-            "(ddf.compute()), or use ddf.evalci.compare(...) for the gaps alone."
-        )
     check_frame(data)
     mme = _check_mme(mme)
     if units is not None:
