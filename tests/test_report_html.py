@@ -257,7 +257,7 @@ def test_page_is_reproducible(swe_report):
 def test_too_many_pairs_for_a_plot_get_a_note_not_a_wall(monkeypatch, swe_report):
     # 31 systems compared all-pairs give 465 gaps: a 150-inch figure helps no
     # one; the page says why the plot is missing and keeps the table whole
-    monkeypatch.setattr(sys.modules["evalci.report"], "_MAX_PLOT_ROWS", 15)
+    monkeypatch.setattr(sys.modules["evalci.reporting.html"], "_MAX_PLOT_ROWS", 15)
     page = swe_report.to_html()
     assert page.count("<svg") == 1  # 16 systems > 15: no scores plot ...
     assert "No scores plot: 16 rows are more than 15" in page

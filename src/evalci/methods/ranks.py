@@ -39,6 +39,7 @@ from evalci.engine import resampling as _rs
 from evalci.engine.results import BootstrapResult
 from evalci.engine.table import rows_of
 from evalci.methods import compare as _compare
+from evalci.methods.decisions import _holm
 
 __all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]
 
@@ -356,7 +357,7 @@ def holm(gap, se, flat, level):
     """
     t = _t(gap, se, flat)
     p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
-    adj, _ = _compare._holm(p)
+    adj, _ = _holm(p)
     adj = adj.reshape(2, -1)
     return (adj < 1 - level).any(axis=0), adj
 

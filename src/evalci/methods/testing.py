@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from evalci.engine.results import BootstrapResult
-from evalci.methods.compare import ComparisonResult, decide
+from evalci.methods.comparison import ComparisonResult
+from evalci.methods.decisions import decide
 
 __all__ = [
     "assert_score_above",
