@@ -1,0 +1,123 @@
+"""Label columns: their kinds, label sets, codes and one-hot confusion cells.
+
+The shared parts of the label metrics (accuracy, kappa, precision / recall /
+F1, Krippendorff's alpha): refusing predictions and labels that can never be
+equal (numbers vs text), fixing the label set and coding labels as positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["check_comparable"]
+
+_NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
+_TEXT_KINDS = {"string", "bytes"}
+
+
+def _value_kind(values) -> str:
+    """'number', 'text' or 'mixed': the kind of value a label column holds."""
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind == "categorical":
+        kind = pd.api.types.infer_dtype(np.asarray(values), skipna=True)
+    if kind in _NUMBER_KINDS:
+        return "number"
+    if kind in _TEXT_KINDS:
+        return "text"
+    return "mixed"
+
+
+def check_comparable(pred, true, value: str, truth: str) -> None:
+    """Refuse predictions and labels of different kinds (numbers vs text).
+
+    ``1 == "1"`` is False, so int predictions against string labels would
+    score 0 on every row: a silent wrong answer rather than a result.
+    """
+    kp, kt = _value_kind(pred), _value_kind(true)
+    for col, role, values in ((value, "value", pred), (truth, "truth", true)):
+        if pd.api.types.infer_dtype(values, skipna=True) == "mixed-integer":
+            raise ValueError(
+                f"`{role}` column {col!r} mixes numbers and text (e.g. 1 and '1'), "
+                f"which never compare equal; convert it to one type, e.g. "
+                f"df[{col!r}].astype(str)."
+            )
+    if {kp, kt} == {"number", "text"}:
+        dp, dt = np.asarray(pred).dtype, np.asarray(true).dtype
+        raise ValueError(
+            f"predictions (`value` column {value!r}, dtype {dp}, {kp}) and labels "
+            f"(`truth` column {truth!r}, dtype {dt}, {kt}) share no value type, so "
+            "no prediction can equal a label. Convert one to the other's type, "
+            f"e.g. df[{value!r}].astype(str) or df[{truth!r}].astype(int)."
+        )
+
+
+def _label_set(values, fixed, ordered: bool, name: str, role: str) -> list:
+    """The label set: ``fixed`` as given, else the sorted labels seen.
+
+    ``ordered`` (weighted kappa, ordinal and interval levels) needs an order:
+    numbers sort, text has none that means anything, so it needs ``labels=``.
+    """
+    if fixed is not None:
+        return fixed
+    seen = pd.unique(pd.Series(np.asarray(values, dtype=object)))
+    if ordered and _value_kind(seen) != "number":
+        raise ValueError(
+            f"{name}: {role} needs ordered labels, but the labels are not all "
+            f"numbers (e.g. {seen[0]!r}); pass labels=[...] listing them in order."
+        )
+    try:
+        return sorted(seen)
+    except TypeError:  # labels of several types: order them by text
+        return sorted(seen, key=lambda v: (type(v).__name__, str(v)))
+
+
+def _codes(values, cats: list, name: str) -> np.ndarray:
+    """Positions of ``values`` in ``cats``; every value must be there."""
+    codes = pd.Index(cats, dtype=object).get_indexer(np.asarray(values, dtype=object))
+    if (codes < 0).any():
+        bad = np.asarray(values)[np.flatnonzero(codes < 0)[0]]
+        raise ValueError(
+            f"{name}: label {bad!r} is not in `labels`; add it, or pass "
+            "labels=None to use every label seen in the data."
+        )
+    return codes.astype(np.int64)
+
+
+def _one_hot(cell: np.ndarray, width: int) -> np.ndarray:
+    out = np.zeros((len(cell), width))
+    out[np.arange(len(cell)), cell] = 1.0
+    return out
+
+
+def _confusion_statistics(truth, fixed, name: str, ordered=False):
+    """Statistics: the one-hot C x C confusion cell (truth row, prediction column)."""
+
+    def statistics(data, value):
+        check_comparable(data[value], data[truth], value, truth)
+        both = np.concatenate([np.asarray(data[value]), np.asarray(data[truth])])
+        cats = _label_set(both, fixed, ordered, name, "`weights`")
+        p, t = _codes(data[value], cats, name), _codes(data[truth], cats, name)
+        return _one_hot(t * len(cats) + p, len(cats) ** 2)
+
+    return statistics
+
+
+def _as_labels(labels) -> list | None:
+    if labels is None:
+        return None
+    if isinstance(labels, str) or not hasattr(labels, "__iter__"):
+        raise TypeError(
+            f"`labels` must be a sequence of labels (e.g. [0, 1, 2]) or None; got "
+            f"{labels!r}."
+        )
+    out = list(labels)
+    if len(out) < 2 or len(set(out)) != len(out):
+        raise ValueError(f"`labels` must list at least 2 distinct labels; got {out!r}.")
+    return out
+
+
+def _confusion(sums: np.ndarray) -> np.ndarray:
+    """``(..., C*C)`` summed one-hot cells as ``(..., C, C)`` confusion counts."""
+    n_labels = int(round(np.sqrt(sums.shape[-1])))
+    return sums.reshape(sums.shape[:-1] + (n_labels, n_labels))
