@@ -400,7 +400,7 @@ def _summary(ends_low, ends_high, truth):
 
 
 def _confusion(model):
-    from evalci.simulate import models as simulate
+    from evalci.simulate import confusion as simulate
 
     if isinstance(model, str):
         if model.lower() != "seed000":
@@ -501,7 +501,7 @@ def coverage_study(
             model, strategies, methods, metric, ns, ks, int(trials),
             int(n_resamples), confidence_level, entropy, progress,
         )  # fmt: skip
-    from evalci.simulate import models as simulate
+    from evalci.simulate import confusion as simulate
 
     truth = (
         simulate.true_accuracy(confusion)
@@ -600,7 +600,7 @@ def coverage_study(
 
 def _block_task(args):
     """One block of one strategy, for a worker process: ``{method: ends}``."""
-    from evalci.simulate import models as simulate
+    from evalci.simulate import confusion as simulate
 
     metric, s, methods, n, k, blk, entropy, b, level, confusion = args
     lab, pr = simulate.confusion_model_arrays(
