@@ -36,6 +36,7 @@ from scipy import stats
 import evalci
 from evalci import coverage, simulate
 from evalci.coverage import coverage_study
+from evalci.simulate import exact
 
 TRIALS = 640
 B = 1000
@@ -235,9 +236,9 @@ def _engine(df, strategy, metric, method, seed):
 
 def _paired(metric, strategy, methods, n_trials, n=N, k=K):
     labels, preds = simulate.confusion_model_arrays(n_trials, n, k, rng=77)
-    fn = coverage._accuracy_block if metric == "accuracy" else coverage._kappa_block
+    fn = exact._accuracy_block if metric == "accuracy" else exact._kappa_block
     blk = fn(strategy, labels, preds, B, np.random.default_rng(78), 0.95, 4)
-    ours = coverage._intervals(blk, methods, 0.95)
+    ours = exact._intervals(blk, methods, 0.95)
     out = {}
     for m in methods:
         eng = np.array(
@@ -292,9 +293,9 @@ def test_kappa_agrees_with_engine(strategy, methods):
 
 def test_accuracy_clt_equals_analytic_ci():
     labels, preds = simulate.confusion_model_arrays(5, 100, 3, rng=4)
-    blk = coverage._accuracy_block("cluster", labels, preds, 50,
-                                   np.random.default_rng(0), 0.95, 4)  # fmt: skip
-    low, high = coverage._intervals(blk, ("clt",), 0.95)["clt"]
+    blk = exact._accuracy_block("cluster", labels, preds, 50,
+                                np.random.default_rng(0), 0.95, 4)  # fmt: skip
+    low, high = exact._intervals(blk, ("clt",), 0.95)["clt"]
     for t in range(5):
         r = evalci.analytic_ci(_tidy(labels[t], preds[t]), "correct", "input_id",
                                method="clt")  # fmt: skip
