@@ -11,8 +11,9 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 import evalci
-from evalci import analytic, simulate
+from evalci import simulate
 from evalci.analytic import AnalyticResult, McNemarResult, analytic_ci, mcnemar
+from evalci.methods import closed_form
 
 from conftest import clustered, shared_data
 
@@ -145,7 +146,7 @@ def test_wilson_is_scipy_wilson(x, n):
 def test_jeffreys_endpoint_conventions():
     # Brown, Cai & DasGupta (2001, 4.1.2): lower end 0 at x = 0, upper end 1
     # at x = n; the other end is the Beta(x + 1/2, n - x + 1/2) quantile.
-    low, high = analytic._jeffreys([0, 20, 5], [20, 20, 20], 0.95)
+    low, high = closed_form._jeffreys([0, 20, 5], [20, 20, 20], 0.95)
     assert low[0] == 0.0 and high[1] == 1.0
     assert high[0] == pytest.approx(stats.beta.ppf(0.975, 0.5, 20.5))
     assert low[1] == pytest.approx(stats.beta.ppf(0.025, 20.5, 0.5))
@@ -529,7 +530,7 @@ def test_kappa_fce_simulation_seed000():
 def test_kappa_exposed_kernel_hand_table():
     # 2x2 table [[40, 10], [5, 45]] (N = 100): p_o = 0.85, p_e = 0.5*0.45 +
     # 0.5*0.55 = 0.5, kappa = 0.7 (seed 004's worked example, 85% vs 50%).
-    kappa, se = analytic._kappa_fce(np.array([[40, 10], [5, 45]]))
+    kappa, se = closed_form._kappa_fce(np.array([[40, 10], [5, 45]]))
     assert kappa == pytest.approx(0.7)
     _, ref = sm_kappa(
         np.repeat([0, 0, 1, 1], [40, 10, 5, 45]),
@@ -1110,7 +1111,7 @@ def test_clustered_wilson_k1_and_cap():
 
 
 def test_clustered_wilson_kernel_directly():
-    low, high, n_eff = analytic._korn_graubard_wilson(
+    low, high, n_eff = closed_form._korn_graubard_wilson(
         np.array([0.5, 0.0, 1.0, 0.3]),
         np.array([0.25 / 40, 0.0, 0.0, 0.21 / 10]),
         np.array([40, 100, 100, 50]),

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evalci
-from evalci import readers
+from evalci.io import inspect as inspect_reader
 from evalci.readers import read_helm, read_inspect, read_jsonl, read_lm_eval
 
 LETTER = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -226,7 +226,7 @@ def two_logs(tmp_path):
 @pytest.fixture
 def plain(monkeypatch):
     """Force the json + zipfile reader even where inspect_ai is installed."""
-    monkeypatch.setattr(readers, "_inspect_ai", lambda: None)
+    monkeypatch.setattr(inspect_reader, "_inspect_ai", lambda: None)
 
 
 def expected_inspect(grids: dict) -> pd.DataFrame:
@@ -318,7 +318,7 @@ def test_value_mapping_is_inspects():
 
     to_float = value_to_float()
     for v in ["C", "I", "P", "N", True, False, 1, 0.25, "yes", "TRUE", "No", "0.75"]:
-        assert readers._inspect_float(v, "x") == to_float(v), v
+        assert inspect_reader._inspect_float(v, "x") == to_float(v), v
 
 
 def test_inspect_dict_score_and_scorer(tmp_path, plain):
@@ -432,7 +432,7 @@ def test_inspect_plain_equals_inspect_ai(two_logs, monkeypatch):
     pytest.importorskip("inspect_ai")
     folder, _ = two_logs
     native = read_inspect(folder)
-    monkeypatch.setattr(readers, "_inspect_ai", lambda: None)
+    monkeypatch.setattr(inspect_reader, "_inspect_ai", lambda: None)
     pd.testing.assert_frame_equal(read_inspect(folder), native)
 
 

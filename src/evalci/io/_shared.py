@@ -1,0 +1,135 @@
+"""What the readers share: files from paths, JSON fields, and the tidy table.
+
+:func:`_files` resolves a path, list, directory or glob into files;
+:func:`_load_json`, :func:`_json_lines` and :func:`_get` load JSON (or JSON Lines) and read its fields with
+errors that name the file and the field; :func:`_tidy` orders, types and
+sorts the columns of the table every reader returns (described in
+:mod:`evalci.io.readers`) and refuses duplicate (system, input, run) keys.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+KEYS = ["input", "run", "system"]
+
+
+def _files(
+    paths, patterns: tuple[str, ...], arg: str, what: str, keep=lambda p: True
+) -> list[Path]:
+    """Resolve a path, a list of paths, a directory or a glob into files.
+
+    ``keep`` filters what a directory search finds (files named are kept).
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    elif not isinstance(paths, Iterable):
+        raise TypeError(
+            f"`{arg}` must be a path, a list of paths, a directory or a glob; "
+            f"got {type(paths).__name__}."
+        )
+    found: list[Path] = []
+    for p in paths:
+        text = str(p)
+        if any(c in text for c in "*?[") and not Path(text).exists():
+            hits = sorted(Path(h) for h in _glob.glob(text, recursive=True))
+            if not hits:
+                raise ValueError(f"`{arg}`: no file matches {text!r}.")
+            found += [h for h in hits if h.is_file()]
+        elif Path(text).is_dir():
+            hits = sorted(
+                {h for pat in patterns for h in Path(text).rglob(pat) if keep(h)}
+            )
+            if not hits:
+                raise ValueError(
+                    f"`{arg}`: the directory {text} holds no {what} "
+                    f"(looked for {', '.join(patterns)})."
+                )
+            found += hits
+        elif Path(text).is_file():
+            found.append(Path(text))
+        else:
+            raise ValueError(f"`{arg}`: {text} does not exist.")
+    if not found:
+        raise ValueError(f"`{arg}` names no file.")
+    return list(dict.fromkeys(found))
+
+
+def _load_json(text: str | bytes, file, part: str = "") -> Any:
+    where = f"{file}" + (f" ({part})" if part else "")
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"{where} is not valid JSON: {e}.") from None
+
+
+def _json_lines(file: Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed JSON)`` of each non-blank line, read lazily."""
+    with open(file, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if line.strip():
+                yield n, _load_json(line, file, f"line {n}")
+
+
+def _get(d: Any, path: str, file, what: str = "") -> Any:
+    """``d['a']['b']`` for ``path='a.b'``; a missing field names file and field."""
+    cur = d
+    for part in path.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            where = f" in {what}" if what else ""
+            raise ValueError(
+                f"{file}: the required field `{path}` is missing{where}; "
+                "is this file in the format the reader expects?"
+            )
+    return cur
+
+
+def _as_input(col: pd.Series) -> pd.Series:
+    """int64 when every id is an integer, strings otherwise (stable dtypes)."""
+    vals = col.tolist()
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+        return col.astype("int64")
+    return col.map(str).astype(str)
+
+
+def _tidy(
+    frame: pd.DataFrame, values: list[str], meta: list[str], ints: tuple = ()
+) -> pd.DataFrame:
+    """Order, type and sort the columns; refuse duplicate keys.
+
+    Metadata columns are strings (missing stays missing), those in ``ints``
+    int64.
+    """
+    out = frame[KEYS + values + meta].copy()
+    out["input"] = _as_input(out["input"])
+    out["run"] = out["run"].astype("int64")
+    out["system"] = out["system"].map(str).astype(str)
+    for c in values:
+        out[c] = out[c].astype("float64")
+    for c in meta:
+        if c in ints:
+            out[c] = out[c].astype("int64")
+            continue
+        out[c] = out[c].map(lambda v: v if v is None else str(v)).astype(str)
+    dup = out.duplicated(KEYS, keep=False)
+    if dup.any():
+        row = out.loc[dup, ["system", "input", "run"]].iloc[0]
+        key = tuple(getattr(v, "item", lambda v=v: v)() for v in row)
+        src = out.loc[dup, "log_file"].unique() if "log_file" in out else []
+        raise ValueError(
+            f"(system, input, run) = {key} occurs more than once"
+            + (f" (in {', '.join(map(str, src))})" if len(src) else "")
+            + "; each must be one row: read one task's logs at a time, or "
+            "name the run and system that tell the rows apart."
+        )
+    out = out.sort_values(["system", "input", "run"], kind="stable")
+    return out.reset_index(drop=True)

@@ -1,0 +1,266 @@
+"""lm-evaluation-harness ``--log_samples`` output into the tidy table.
+
+:func:`read_lm_eval` reads the ``samples_<task>_<date>.jsonl`` files (the
+logged per-document metrics, or a ``score`` function on the raw responses)
+and takes the system from the ``results_<date>.json`` written beside them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from evalci._base.warnings import EvalciWarning, warn
+from evalci.io._shared import KEYS, _files, _get, _json_lines, _load_json, _tidy
+
+__all__ = ["read_lm_eval"]
+
+
+# lm_eval/loggers/evaluation_tracker.py: samples_<task>_<date_id>.jsonl and
+# results_<date_id>.json, date_id = datetime.now().isoformat() with ':' -> '-'.
+_LM_SAMPLES = re.compile(
+    r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl$"
+)
+# The fields of a logged sample other than its metrics (evaluator.py); older
+# lm-eval versions write no "metrics" list, so the rest are the metrics.
+_LM_FIELDS = frozenset(
+    "doc_id doc target arguments resps filtered_resps filter metrics doc_hash "
+    "prompt_hash target_hash".split()
+)
+# GeneralConfigTracker._get_model_name: the first of these keys in model_args.
+_LM_MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+
+
+def _lm_system(results: dict | None, folder: Path) -> str:
+    """The model a results file names, else the folder (model_name_sanitized)."""
+    if not results:
+        return folder.name
+    if results.get("model_name"):
+        return str(results["model_name"])
+    args = (results.get("config") or {}).get("model_args")
+    if isinstance(args, dict):
+        for key in _LM_MODEL_KEYS:
+            if key in args:
+                return str(args[key])
+    elif isinstance(args, str):
+        for key in _LM_MODEL_KEYS:
+            if f"{key}=" in args:
+                return args.split(f"{key}=")[1].split(",")[0]
+    for name in (
+        results.get("model_name_sanitized"),
+        (results.get("config") or {}).get("model"),
+    ):
+        if name:
+            return str(name)
+    return folder.name
+
+
+def _lm_results(sample_file: Path, date: str) -> dict | None:
+    """The results JSON written beside a samples file in the same run."""
+    hits = [
+        f
+        for f in sorted(sample_file.parent.glob(f"*_{date}.json"))
+        if not f.name.startswith("samples_")
+    ]
+    return _load_json(hits[0].read_bytes(), hits[0]) if hits else None
+
+
+def _lm_lines(file: Path) -> list[dict]:
+    lines = []
+    for n, d in _json_lines(file):
+        if not isinstance(d, dict):
+            raise ValueError(f"{file}, line {n}: a sample line is a JSON object.")
+        _get(d, "doc_id", file, f"line {n}")
+        lines.append(d)
+    if not lines:
+        raise ValueError(f"{file} holds no sample line.")
+    return lines
+
+
+def _lm_number(v) -> float | None:
+    return float(v) if isinstance(v, (bool, int, float)) else None
+
+
+def _lm_logged(
+    lines: list[dict], file: Path, filter: str | None
+) -> tuple[list[dict], list[str]]:
+    """Rows with the logged metrics: one per (doc, filter) -> one per doc."""
+    filters = list(dict.fromkeys(d.get("filter", "none") for d in lines))
+    if filter is not None:
+        if filter not in filters:
+            raise ValueError(
+                f"`filter`: {file} has no filter {filter!r}; it has {filters}."
+            )
+        lines = [d for d in lines if d.get("filter", "none") == filter]
+    several = filter is None and len(filters) > 1
+    rows: dict[Any, dict] = {}
+    values: dict[str, None] = {}
+    corpus: set[str] = set()
+    for d in lines:
+        row = rows.setdefault(d["doc_id"], {"input": d["doc_id"], "run": 0})
+        names = d.get("metrics", [k for k in d if k not in _LM_FIELDS])
+        for m in names:
+            x = _lm_number(_get(d, m, file, f"doc_id {d['doc_id']}"))
+            # lm-eval names a metric under a filter "metric,filter" (results_*.json)
+            col = f"{m},{d.get('filter', 'none')}" if several else m
+            if x is None:  # a corpus-level metric (bleu, ...): no per-doc value
+                corpus.add(col)
+                continue
+            row[col] = x
+            values[col] = None
+        row["target"] = d.get("target")
+        row["n_resps"] = len((d.get("resps") or [[]])[0])
+    if corpus - set(values):
+        warn(
+            f"{file}: the metrics {sorted(corpus - set(values))} hold no number per "
+            "document (corpus-level metrics); they are left out.",
+            EvalciWarning,
+        )
+    return list(rows.values()), list(values)
+
+
+def _lm_scored(lines: list[dict], file: Path, score: Callable) -> list[dict]:
+    """One row per repeat: ``score(responses, sample)`` on the raw ``resps``."""
+    seen, rows = set(), []
+    for d in lines:
+        if d["doc_id"] in seen:  # the same raw resps under every filter
+            continue
+        seen.add(d["doc_id"])
+        resps = _get(d, "resps", file, f"doc_id {d['doc_id']}")
+        k = min(len(r) for r in resps) if resps else 0
+        for r in range(k):
+            rows.append(
+                {
+                    "input": d["doc_id"],
+                    "run": r,
+                    "score": float(score([req[r] for req in resps], d)),
+                    "target": d.get("target"),
+                    "n_resps": k,
+                }
+            )
+    return rows
+
+
+def read_lm_eval(
+    path,
+    *,
+    task: str | None = None,
+    filter: str | None = None,
+    score: Callable[[list, dict], float] | None = None,
+) -> pd.DataFrame:
+    """Read lm-evaluation-harness ``--log_samples`` output into the tidy table.
+
+    Parameters
+    ----------
+    path : path
+        A ``samples_<task>_<date>.jsonl`` file, or a folder searched
+        recursively for them (an ``--output_path`` with one sub-folder per
+        model gives one system per model). The ``results_<date>.json``
+        written beside each samples file in the same run names the model.
+    task : str, optional
+        Read only this task's samples files (default: every task found).
+    filter : str, optional
+        Read only this filter's metrics (e.g. ``"strict-match"``). By
+        default a task logged under one filter (``"none"`` for most
+        multiple-choice tasks) gives columns named after the metrics
+        (``acc``, ``exact_match``); under several filters, the columns are
+        named ``"<metric>,<filter>"`` as in ``results_*.json``.
+    score : callable, optional
+        ``score(responses, sample) -> float``, to score every repeat as its
+        own run: ``responses`` is the list of that repeat's raw responses,
+        one per request of the document (one for a generation task), as
+        strings; ``sample`` is the sample's JSON line (``doc``, ``target``,
+        ...). The table then has one ``score`` column instead of the logged
+        metrics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``input`` (``doc_id``), ``run``, ``system``, the value columns, then
+        ``task`` (from the file name), ``target``, ``n_resps`` (responses per
+        request, i.e. the task's ``repeats``) and ``log_file``.
+
+    Notes
+    -----
+    What is recorded per repeat (lm_eval 0.4, ``evaluator.py``): with
+    ``repeats: K`` each request is sent K times and the K responses are
+    logged in ``resps`` (as strings); the task's filter (``take_first`` by
+    default, or ``majority_vote``, ``take_first_k``, ...) then turns them
+    into ``filtered_resps`` and ``process_results`` computes each metric
+    **once per document** from those. The per-repeat metrics are never
+    computed, so they cannot be read back: without ``score=`` the table has
+    one run per document (``run = 0``) holding the logged metric, and warns
+    when K > 1. With ``score=``, all K runs are recovered, scored by your
+    function from the raw responses (lm-eval's own answer extraction and
+    metric are not re-run).
+
+    System: the results file's ``model_name``, else the model named in
+    ``config.model_args`` (``pretrained=``, ``model=``, ... as lm-eval reads
+    it), else ``model_name_sanitized`` or ``config.model``; with no results
+    file, the samples file's folder (lm-eval names it after the model).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> from evalci.readers import read_lm_eval
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "EleutherAI__pythia-160m"
+    >>> d.mkdir()
+    >>> date = "2024-05-01T12-30-45.123456"
+    >>> res = {"results": {"arc_easy": {"acc,none": 0.5}},
+    ...        "config": {"model": "hf",
+    ...                   "model_args": "pretrained=EleutherAI/pythia-160m"},
+    ...        "model_name": "EleutherAI/pythia-160m"}
+    >>> _ = (d / f"results_{date}.json").write_text(json.dumps(res))
+    >>> lines = [{"doc_id": i, "target": "0", "resps": [[["-1.0", "False"]]],
+    ...           "filtered_resps": [["-1.0", "False"]], "filter": "none",
+    ...           "metrics": ["acc"], "acc": float(i % 2)} for i in range(4)]
+    >>> _ = (d / f"samples_arc_easy_{date}.jsonl").write_text(
+    ...     "\\n".join(json.dumps(x) for x in lines))
+    >>> read_lm_eval(d)[["input", "run", "system", "acc", "task"]]
+       input  run                  system  acc      task
+    0      0    0  EleutherAI/pythia-160m  0.0  arc_easy
+    1      1    0  EleutherAI/pythia-160m  1.0  arc_easy
+    2      2    0  EleutherAI/pythia-160m  0.0  arc_easy
+    3      3    0  EleutherAI/pythia-160m  1.0  arc_easy
+    """
+    files = _files(path, ("samples_*.jsonl",), "path", "lm-eval samples file")
+    frames = []
+    for f in files:
+        m = _LM_SAMPLES.match(f.name)
+        if m is None:
+            raise ValueError(
+                f"{f}: an lm-eval samples file is named "
+                "samples_<task>_<date>.jsonl (--log_samples)."
+            )
+        if task is not None and m["task"] != task:
+            continue
+        lines = _lm_lines(f)
+        if score is not None:
+            rows, values = _lm_scored(lines, f, score), ["score"]
+        else:
+            rows, values = _lm_logged(lines, f, filter)
+            k = max(r["n_resps"] for r in rows)
+            if k > 1:
+                warn(
+                    f"{f}: each request holds {k} responses (repeats={k}) but "
+                    "lm-eval records each metric once per document, from the "
+                    "filtered responses; the table has one run per document. "
+                    "Pass `score=` to score every response as a run.",
+                    EvalciWarning,
+                )
+        frame = pd.DataFrame(rows)
+        frame["system"] = _lm_system(_lm_results(f, m["date"]), f.parent)
+        frame["task"], frame["log_file"] = m["task"], str(f)
+        frames.append(frame)
+    if not frames:
+        raise ValueError(f"`task`: no samples file of task {task!r} under {path}.")
+    frame = pd.concat(frames, ignore_index=True)
+    meta = ["task", "target", "n_resps", "log_file"]
+    values = [c for c in frame.columns if c not in KEYS + meta]
+    if not values:
+        raise ValueError(f"{path}: no sample has a numeric metric.")
+    return _tidy(frame, values, meta, ints=("n_resps",))

@@ -1,0 +1,278 @@
+"""Prediction-powered inference for a mean with PPI++'s tuned weight: :func:`ppi_mean`.
+
+See :mod:`evalci.methods.judge` (the public home, ``evalci.judge``) for how
+rows become labeled and unlabeled inputs.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalci._base.validate import check_number
+from evalci._base.warnings import DegenerateDataWarning, warn
+from evalci.methods.judge_inputs import (
+    _counts,
+    _group_sums,
+    _Inputs,
+    _inputs,
+    _judge_iv,
+)
+from evalci.methods.judge_intervals import _bootstrap, _JudgeResult, _percentile, _z
+
+__all__ = ["PPIResult", "ppi_mean"]
+
+
+PPI_METHODS: tuple[str, ...] = ("clt", "bootstrap")
+
+
+@dataclass(frozen=True, repr=False)
+class PPIResult(_JudgeResult):
+    """A prediction-powered (PPI++) interval for a mean (one per group with ``by``).
+
+    Attributes
+    ----------
+    estimate, low, high, standard_error : float or pandas.Series
+        ``lam * mean_U(f) + mean_L(Y - lam f)``, the interval and its SE
+        (for ``method="bootstrap"`` the SD of the replicates).
+    n_labeled, n_unlabeled : int or pandas.Series
+        Inputs with and without gold labels.
+    lam : float or pandas.Series
+        The weight on the judge: PPI++'s power-tuned value (clipped to
+        [0, 1]) or the one given. 0 ignores the judge (gold only), 1 is the
+        original PPI.
+    method : {'clt', 'bootstrap'}
+        The normal interval with the plug-in SE, or the percentile bootstrap
+        over inputs (see :func:`ppi_mean`).
+    confidence_level : float
+        Two-sided level.
+    groups : pandas.Index or None
+        The groups (one per ``by`` value; a MultiIndex for several ``by``
+        columns) that index each per-group Series; None without ``by``.
+    """
+
+    estimate: object
+    low: object
+    high: object
+    standard_error: object
+    n_labeled: object
+    n_unlabeled: object
+    lam: object
+    method: str
+    confidence_level: float
+    groups: pd.Index | None = field(default=None, repr=False)
+
+    _PER_GROUP = (
+        "estimate",
+        "low",
+        "high",
+        "standard_error",
+        "n_labeled",
+        "n_unlabeled",
+        "lam",
+    )
+    _SETTINGS = ("confidence_level", "method")
+    _NAME = "PPI++"
+
+
+def _ppi_stats(ins: _Inputs, shift_y: np.ndarray, shift_f: np.ndarray):
+    """Per-input statistics whose sums give PPI++ (shifted to keep moments exact).
+
+    Labeled: ``[1, y, f, y^2, f^2, y f]``; unlabeled: ``[1, f, f^2]``. The
+    estimator is shift-equivariant (``theta(y + a, f + b) = theta + a``) and
+    lam and the variances are shift-invariant, so centring at each group's
+    means costs nothing and avoids cancellation in ``sum f^2 - (sum f)^2 / n``.
+    """
+    lab = ins.labeled
+    y = ins.y[lab] - shift_y[ins.group[lab]]
+    fl = ins.f_gold[lab] - shift_f[ins.group[lab]]
+    fu = ins.f_all[~lab] - shift_f[ins.group[~lab]]
+    t_lab = np.column_stack([np.ones_like(y), y, fl, y * y, fl * fl, y * fl])
+    t_unl = np.column_stack([np.ones_like(fu), fu, fu * fu])
+    return t_lab, t_unl
+
+
+def _ppi_from_sums(s_lab: np.ndarray, s_unl: np.ndarray, lam):
+    """PPI++ estimate, SE and lam from summed statistics, vectorised over (...).
+
+    With ``n`` labeled and ``N`` unlabeled inputs (Angelopoulos, Duchi & Zrnic
+    2023, Example 6.1 and eq. 6):
+
+    * ``lam* = Cov(Y, f) / ((1 + n/N) Var(f))``, clipped to [0, 1], with
+      ``Cov`` over the labeled inputs (``ddof=0``) and ``Var`` over all
+      inputs' judge means (``ddof=1``) -- ``ppi_py``'s ``_calc_lam_glm``;
+    * ``theta = lam mean_U(f) + mean_L(Y - lam f)``;
+    * ``SE^2 = lam^2 Var_U(f) / N + Var_L(Y - lam f) / n`` (``ddof=0``).
+    """
+    n, sy, sf, syy, sff, syf = np.moveaxis(s_lab, -1, 0)
+    N, su, suu = np.moveaxis(s_unl, -1, 0)
+    my, mf, mu = sy / n, sf / n, su / N
+    var_y, var_f, var_u = syy / n - my**2, sff / n - mf**2, suu / N - mu**2
+    cov = syf / n - my * mf
+    if lam is None:
+        m_all = (sf + su) / (n + N)
+        var_all = (sff + suu - (n + N) * m_all**2) / (n + N - 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lam = np.clip(cov / ((1 + n / N) * var_all), 0.0, 1.0)
+        lam = np.where(var_all > 0, lam, 0.0)  # a constant judge carries nothing
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), np.shape(n))
+    theta = lam * mu + my - lam * mf
+    var_rect = var_y - 2 * lam * cov + lam**2 * var_f
+    var = lam**2 * np.maximum(var_u, 0) / N + np.maximum(var_rect, 0) / n
+    return theta, np.sqrt(var), lam
+
+
+def ppi_mean(
+    data: pd.DataFrame,
+    judge: str,
+    gold: str,
+    cluster=None,
+    *,
+    by=None,
+    confidence_level: float = 0.95,
+    lam="auto",
+    method: str = "clt",
+    n_resamples: int = 9999,
+    rng=None,
+) -> PPIResult:
+    """Interval for the true mean score from judge scores and a gold subset (PPI++).
+
+    Every row has a judge score; rows of the labeled inputs also have a gold
+    score. With ``n`` labeled and ``N`` unlabeled inputs, ``Y_i`` and
+    ``f_i`` the per-input gold and judge means (see the module docstring for
+    how rows pair), the prediction-powered estimate is
+    ``theta = lam * mean_U(f) + mean_L(Y - lam * f)``: the judge's mean,
+    corrected by its average error on the labeled inputs. It is unbiased for
+    any ``lam`` when the labeled inputs are a random sample; PPI++'s ``lam``
+    minimises its variance, so it is never (asymptotically) wider than the
+    gold-only interval (``lam=0``).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Tidy table, one row per (input, run[, group]). Never modified.
+    judge : str
+        Column of the judge's scores (any numbers); no missing values.
+    gold : str
+        Column of the gold scores, on the same scale; NaN on unlabeled rows.
+    cluster : str or list of str, optional
+        Column(s) identifying the input (its rows are its runs). ``None``:
+        every row is its own input (k=1).
+    by : str or list of str, optional
+        Column(s) to group by (e.g. ``"system"``): one interval per group,
+        each with its own ``lam``.
+    confidence_level : float
+        Two-sided level, e.g. 0.95.
+    lam : "auto" or float
+        ``"auto"``: PPI++'s power-tuned weight,
+        ``Cov(Y, f) / ((1 + n/N) Var(f))`` clipped to [0, 1]. A number fixes
+        it: 1 is the original PPI (Angelopoulos et al. 2023), 0 the gold-only
+        (classical) interval.
+    method : {'clt', 'bootstrap'}
+        ``"clt"``: ``theta +/- z SE`` with
+        ``SE^2 = lam^2 Var_U(f) / N + Var_L(Y - lam f) / n`` (plug-in
+        variances over inputs, ``ppi_py``'s ``ppi_mean_ci``; ``lam`` treated
+        as fixed). ``"bootstrap"``: percentile interval of the same
+        estimator (``lam`` re-tuned in each replicate) over ``n_resamples``
+        cluster resamples, labeled and unlabeled inputs drawn independently.
+    n_resamples : int
+        Bootstrap replicates (``method="bootstrap"`` only).
+    rng : int, numpy.random.Generator or numpy.random.SeedSequence, optional
+        Seed of the bootstrap (SPEC 7).
+
+    Returns
+    -------
+    PPIResult
+        ``estimate``, ``low``, ``high``, ``standard_error``, ``n_labeled``,
+        ``n_unlabeled``, ``lam`` (Series by group with ``by``).
+
+    See Also
+    --------
+    rogan_gladen : the correction of a 0/1 judge by its error rates.
+
+    References
+    ----------
+    A. N. Angelopoulos, J. C. Duchi, T. Zrnic (2023). PPI++: Efficient
+    prediction-powered inference. arXiv:2311.01453.
+    A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan, T. Zrnic
+    (2023). Prediction-powered inference. Science 382, 669-674.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from evalci.judge import ppi_mean
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(2000) < 0.6                      # true outcomes
+    >>> judge = np.where(truth, rng.random(2000) < 0.95, rng.random(2000) < 0.3)
+    >>> gold = np.where(np.arange(2000) < 200, truth, np.nan)  # 200 labeled
+    >>> df = pd.DataFrame({"judge": judge.astype(int), "gold": gold})
+    >>> print(f"truth {truth.mean():.3f}, judge alone {df.judge.mean():.3f}")
+    truth 0.605, judge alone 0.693
+    >>> res = ppi_mean(df, "judge", "gold")
+    >>> print(f"{res.estimate:.3f} [{res.low:.3f}, {res.high:.3f}] lam={res.lam:.2f}")
+    0.556 [0.504, 0.608] lam=0.67
+    """
+    if gold is None:
+        raise ValueError(
+            "`gold` is required: the column of gold scores (NaN where unlabeled)."
+        )
+    args = _judge_iv(
+        data, judge, gold, cluster, by, confidence_level, method, PPI_METHODS,
+        n_resamples, binary=False,
+    )  # fmt: skip
+    lam = _lam_iv(lam)
+    ins = _inputs(data, args)
+    n_lab, n_unl = _counts(ins, 2, 1, gold=True)
+    lab = ins.labeled
+    shift_y = _group_sums(ins.y[lab, None], ins.group[lab], ins.n_groups)[:, 0] / n_lab
+    shift_f = _group_sums(ins.f_all[:, None], ins.group, ins.n_groups)[:, 0] / (
+        n_lab + n_unl
+    )
+    t_lab, t_unl = _ppi_stats(ins, shift_y, shift_f)
+    s_lab = _group_sums(t_lab, ins.group[lab], ins.n_groups)
+    s_unl = _group_sums(t_unl, ins.group[~lab], ins.n_groups)
+    theta, se, lam_hat = _ppi_from_sums(s_lab, s_unl, lam)
+    if method == "clt":
+        z = _z(args.confidence_level)
+        low, high = theta - z * se, theta + z * se
+    else:
+
+        def replicate(sl, su):
+            return _ppi_from_sums(sl, su, lam)[0]
+
+        parts = [(ins.group[lab], t_lab), (ins.group[~lab], t_unl)]
+        reps = _bootstrap(parts, ins.n_groups, replicate, args.n_resamples, rng)
+        low, high, se = _percentile(reps, args.confidence_level)
+    if np.any(se == 0):
+        warn(
+            "the standard error is zero (every labeled input has the same gold and "
+            "judge score, and the judge is constant): the interval has zero width.",
+            DegenerateDataWarning,
+        )
+    return PPIResult._from_arrays(
+        groups=ins.groups,
+        estimate=theta + shift_y,
+        low=low + shift_y,
+        high=high + shift_y,
+        standard_error=se,
+        n_labeled=n_lab,
+        n_unlabeled=n_unl,
+        lam=lam_hat,
+        method=method,
+        confidence_level=args.confidence_level,
+    )
+
+
+def _lam_iv(lam):
+    """``"auto"`` -> None (tune), else a finite float."""
+    if isinstance(lam, str) and lam == "auto":
+        return None
+    if isinstance(lam, str) or not isinstance(lam, numbers.Real):
+        raise ValueError(
+            f"`lam` must be 'auto' (PPI++'s tuned weight) or a number, e.g. 1 for "
+            f"the original PPI or 0 for gold only; got {lam!r}."
+        )
+    return check_number(lam, "lam", hint=", e.g. 1 for the original PPI")
