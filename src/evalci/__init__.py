@@ -70,6 +70,7 @@ from evalci import (  # noqa: E402 - after the distribution check
 )
 from evalci import compare as _compare_module  # noqa: E402, F401
 from evalci import report as _report_module  # noqa: E402, F401
+from evalci._base.version import __version__  # noqa: E402, F401
 from evalci._base.warnings import (  # noqa: E402
     ClusteringIgnoredWarning,
     DegenerateDataWarning,
@@ -116,8 +117,6 @@ from evalci.methods.planning import (  # noqa: E402
 from evalci.methods.ranks import Leaderboard  # noqa: E402
 from evalci.metrics import Metric  # noqa: E402
 from evalci.reporting.report import Report, flaky  # noqa: E402
-
-__version__ = "0.1.0"
 
 __all__ = [
     "DISTRIBUTION",

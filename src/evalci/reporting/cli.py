@@ -157,7 +157,7 @@ def _output_options() -> argparse.ArgumentParser:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from evalci import __version__
+    from evalci._base.version import __version__
 
     top = argparse.ArgumentParser(
         prog="evalci", formatter_class=_RAW, epilog=_EPILOG["evalci"],
