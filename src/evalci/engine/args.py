@@ -4,7 +4,7 @@
 (and of the functions built on it: ``compare``, ``report``, the xarray and
 Dask paths) into a frozen :class:`BootstrapArgs`, raising errors that name the
 argument and the fix (scipy's ``_bootstrap_iv`` pattern). Nothing here reads
-the data's values: that is :mod:`evalci._table`'s job.
+the data's values: that is :mod:`evalci.engine.table`'s job.
 """
 
 from __future__ import annotations

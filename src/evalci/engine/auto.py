@@ -1,6 +1,6 @@
 """``n_resamples="auto"``: draw until the endpoints are stable to a tolerance.
 
-Streams are keyed by index (:mod:`evalci.resampling`), so the first ``B``
+Streams are keyed by index (:mod:`evalci.engine.resampling`), so the first ``B``
 replicates of a run with more resamples are those of a run with ``B``: a
 result at ``n_resamples="auto"`` is exactly the result at the
 ``n_resamples`` it reports. The sizes double from :data:`START` (each a

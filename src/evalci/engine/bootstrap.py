@@ -1,7 +1,7 @@
 """The bootstrap entry points: ``bootstrap`` and ``cluster_ci``.
 
-What the user may pass is checked in :mod:`evalci._args`; the table becomes
-a cube in :mod:`evalci._table`; the cube is resampled in :mod:`evalci.engine`.
+What the user may pass is checked in :mod:`evalci.engine.args`; the table becomes
+a cube in :mod:`evalci.engine.table`; the cube is resampled in :mod:`evalci.engine.passes`.
 This module runs the pass on a pandas table and reads the intervals into a
 :class:`~evalci.engine.results.BootstrapResult`. A Dask DataFrame never gets
 here: it enters through :mod:`evalci.frames` (see :mod:`evalci.frames.doors`).

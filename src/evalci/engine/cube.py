@@ -4,7 +4,7 @@
 integer codes, so a shuffled table gives the same codes. :class:`Cube` holds
 the rows in canonical order with their codes and statistics, and splits them
 into draw units (:meth:`Cube.units`). How a table becomes a cube is
-:mod:`evalci._table`; how a cube is resampled is :mod:`evalci.engine`.
+:mod:`evalci.engine.table`; how a cube is resampled is :mod:`evalci.engine.passes`.
 """
 
 from __future__ import annotations

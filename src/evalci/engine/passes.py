@@ -335,7 +335,7 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     """``(Patterns, DrawPlan)`` when the pattern path serves this unit, else None.
 
     The choice reads the data's shape only (distinct patterns against inputs,
-    :func:`evalci.patterns.should_use_patterns`), never the number of
+    :func:`evalci.engine.patterns.should_use_patterns`), never the number of
     resamples or how the work is scheduled, so every backend takes the same
     path. Counts tables at the run level have no run rows for the index
     kernel: they always take the (exact) pattern path.

@@ -5,7 +5,7 @@ of stratum h (``N_h`` inputs drawn uniformly with replacement) is fully
 described by how many copies of each distinct row ("pattern") it drew, and
 those counts are ``Multinomial(N_h, n_p / N_h)`` over the patterns of the
 stratum (``n_p`` = multiplicity). Same law as the index kernel in
-:mod:`evalci.resampling`, at O(N + B P) instead of O(B N). A replicate's sums
+:mod:`evalci.engine.resampling`, at O(N + B P) instead of O(B N). A replicate's sums
 are ``counts @ pattern_stats``. Groups (systems) of one draw unit share draws,
 so patterns are *joint*: distinct rows of the flattened ``(G * m)``
 statistics, and comparisons stay paired.
@@ -30,7 +30,7 @@ Run-level patterns come from the unit's weighted run rows
 from per-input counts (:func:`binary_run_patterns`, O(N)); both use the rows
 *as the index path weights them*, so the estimand is identical.
 
-Reproducibility contract (as in :mod:`evalci.resampling`): replicate ``b``
+Reproducibility contract (as in :mod:`evalci.engine.resampling`): replicate ``b``
 comes from stream ``stream(root, _BOOT, unit_index, b // STREAM_SIZE)``,
 whatever the blocking. Within one stream the draws are, in order:
 

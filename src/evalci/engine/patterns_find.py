@@ -228,7 +228,7 @@ def run_level_exact(unit: _rs.Unit) -> bool:
 
     The forms need, per group, every run row with its (weighted) statistics
     and the rows of each input: ``unit.starts``, ``unit.counts`` and
-    ``unit.rows`` as :meth:`evalci._data.Cube.units` builds them for
+    ``unit.rows`` as :meth:`evalci.engine.cube.Cube.units` builds them for
     ``strategy="hierarchical"`` / ``"single_draw"`` with a sufficient-statistic
     metric. Given those, the multinomial over an input's distinct rows is
     exact for any data; it is *fast* when inputs have few distinct rows

@@ -1,10 +1,10 @@
 """Scale out: the engine's resampling as Dask tasks.
 
-The engine pass (:mod:`evalci.engine`) has three steps: build the draw units,
+The engine pass (:mod:`evalci.engine.passes`) has three steps: build the draw units,
 resample them block by block, read estimates and jackknife. This module runs
 the middle step -- the heavy one, O(B N) on the index kernel -- as a Dask
 graph with one task per (draw unit, block of :data:`TASK_STREAMS` streams),
-and, for units of more than :data:`evalci.resampling.TILE_SIZE` inputs, one
+and, for units of more than :data:`evalci.engine.resampling.TILE_SIZE` inputs, one
 task per (block, input tile) too:
 
 * ``evalci-statistics``: what a unit's blocks read (:class:`engine.UnitWork`:
@@ -20,7 +20,7 @@ task per (block, input tile) too:
 * ``evalci-finish``: estimates, jackknife and intervals from the gathered
   ``(B, G)`` replicates.
 
-Streams are keyed by index (:mod:`evalci.resampling`), never by task, so any
+Streams are keyed by index (:mod:`evalci.engine.resampling`), never by task, so any
 scheduler and any blocking give the numbers of the numpy path, bit for bit.
 Callable metrics resample rows and stay in one process.
 """
@@ -146,14 +146,14 @@ def replicate_blocks(p: engine.Pass, token: str | None = None) -> list[list]:
     """Per unit, the Delayed finished replicates of each block (in order).
 
     Builds the ``evalci-statistics`` and ``evalci-resample`` tasks (and, for
-    units over :data:`evalci.resampling.TILE_SIZE` inputs, the
+    units over :data:`evalci.engine.resampling.TILE_SIZE` inputs, the
     ``evalci-tiles``/``-tile``/``-combine`` tasks) without computing them.
 
     Parameters
     ----------
-    p : evalci.engine.Pass
+    p : evalci.engine.passes.Pass
         A pass of a Metric metric (``p.fast``), from
-        :func:`evalci.engine.start_pass` or :func:`evalci.engine.pass_of_cube`.
+        :func:`evalci.engine.passes.start_pass` or :func:`evalci.engine.passes.pass_of_cube`.
     token : str, optional
         The suffix that makes the task names unique; default a fresh UUID.
         The same token names the same keys, so pass one only to reuse a
@@ -196,15 +196,15 @@ def finish(p: engine.Pass) -> engine.Replicates:
 
     Parameters
     ----------
-    p : evalci.engine.Pass
+    p : evalci.engine.passes.Pass
         The validated pass, split into draw units. A callable metric's pass
         (``p.fast`` False) resamples rows in this process instead.
 
     Returns
     -------
-    evalci.engine.Replicates
+    evalci.engine.passes.Replicates
         Estimates, replicates ``(G, B)`` and BCa acceleration of every group:
-        the numbers :func:`evalci.engine.finish_pass` gives without Dask, bit
+        the numbers :func:`evalci.engine.passes.finish_pass` gives without Dask, bit
         for bit.
     """
     import dask
@@ -245,7 +245,7 @@ def lazy_finish(p, n_units: int, n_resamples: int, finish, name: str = "finish")
     Parameters
     ----------
     p : dask.delayed.Delayed
-        A Delayed :class:`evalci.engine.Pass` (its data are reduced by
+        A Delayed :class:`evalci.engine.passes.Pass` (its data are reduced by
         earlier tasks of the same graph).
     n_units : int
         Draw units foreseen (resample tasks are made for units ``0 ..
@@ -253,7 +253,7 @@ def lazy_finish(p, n_units: int, n_resamples: int, finish, name: str = "finish")
     n_resamples : int
         Bootstrap replicates, which fixes the blocks of the graph.
     finish : callable
-        ``finish(replicates, pass)``: turns the :class:`evalci.engine.Replicates`
+        ``finish(replicates, pass)``: turns the :class:`evalci.engine.passes.Replicates`
         of the pass, and the pass, into what the graph returns (a result, or
         arrays for a lazy DataArray).
     name : str

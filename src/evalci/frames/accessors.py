@@ -162,7 +162,7 @@ if _dd is not None:
         first, with the pandas path's messages; then one Dask reduction
         compresses the table exactly to its distinct (input, groups, strata,
         value) rows with their multiplicities, and the pandas function runs on
-        that small table (see :mod:`evalci._dask`):
+        that small table (see :mod:`evalci.frames.dask_frame`):
 
         * ``cluster_ci``, ``bootstrap``, ``compare``: the engine works on the
           multiplicities (``strategy="cluster"``, Metric metrics) and gives the
@@ -173,7 +173,7 @@ if _dd is not None:
           number for ``pairs``/``pair``, need the rows (below).
         * ``analytic_ci``, ``mcnemar``, ``flaky``, ``report``: the rows are
           rebuilt exactly from the multiplicities, up to
-          ``evalci._dask.MAX_EXPANDED_ROWS`` rows (k=1 tables are as small as
+          ``evalci.frames.dask_frame.MAX_EXPANDED_ROWS`` rows (k=1 tables are as small as
           their number of inputs).
         * ``to_xarray``: loads the columns it needs (the DataArray holds every
           value).

@@ -115,7 +115,7 @@ def expand(table: pd.DataFrame, what: str, *, limit=True) -> pd.DataFrame:
     if limit and n > MAX_EXPANDED_ROWS:
         raise ValueError(
             f"{what} on a Dask DataFrame needs one row per run, and this table has "
-            f"{n:,} of them (more than evalci._dask.MAX_EXPANDED_ROWS = "
+            f"{n:,} of them (more than evalci.frames.dask_frame.MAX_EXPANDED_ROWS = "
             f"{MAX_EXPANDED_ROWS:,}); compute it first, e.g. "
             f"ddf.compute().evalci.{what}(...), or raise that limit if the rows fit "
             "in memory."
@@ -234,7 +234,7 @@ def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
     Map (each partition's distinct rows with multiplicities), shuffle by
     ``cluster`` (so every input's runs meet in one partition, however the
     table was split), then ``evalci-reduce`` tasks: each partition's cells
-    summed in the canonical order (:func:`evalci._table.cell_statistics`),
+    summed in the canonical order (:func:`evalci.engine.table.cell_statistics`),
     bit for bit the sums of the pandas path. A ``lazy`` graph (computed
     later, perhaps elsewhere) shuffles with tasks, which every scheduler runs;
     an eager one lets Dask choose (peer-to-peer on a ``distributed`` client).
@@ -290,7 +290,7 @@ def _finish_result(rep, p, where=None):
 def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
     """:func:`evalci.bootstrap` on a Dask DataFrame: reduce, resample, finish.
 
-    ``iv`` are the positional arguments of :func:`evalci._args.bootstrap_iv`
+    ``iv`` are the positional arguments of :func:`evalci.engine.args.bootstrap_iv`
     after ``data``. Every check that needs no data runs first, on the
     metadata. Per-input statistics are reduced on the workers; the
     resampling runs as Dask tasks unless ``backend="numpy"``.

@@ -41,7 +41,7 @@ def _chunk_cells(block, coords, dims, name, spec, args, where):
     """``evalci-reduce``: one chunk's cells (its runs are whole: run is one chunk).
 
     Numeric metrics: the chunk's summed statistics per (input, group) cell,
-    in the canonical order (:func:`evalci._table.cell_statistics`), bit for
+    in the canonical order (:func:`evalci.engine.table.cell_statistics`), bit for
     bit those of the numpy path. Label metrics: its distinct rows and their
     multiplicities (exact; label data compresses). ``args`` are the
     arguments checked once on the array's metadata (:func:`_check_args`).

@@ -287,7 +287,7 @@ def analytic_ci(
         per-input means, perfect agreement) or kappa is undefined (a single
         label on both sides: the result is NaN).
     FewClustersWarning
-        When a group has fewer than 10 inputs (``evalci._warnings.FEW_INPUTS``)
+        When a group has fewer than 10 inputs (``evalci._base.warnings.FEW_INPUTS``)
         with a large-sample normal interval (``"clt"``, ``"wald"``,
         ``"fleiss-cohen-everitt"``): its coverage is then unreliable. The
         exact and score intervals (Clopper-Pearson, Wilson, Jeffreys) are

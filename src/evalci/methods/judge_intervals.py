@@ -57,7 +57,7 @@ def _bootstrap(parts, n_groups: int, replicate, n_resamples: int, rng) -> np.nda
 
     ``parts`` is a list of ``(group codes, statistics)``, one row per input.
     The inputs of group ``g``'s part ``q`` are one draw unit of the engine's
-    index kernel (:func:`evalci.resampling.replicate_sums`, unit index
+    index kernel (:func:`evalci.engine.resampling.replicate_sums`, unit index
     ``g * len(parts) + q``, so parts and groups draw independently);
     ``replicate(*sums)`` maps the parts' (B, m) sums to (B,).
     """

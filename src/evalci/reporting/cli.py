@@ -1,7 +1,7 @@
 """The ``evalci`` command line (``python -m evalci``).
 
 One room for every command: parsing arguments, reading the user's file
-(:mod:`evalci._cli_input`), calling the public functions, and printing the
+(:mod:`evalci.reporting.cli_input`), calling the public functions, and printing the
 result as an aligned table, Markdown, JSON records or HTML. The statistics
 live in the library.
 
