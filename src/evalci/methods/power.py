@@ -219,8 +219,7 @@ def power(
     design = _design_iv(
         za, alpha, alternative, paired, discordance, sd_diff, k, rho, p1, p2
     )
-    if design.exact:
-        n = check_integer(n_inputs, "n_inputs", hint=" (McNemar: whole paired inputs)")
+    n = _whole_if_exact(design, n_inputs, n)
     return _solve(design, n=n, p2=p2)
 
 
@@ -302,9 +301,17 @@ def minimum_detectable_effect(
         za, alpha, alternative, paired, discordance, sd_diff, k, rho, None, None
     )
     design = _baseline_iv(design, p, sigma2)
-    if design.exact:
-        n = check_integer(n_inputs, "n_inputs", hint=" (McNemar: whole paired inputs)")
+    n = _whole_if_exact(design, n_inputs, n)
     return _solve(design, n=n, power=power)
+
+
+def _whole_if_exact(design, n_inputs, n):
+    """``n_inputs`` as a whole number for McNemar's exact design, else ``n`` as is."""
+    if design.exact:
+        return check_integer(
+            n_inputs, "n_inputs", hint=" (McNemar: whole paired inputs)"
+        )
+    return n
 
 
 # ----------------------------------------------------------- from a pilot table
