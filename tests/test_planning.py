@@ -22,7 +22,7 @@ from scipy import stats
 
 import evalci
 from evalci import planning, simulate
-from evalci.methods import variance
+from evalci.methods import observed_widths, variance
 
 from conftest import clustered, shared_data
 
@@ -536,7 +536,7 @@ def test_subsample_counts_is_hypergeometric():
     c = np.tile(np.arange(11), 20_000 // 11 + 1)[:20_000]
     data = pd.DataFrame({"i": np.arange(20_000), "c": c, "n": n})
     src = variance._Source(None, ["i"], [], None, "c", "n")
-    gb, gc, rank, y = planning._subsample(
+    gb, gc, rank, y = observed_widths._subsample(
         data, src, np.zeros(20_000, np.int64), np.arange(20_000), 4, 0
     )
     got = np.bincount(gc, weights=y, minlength=20_000)

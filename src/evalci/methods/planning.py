@@ -5,15 +5,18 @@ score over N inputs with k runs each, Var(Ybar) = (sigma2_B + sigma2_W / k) / N
 (see :mod:`evalci.variance`):
 
 * :func:`icc` estimates sigma2_B, sigma2_W and rho from a pilot (it lives in
-  :mod:`evalci.variance`);
+  :mod:`evalci.methods.variance`);
 * :func:`width_factor`, :func:`predict_width` and :func:`width_table` predict
   (and, for the table, check by subsampling runs) how an interval narrows
-  with k: the factor sqrt(rho + (1 - rho) / k) never drops below sqrt(rho);
+  with k: the factor sqrt(rho + (1 - rho) / k) never drops below sqrt(rho)
+  (they live in :mod:`evalci.methods.widths` and
+  :mod:`evalci.methods.width_table`);
 * :func:`plan` / :func:`plan_from_data` choose N and k for a budget or a
-  target width, given the cost of a new input and of one run;
+  target width, given the cost of a new input and of one run: this module's
+  own job (the table of designs it weighs is :mod:`evalci.methods.plan_designs`);
 * :func:`sample_size`, :func:`minimum_detectable_effect` and :func:`power`
   (and the ``*_from_data`` forms) size a comparison of two systems (they
-  live in :mod:`evalci.power`).
+  live in :mod:`evalci.methods.power`).
 
 Every one of them is importable from this module.
 
@@ -32,17 +35,16 @@ Seed 000's simulation model has rho = 0.025065 (PAPER-NOTES):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from evalci._base.validate import (
-    check_integer,
-    check_n_resamples,
-    check_number,
-)
+from evalci._base.validate import check_integer, check_number
+
+# the closed forms, the width table and the power functions live in their own
+# modules (widths, width_table, power, variance); importable from here as before
+from evalci.methods.plan_designs import _fixed_n, _free_n
 from evalci.methods.power import (
     mde_from_data,
     minimum_detectable_effect,
@@ -50,21 +52,13 @@ from evalci.methods.power import (
     sample_size,
     sample_size_from_data,
 )
-from evalci.methods.variance import (
-    _cell_sums,
-    _codes,
-    _group_frame,
-    _outcomes,
+from evalci.methods.variance import (  # noqa: F401 - frames.dask_frame uses _source_iv
     _source_icc,
     _source_iv,
     icc,
 )
-
-# moved to power.py and variance.py; importable from here as before
-from evalci.methods.widths import (  # noqa: F401 - part of this module's API
-    _factor,
-    _scalar_or_array,
-    _width,
+from evalci.methods.width_table import width_table
+from evalci.methods.widths import (  # noqa: F401 - dask_frame uses _z_two_sided
     _z_two_sided,
     predict_width,
     width_factor,
@@ -84,249 +78,6 @@ __all__ = [
     "width_factor",
     "width_table",
 ]
-
-#: default upper limit of the automatic ``max_k`` of :func:`plan`
-_MAX_K_CAP = 1000
-#: slack for whole numbers computed in floating point (N, k, budgets)
-_EPS = 1e-9
-
-
-# ================================================================ widths
-# (the closed forms live in evalci.methods.widths)
-def _subsample(data, src, b_codes, c_codes, k_max, seed):
-    """Up to ``k_max`` runs per input, nested in k: a seeded random order per input.
-
-    Rows: each row gets a uniform key; the first k' rows of an input in key
-    order are its k'-run subsample, so the k'-run set is contained in the
-    (k'+1)-run set. Counts: k_max runs are drawn one at a time without
-    replacement from the urn of c successes and n - c failures (sequential
-    draws over the runs, vectorised over inputs). Returns arrays
-    (by code, cluster code, rank, outcome).
-    """
-    rng = np.random.default_rng(seed)
-    if not src.counts:
-        y = data[src.value].to_numpy(dtype=float)
-        cell = b_codes * (c_codes.max() + 1) + c_codes
-        u = rng.random(len(y))
-        order = np.lexsort((u, cell))
-        cs = cell[order]
-        start = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
-        rank = np.arange(len(cs)) - np.repeat(start, np.diff(np.r_[start, len(cs)]))
-        keep = rank < k_max
-        o = order[keep]
-        return b_codes[o], c_codes[o], rank[keep], y[o]
-    c = data[src.successes].to_numpy(dtype=float)
-    n = data[src.trials].to_numpy(dtype=float)
-    m = len(n)
-    kk = np.minimum(n, k_max).astype(np.int64)
-    out = np.zeros((m, k_max))
-    left_c, left_n = c.copy(), n.copy()
-    for j in range(k_max):  # loop over runs, not inputs
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(left_n > 0, left_c / left_n, 0.0)
-        draw = rng.random(m) < p
-        out[:, j] = draw
-        left_c -= draw
-        left_n -= 1
-    keep = np.arange(k_max)[None, :] < kk[:, None]
-    rows = np.repeat(np.arange(m), kk)
-    rank = np.broadcast_to(np.arange(k_max), (m, k_max))[keep]
-    return b_codes[rows], c_codes[rows], rank, out[keep]
-
-
-def width_table(
-    data: pd.DataFrame,
-    value: str | None = None,
-    cluster=None,
-    *,
-    by=None,
-    ks=None,
-    observed: bool = False,
-    n_resamples: int = 2000,
-    confidence_level: float = 0.95,
-    rng=None,
-    successes: str | None = None,
-    trials: str | None = None,
-) -> pd.DataFrame:
-    """Predicted (and observed) interval width for k' = 1, 2, ... runs per input.
-
-    Seed 000's table "Predicted factor / Observed factor": the predicted
-    factor is :func:`width_factor` at the data's estimated rho; with
-    ``observed=True`` each input's runs are put in a seeded random order, the
-    first k' are kept, and the cluster-bootstrap percentile interval of that
-    subsample is compared with the one at k' = 1.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        One row per run (``value``) or a counts table (``successes``/``trials``).
-    value : str, optional
-        Outcome column.
-    cluster : str or list of str
-        Column(s) identifying the input.
-    by : str or list of str, optional
-        One table per group (e.g. ``by="system"``).
-    ks : sequence of int, optional
-        Values of k' (1 is always added). Default: 1 .. min(k, 10), k the
-        smallest number of runs of any input in the best-covered group.
-        Predicted columns extend to any k'; observed ones are NaN where a
-        group has an input with fewer than k' runs.
-    observed : bool
-        Also compute observed widths by subsampling runs (costs one cluster
-        bootstrap per k').
-    n_resamples : int
-        Bootstrap replicates per k' (``observed=True``).
-    confidence_level : float
-        In (0, 1).
-    rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
-        Seed for the run order and the bootstrap. The same bootstrap seed is
-        used at every k', so the ratios share their draws of inputs (common
-        random numbers make the observed factors less noisy).
-    successes, trials : str, optional
-        Counts-table columns (0/1 outcomes), as in :func:`icc`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (group, k'): group columns, ``k``, ``rho``,
-        ``predicted_factor``, ``predicted_width`` (:func:`predict_width` at
-        the group's N and components) and, with ``observed=True``,
-        ``observed_width`` and ``observed_factor`` (width at k' over width at
-        k' = 1). ``df.pivot(index=..., columns="k", values=...)`` gives seed
-        000's wide layout.
-
-    Examples
-    --------
-    >>> from evalci import planning, simulate
-    >>> df = simulate.confusion_model(400, 5, rng=2)
-    >>> t = planning.width_table(df, "correct", "input_id", ks=[1, 2, 3, 5],
-    ...                          observed=True, n_resamples=1000, rng=0)
-    >>> t[["k", "predicted_factor", "observed_factor"]].round(2)
-       k  predicted_factor  observed_factor
-    0  1              1.00             1.00
-    1  2              0.71             0.78
-    2  3              0.59             0.63
-    3  5              0.47             0.50
-
-    (One data set of 400 inputs: the observed factors scatter by a few
-    hundredths around the prediction; seed 000 averaged 2,000 of them.)
-    """
-    src = _source_iv(data, value, cluster, by, None, successes, trials)
-    check_n_resamples(n_resamples)
-    z = _z_two_sided(confidence_level)
-    comp = _source_icc(data, src)
-    codes = _codes(data, src)
-    k_min = _fewest_runs(codes, _outcomes(data, src)[0])
-    present = np.flatnonzero(np.isfinite(k_min))
-    ks = _ks_iv(ks, k_min[present])
-    table = _predicted_table(comp, codes, present, src.by, ks, z)
-    if not observed:
-        return table
-    widths = _observed_widths(
-        data, src, codes, ks, k_min, present, n_resamples, confidence_level, rng
-    )
-    table["observed_width"] = widths.reshape(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        table["observed_factor"] = (widths / widths[:, :1]).reshape(-1)
-    return table
-
-
-def _fewest_runs(codes, n):
-    """Per by-group, the fewest runs of any of its inputs (inf for absent groups)."""
-    nc = codes.nc
-    ucell, (k_cell,) = _cell_sums(codes.by * nc + codes.cluster, n)
-    k_min = np.full(codes.nb, np.inf)
-    np.minimum.at(k_min, ucell // nc, k_cell)
-    return k_min
-
-
-def _ks_iv(ks, k_min):
-    """The k' of the table: 1 and ``ks`` (default 1 .. min(max(k_min), 10)), sorted."""
-    if ks is None:
-        ks = np.arange(1, int(min(k_min.max(), 10)) + 1)
-    else:
-        try:
-            ks = np.asarray(ks)
-            ok = (
-                ks.ndim == 1
-                and len(ks) > 0
-                and ks.dtype.kind in "iuf"
-                and bool(np.all(np.isfinite(ks)))
-                and np.all(ks == np.round(ks))
-                and np.all(ks >= 1)
-            )
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(f"`ks` must be a sequence of integers >= 1; got {ks!r}.")
-    return np.unique(np.r_[1, ks.astype(np.int64)])
-
-
-def _predicted_table(comp, codes, present, by_cols, ks, z):
-    """One row per (present group, k'): group columns, k, rho, predicted factor, width."""
-    group = _group_frame(codes.by_index, present, by_cols)
-    # comp rows are in by-code order, one per present group
-    rho = comp["rho"].to_numpy()
-    sb, sw = comp["sigma2_between"].to_numpy(), comp["sigma2_within"].to_numpy()
-    nn = comp["n_inputs"].to_numpy()
-    G, K = len(present), len(ks)
-    table = pd.concat(
-        [
-            group.loc[np.repeat(np.arange(G), K)].reset_index(drop=True),
-            pd.DataFrame({"k": np.tile(ks, G)}),
-        ],
-        axis=1,
-    )
-    rr = np.repeat(rho, K)
-    k = table["k"].to_numpy()
-    with np.errstate(invalid="ignore"):
-        table["rho"] = rr
-        table["predicted_factor"] = _factor(rr, k)
-        table["predicted_width"] = _width(
-            z, np.repeat(sb, K), np.repeat(sw, K), np.repeat(nn, K), k
-        )
-    return table
-
-
-def _observed_widths(
-    data, src, codes, ks, k_min, present, n_resamples, confidence_level, rng
-):
-    """(groups, k') cluster-bootstrap widths of nested run subsamples (NaN past k_min)."""
-    from evalci.engine.bootstrap import (
-        cluster_ci,  # local: core imports nothing from here
-    )
-    from evalci.engine.resampling import seed_sequence
-
-    root = seed_sequence(rng)
-    order_seed, boot_seed = root.spawn(2)
-    boot_int = int(boot_seed.generate_state(1)[0])
-    k_obs = int(min(ks.max(), k_min[present].max()))
-    gb, gc, rank, y = _subsample(data, src, codes.by, codes.cluster, k_obs, order_seed)
-    G = len(present)
-    widths = np.full((G, len(ks)), np.nan)
-    pos = np.full(codes.nb, -1)
-    pos[present] = np.arange(G)
-    for j, kp in enumerate(ks):
-        if kp > k_obs:
-            break
-        keep = rank < kp
-        frame = pd.DataFrame({"_g": gb[keep], "_c": gc[keep], "_y": y[keep]})
-        res = cluster_ci(
-            frame,
-            "_y",
-            "_c",
-            by="_g" if src.by else None,
-            n_resamples=n_resamples,
-            confidence_level=confidence_level,
-            rng=boot_int,
-        )
-        if src.by:
-            w = res.high - res.low
-            widths[pos[w.index.to_numpy()], j] = w.to_numpy()
-        else:
-            widths[0, j] = res.high - res.low
-    widths[k_min[present][:, None] < ks[None, :]] = np.nan
-    return widths
 
 
 # ================================================================== N versus k
@@ -511,38 +262,6 @@ def _plan_iv(
     return z, budget, target_width, n_inputs, cost_input, cost_run, max_k
 
 
-@dataclass
-class _Table:
-    """The designs a plan weighs (one per k = 1 .. max_k) and the one it picks."""
-
-    ks: np.ndarray
-    n_inputs: np.ndarray
-    width: np.ndarray
-    cost: np.ndarray
-    feasible: np.ndarray
-    best: int | None
-    k_star: float = np.nan
-    floor_width: float = 0.0
-    notes: list = field(default_factory=list)
-
-    def alternatives(self) -> pd.DataFrame:
-        best = np.zeros(len(self.ks), bool)
-        if self.best is not None:
-            best[self.best] = True
-        nn = self.n_inputs
-        return pd.DataFrame(
-            {
-                "k": self.ks,
-                "n_inputs": nn.astype(np.int64),
-                "runs": (nn * self.ks).astype(np.int64),
-                "width": self.width,
-                "cost": self.cost,
-                "feasible": np.asarray(self.feasible, bool),
-                "best": best,
-            }
-        )
-
-
 def plan(
     sigma2_between,
     sigma2_within,
@@ -699,126 +418,6 @@ def _components_iv(sigma2_between, sigma2_within):
             "every design gives a zero-width interval; nothing to plan."
         )
     return sb, sw
-
-
-def _free_n(sb, sw, z, budget, target_width, ci, cr, max_k) -> _Table:
-    """N and k both free: per k, the N the budget buys or the target needs."""
-    k_star = np.inf if sb == 0 else math.sqrt(sw * ci / (sb * cr))
-    if max_k is None:
-        max_k = (
-            100
-            if not np.isfinite(k_star)
-            else int(min(max(10, math.ceil(k_star) + 1), _MAX_K_CAP))
-        )
-    ks = np.arange(1, max_k + 1)
-    var_k = sb + sw / ks
-    per_input = ci + ks * cr
-    notes = []
-    if budget is not None:
-        nn = np.floor(budget / per_input + _EPS)
-        feasible = nn >= 2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            width = np.where(feasible, _width(z, sb, sw, nn, ks), np.nan)
-        cost = nn * per_input
-        best = int(np.nanargmin(width)) if feasible.any() else None
-        if best is None:
-            notes.append(
-                f"the budget {budget:g} buys fewer than 2 inputs even with one run "
-                f"each (one input with one run costs {ci + cr:g})."
-            )
-    else:
-        vt = (target_width / (2 * z)) ** 2
-        nn = np.maximum(2, np.ceil(var_k / vt - _EPS))
-        width = _width(z, sb, sw, nn, ks)
-        cost = nn * per_input
-        feasible = np.ones(len(ks), bool)
-        best = int(np.lexsort((width, cost))[0])
-    if best is not None:
-        crit = width if budget is not None else cost
-        what = "width" if budget is not None else "cost"
-        notes += _k_star_notes(k_star, int(ks[best]), max_k, crit, what)
-    return _Table(ks, nn, width, cost, feasible, best, k_star, 0.0, notes)
-
-
-def _k_star_notes(k_star, kb, max_k, crit, what):
-    """Why the chosen k = ``kb`` is not next to the continuous optimum k*."""
-    if not np.isfinite(k_star):
-        return [
-            "sigma2_between = 0: no data noise was estimated, so every run "
-            f"is worth a new input at a lower cost; k capped at max_k = {max_k}."
-        ]
-    nbrs = {max(1, math.floor(k_star)), max(1, math.ceil(k_star))}
-    if k_star > max_k:
-        return [f"k* = {k_star:.3g} is beyond max_k = {max_k}; k capped."]
-    if kb in nbrs:
-        return []
-    alt = min([j - 1 for j in nbrs if j <= max_k], key=lambda j: crit[j])
-    gain = crit[alt] / crit[kb - 1] - 1
-    return [
-        f"k = {kb} rather than k = {alt + 1} (next to k* = "
-        f"{k_star:.3g}): with whole inputs it has a {gain:.2%} "
-        f"smaller {what}."
-    ]
-
-
-def _fixed_n(sb, sw, z, n_inputs, budget, target_width, ci, cr, max_k, rho) -> _Table:
-    """N fixed: the smallest k meeting the target, or the largest the budget pays for."""
-    nn_fixed = float(n_inputs)
-    floor_width = 2 * z * math.sqrt(sb / nn_fixed)
-    notes = []
-    if target_width is not None:
-        vt = (target_width / (2 * z)) ** 2
-        if nn_fixed * vt <= sb:
-            k_need = None
-            notes.append(
-                f"target width {target_width:g} is at or below the floor "
-                f"{floor_width:.4g} = 2 z sqrt(sigma2_B / N) that no number of runs "
-                f"can beat with N = {n_inputs} inputs (rho = {rho:.3g}: runs only "
-                "remove run noise). Add inputs or accept a wider interval."
-            )
-        else:
-            k_need = max(1, math.ceil(sw / (nn_fixed * vt - sb) - _EPS))
-        if max_k is None:
-            max_k = int(min(max(10, k_need or 10), _MAX_K_CAP))
-        ks = np.arange(1, max_k + 1)
-        width = _width(z, sb, sw, nn_fixed, ks)
-        feasible = width <= target_width * (1 + _EPS)
-        if k_need is not None and k_need > max_k:
-            notes.append(
-                f"the target needs k = {k_need} runs per input, beyond max_k = "
-                f"{max_k}; raise max_k."
-            )
-            k_need = None
-        best = None if k_need is None else k_need - 1
-    else:
-        k_aff = math.floor((budget / nn_fixed - ci) / cr + _EPS)
-        if max_k is None:
-            max_k = int(min(max(10, k_aff), _MAX_K_CAP))
-        ks = np.arange(1, max_k + 1)
-        width = _width(z, sb, sw, nn_fixed, ks)
-        feasible = nn_fixed * (ci + ks * cr) <= budget * (1 + _EPS)
-        if k_aff < 1:
-            best = None
-            notes.append(
-                f"the budget {budget:g} does not pay for one run per input: "
-                f"N (cost_input + cost_run) = {nn_fixed * (ci + cr):g}."
-            )
-        else:
-            best = min(k_aff, max_k) - 1
-            if k_aff > max_k:
-                notes.append(
-                    f"the budget pays for k = {k_aff}; capped at max_k = {max_k}."
-                )
-    nn = np.full(len(ks), nn_fixed)
-    if best is not None and best < len(ks):
-        gap = width[best] / floor_width if floor_width > 0 else np.inf
-        if gap < 1.05:
-            notes.append(
-                f"the width is within 5% of the floor {floor_width:.4g}: more runs "
-                "barely help; only more inputs would."
-            )
-    cost = nn * (ci + ks * cr)
-    return _Table(ks, nn, width, cost, feasible, best, np.nan, floor_width, notes)
 
 
 def plan_from_data(
