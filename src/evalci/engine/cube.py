@@ -214,3 +214,44 @@ class Cube:
             )
             out.append((unit, groups, clusters))
         return out
+
+
+def dense_cells(data, value: str, input: str, run, system, *, input_name="input"):
+    """``value`` laid out by (input, run, system), NaN where a run is missing.
+
+    Inputs, runs and systems are sorted by key (:func:`factorize`); without
+    ``run`` each (input, system) cell's runs are numbered in table order.
+    Returns ``(dense, input_codes, input_keys, run_keys, system_keys)``
+    (``input_codes`` one per row of ``data``): ``dense`` has
+    shape ``(N, K, S)`` (``S = 1`` and ``system_keys`` None without
+    ``system``), float for numbers and booleans, object otherwise.
+    ``input_name`` is the argument the input column came in (for errors).
+    """
+    in_codes, in_keys = factorize(data, [input], input_name)
+    if system is not None:
+        sys_codes, sys_keys = factorize(data, [system], "system")
+    else:
+        sys_codes, sys_keys = np.zeros(len(data), dtype=np.int64), None
+    n_sys = 1 if sys_keys is None else len(sys_keys)
+    if run is not None:
+        run_codes, run_keys = factorize(data, [run], "run")
+    else:
+        cell = pd.Series(in_codes * n_sys + sys_codes)
+        run_codes = cell.groupby(cell).cumcount().to_numpy()
+        run_keys = pd.RangeIndex(int(run_codes.max()) + 1)
+    dup = pd.Series((in_codes * len(run_keys) + run_codes) * n_sys + sys_codes)
+    if dup.duplicated().any():
+        raise ValueError(
+            f"two rows share the same ({input}, {run}"
+            f"{', ' + system if system else ''}); each cell holds one value. "
+            f"Pass run=None to number runs in table order."
+        )
+    values = data[value].to_numpy()
+    numeric = pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(
+        values
+    )
+    dense = np.full(
+        (len(in_keys), len(run_keys), n_sys), np.nan, dtype=float if numeric else object
+    )
+    dense[in_codes, run_codes, sys_codes] = values
+    return dense, in_codes, in_keys, run_keys, sys_keys

@@ -24,7 +24,7 @@ from evalci.engine import args as _args
 from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 from evalci.engine import table as _table
-from evalci.engine.cube import factorize
+from evalci.engine.cube import dense_cells, factorize
 from evalci.frames import reduce as _reduce
 from evalci.frames.dataarray_lazy import _lazy_bootstrap
 from evalci.frames.dataarray_table import (
@@ -88,38 +88,8 @@ def to_xarray(
             "the DataArray, so drop those rows first."
         )
     check_finite(data, [value], "value")
-    in_codes, in_keys = factorize(data, [input], "input")
-    if system is not None:
-        sys_codes, sys_keys = factorize(data, [system], "system")
-    else:
-        sys_codes, sys_keys = np.zeros(len(data), dtype=np.int64), None
-    if run is not None:
-        run_codes, run_keys = factorize(data, [run], "run")
-    else:
-        # number the runs of each (input, system) cell in table order
-        cell = pd.Series(
-            in_codes * (1 if sys_keys is None else len(sys_keys)) + sys_codes
-        )
-        run_codes = cell.groupby(cell).cumcount().to_numpy()
-        run_keys = pd.RangeIndex(int(run_codes.max()) + 1)
-    n_sys = 1 if sys_keys is None else len(sys_keys)
-    dup = pd.Series(
-        (in_codes * len(run_keys) + run_codes) * n_sys + sys_codes
-    ).duplicated()
-    if dup.any():
-        raise ValueError(
-            f"two rows share the same ({input}, {run}"
-            f"{', ' + system if system else ''}); each cell holds one value. "
-            f"Pass run=None to number runs in table order."
-        )
-    values = data[value].to_numpy()
-    numeric = pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(
-        values
-    )
-    dense = np.full(
-        (len(in_keys), len(run_keys), n_sys), np.nan, dtype=float if numeric else object
-    )
-    dense[in_codes, run_codes, sys_codes] = values
+    cells = dense_cells(data, value, input, run, system)
+    dense, in_codes, in_keys, run_keys, sys_keys = cells
     coords = {dims[0]: np.asarray(in_keys), dims[1]: np.asarray(run_keys)}
     if sys_keys is None:
         dense = dense[:, :, 0]

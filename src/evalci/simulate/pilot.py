@@ -16,20 +16,10 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.validate import check_columns, check_finite
-from evalci.engine.cube import factorize
+from evalci.engine.cube import dense_cells
 from evalci.simulate.protocol import _Sampler, _truth
 
 __all__ = ["PilotModel", "pilot_model"]
-
-
-def _run_codes(data, run, in_codes, sys_codes, n_sys):
-    """Codes of ``run`` and its keys; without it each (input, system) cell's
-    runs numbered in table order."""
-    if run is not None:
-        return factorize(data, [run], "run")
-    cell = pd.Series(in_codes * n_sys + sys_codes)
-    codes = cell.groupby(cell).cumcount().to_numpy()
-    return codes, pd.RangeIndex(int(codes.max()) + 1)
 
 
 def _pilot_array(data, value, cluster, run, system):
@@ -48,30 +38,9 @@ def _pilot_array(data, value, cluster, run, system):
             "in the pilot, so drop those rows first."
         )
     check_finite(data, [value], "value")
-    in_codes, in_keys = factorize(data, [cluster], "cluster")
-    if system is not None:
-        sys_codes, sys_keys = factorize(data, [system], "system")
-    else:
-        sys_codes, sys_keys = np.zeros(len(data), dtype=np.int64), None
-    n_sys = 1 if sys_keys is None else len(sys_keys)
-    run_codes, run_keys = _run_codes(data, run, in_codes, sys_codes, n_sys)
-    dup = pd.Series(
-        (in_codes * len(run_keys) + run_codes) * n_sys + sys_codes
-    ).duplicated()
-    if dup.any():
-        raise ValueError(
-            f"two rows share the same ({cluster}, {run}"
-            f"{', ' + system if system else ''}); each cell holds one value. "
-            f"Pass run=None to number runs in table order."
-        )
-    values = data[value].to_numpy()
-    numeric = pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(
-        values
+    dense, _, in_keys, _, sys_keys = dense_cells(
+        data, value, cluster, run, system, input_name="cluster"
     )
-    dense = np.full(
-        (len(in_keys), len(run_keys), n_sys), np.nan, dtype=float if numeric else object
-    )
-    dense[in_codes, run_codes, sys_codes] = values
     sys_keys = None if sys_keys is None else np.asarray(sys_keys)
     return dense.astype(float), np.asarray(in_keys), sys_keys
 
