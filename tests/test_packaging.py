@@ -149,6 +149,11 @@ def test_pyproject_names_the_distribution_and_ships_py_typed():
     config = tomllib.loads(pyproject.read_text())
     assert config["project"]["name"] == evalci.DISTRIBUTION == "evalci-stats"
     assert config["project"]["description"].startswith(evalci._SUMMARY)
+    # the check (evalci/_guard.py, loaded on its own too) uses the same names
+    assert (evalci._guard.SUMMARY, evalci._guard.DISTRIBUTION) == (
+        evalci._SUMMARY,
+        evalci.DISTRIBUTION,
+    )
     assert "py.typed" in config["tool"]["setuptools"]["package-data"]["evalci"]
     assert (SRC / "evalci" / "py.typed").exists()
     for extra in ("test", "all"):  # self-references use the new name

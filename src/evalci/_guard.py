@@ -21,9 +21,6 @@ This module imports nothing from ``evalci`` (it is also loaded on its own).
 
 from __future__ import annotations
 
-import json
-import shlex
-
 DISTRIBUTION = "evalci-stats"
 # Our summary, as every distribution of this project (the old name too) has it.
 SUMMARY = "Confidence intervals for LLM evaluation results"
@@ -36,6 +33,7 @@ def _checkout() -> tuple[str, bool]:
     Read from pip's ``direct_url.json`` (PEP 610) of ``evalci-stats``; a
     placeholder when it is not known.
     """
+    import json
     from importlib import metadata
     from urllib.parse import unquote, urlparse
 
@@ -52,6 +50,8 @@ def _checkout() -> tuple[str, bool]:
 
 def fix() -> str:
     """The commands that remove the other project and reinstall this one."""
+    import shlex
+
     path, editable = _checkout()
     return (
         "pip uninstall evalci && pip install --force-reinstall "
