@@ -38,7 +38,8 @@ import evalci
 from evalci.engine import passes as engine
 from evalci.engine import resampling
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+# the real data sets of the tests (tests/data/PROVENANCE.md; not shipped)
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 STREAM = resampling.STREAM_SIZE
 
 
@@ -227,11 +228,7 @@ def section_systems(quick):
             f"   {g} systems x 1,000 inputs: {fmt(t_auto)} ({kernel}) vs index "
             f"{fmt(t_idx)}: {t_idx / t_auto:.2f}x  {verdict(t_auto <= 1.15 * t_idx)} (within noise)"
         )
-    path = SHARED / "cruxeval_output_T0.2_counts.csv"
-    if not path.exists():
-        print("   (CRUXEval counts not found beside the repository: skipped)")
-        return
-    crux = pd.read_csv(path)
+    crux = pd.read_csv(DATA / "cruxeval_output_T0.2_counts.csv")
     kw = dict(cluster="input_id", successes="n_correct", trials="n_runs", by="system")
     t_auto, t_idx, kernel, _ = compare_kernels(crux, b, b, repeat=5, **kw)
     print(

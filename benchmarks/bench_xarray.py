@@ -1,8 +1,8 @@
 """All 31 CRUXEval systems in one call vs a loop of single-system calls.
 
 Shape of CRUXEval-output at T=0.2 (800 inputs x 10 runs x 31 systems), B=10,000.
-Uses the real counts table from ../shared/data when present (tests-only data;
-not shipped), otherwise simulated data of the same shape.
+Uses the real counts table from tests/data (tests-only data, not shipped:
+tests/data/PROVENANCE.md) at that shape, simulated data at other shapes.
 
     python benchmarks/bench_xarray.py [--quick]
 """
@@ -19,12 +19,12 @@ import xarray as xr
 
 import evalci  # noqa: F401  (registers the .evalci accessor)
 
-SHARED = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = pathlib.Path(__file__).resolve().parents[1] / "tests" / "data"
 
 
 def cube(n_inputs: int, n_runs: int, n_systems: int) -> xr.DataArray:
-    path = SHARED / "cruxeval_output_T0.2_counts.csv"
-    if path.exists() and (n_inputs, n_runs, n_systems) == (800, 10, 31):
+    path = DATA / "cruxeval_output_T0.2_counts.csv"
+    if (n_inputs, n_runs, n_systems) == (800, 10, 31):
         counts = pd.read_csv(path)
         wide = counts.pivot(index="input_id", columns="system", values="n_correct")
         runs = np.arange(n_runs)[None, :, None] < wide.to_numpy()[:, None, :]

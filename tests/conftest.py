@@ -1,10 +1,14 @@
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import evalci
 
-SHARED = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "data"
+# The real data sets (tests/data/PROVENANCE.md: source, commit and licence of
+# each; some are for tests only and are not shipped in the package).
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
@@ -13,10 +17,17 @@ def gpqa() -> pd.DataFrame:
 
 
 def shared_data(name: str) -> pd.DataFrame:
-    """A real data set from ../shared/data (tests only; some may not be shipped)."""
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{path} is not available on this machine")
+    """A real data set from ``tests/data`` (see its PROVENANCE.md).
+
+    The files are part of the repository, so a missing one is an error (the
+    test fails), never a reason to skip.
+    """
+    path = DATA / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is missing: the real data sets belong in tests/data "
+            "(tests/data/PROVENANCE.md lists them)"
+        )
     return pd.read_csv(path)
 
 

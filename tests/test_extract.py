@@ -1,13 +1,16 @@
 """Answer extraction: seed 000's patterns, edge cases, scoring tables, format rates.
 
 The reference is seed 000 itself: its appendix ("Answer extraction",
-/work/shared/seeds/000_*.txt lines 364-371) prints the two regular
-expressions and the rule (first pattern's last match, else the second's, else
-no answer). ``seed_reference`` below compiles those two lines *as printed in
-the seed file* and applies the rule with ``re.findall``, independently of
-``evalci.extract``.
+seed 000 lines 364-371) prints the two regular expressions and the rule
+(first pattern's last match, else the second's, else no answer).
+``tests/data/seed000_patterns.json`` holds those two expressions *as printed
+in the seed* (lines 368-369, character for character, with the citation);
+``seed_reference`` below compiles them and applies the rule with
+``re.findall``, independently of ``evalci.extract``.
 """
 
+import functools
+import json
 import re
 from pathlib import Path
 
@@ -21,23 +24,16 @@ from statsmodels.stats.proportion import proportion_confint
 from evalci.analytic import analytic_ci
 from evalci.extract import PATTERNS, choice_answer, format_rate, score_choices
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEED000 = Path(__file__).resolve().parent / "data" / "seed000_patterns.json"
 ALL10 = "ABCDEFGHIJ"  # MMLU-Pro's ten options: seed 000's patterns exactly
 
 
+@functools.cache
 def _seed_patterns():
     """ANSWER_RE_1 and ANSWER_RE_2 as printed in seed 000 (lines 368-369)."""
-    files = sorted(SEEDS.glob("000_*.txt"))
-    if not files:
-        pytest.skip("seed 000 is not available on this machine")
-    lines = files[0].read_text(encoding="utf-8").splitlines()
-    found = {}
-    for line in lines:
-        m = re.match(r'(ANSWER_RE_[12]) = re\.compile\(r"(.*)"\)\s*$', line)
-        if m:
-            found[m.group(1)] = re.compile(m.group(2))
-    assert set(found) == {"ANSWER_RE_1", "ANSWER_RE_2"}, found
-    return found["ANSWER_RE_1"], found["ANSWER_RE_2"]
+    seed = json.loads(SEED000.read_text(encoding="utf-8"))
+    assert [seed[k]["line"] for k in ("ANSWER_RE_1", "ANSWER_RE_2")] == [368, 369]
+    return tuple(re.compile(seed[k]["pattern"]) for k in ("ANSWER_RE_1", "ANSWER_RE_2"))
 
 
 def seed_reference(text):

@@ -42,7 +42,7 @@ def slow_pass_hat_k(n, c, k):
 
 
 def test_pass_at_k_seed004_worked_example():
-    # seed 004 (/work/shared/seeds/004_*.txt, "pass@k and Non-Determinism"):
+    # seed 004 (section "pass@k and Non-Determinism"):
     # n = 10 samples, c = 3 correct: pass@1 = 0.30, pass@5 = 1 - 21/252 ~ 0.92
     t = np.array([[3.0, 10.0]])
     p1, p5 = (M.pass_at_k(k).per_input(t)[0, 0] for k in (1, 5))
@@ -79,7 +79,7 @@ def test_pass_at_k_and_hat_k_against_math_comb():
 
 
 def test_pass_hat_1_and_pass_at_1_equal_accuracy_on_taubench():
-    # tau-bench airline, gpt-4o, 50 tasks x 4 trials (shared/data/PROVENANCE.md)
+    # tau-bench airline, gpt-4o, 50 tasks x 4 trials (tests/data/PROVENANCE.md)
     tb = shared_data("taubench_airline_gpt4o_4runs.csv")
     kw = dict(cluster="input_id", n_resamples=2000, rng=4)
     acc = evalci.cluster_ci(tb, "correct", **kw)

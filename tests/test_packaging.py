@@ -24,10 +24,15 @@ OTHER_FILES = ["evalci/__init__.py", "evalci/_significance.py", "evalci/stats.py
 class FakeDistribution:
     """What ``_check_distribution`` reads of an ``importlib.metadata.Distribution``."""
 
-    def __init__(self, summary, files, version="0.1.0"):
+    def __init__(self, summary, files, version="0.1.0", direct_url=None):
         self.metadata = {"Summary": summary} if summary is not None else {}
         self.files = files
         self.version = version
+        self.direct_url = direct_url
+
+    def read_text(self, name):
+        assert name == "direct_url.json"
+        return None if self.direct_url is None else json.dumps(self.direct_url)
 
 
 def run(code: str, **env) -> subprocess.CompletedProcess:
@@ -43,12 +48,15 @@ def run(code: str, **env) -> subprocess.CompletedProcess:
 
 
 # ------------------------------------------------------- distribution check
-def patch_distribution(monkeypatch, dist) -> None:
+def patch_distribution(monkeypatch, dist, ours=None) -> None:
+    """``dist`` as the distribution named evalci, ``ours`` as evalci-stats."""
+
     def distribution(name):
-        assert name == "evalci"
-        if dist is None:
+        assert name in ("evalci", evalci.DISTRIBUTION)
+        found = dist if name == "evalci" else ours
+        if found is None:
             raise metadata.PackageNotFoundError(name)
-        return dist
+        return found
 
     monkeypatch.setattr(metadata, "distribution", distribution)
 
@@ -59,9 +67,42 @@ def test_the_other_evalci_is_refused_with_the_fix(monkeypatch):
         evalci._check_distribution()
     message = str(e.value)
     assert OTHER_SUMMARY in message
-    assert "pip uninstall evalci && pip install --force-reinstall evalci-stats" in (
-        message
-    )
+    # the fix: a reinstall from the checkout (this library is not on PyPI)
+    assert "pip uninstall evalci && pip install --force-reinstall " in message
+    assert "not on PyPI yet" in message
+
+
+@pytest.mark.parametrize(
+    "direct_url, fix",
+    [
+        # pip install -e /src/evalci-stats: pip's direct_url.json names the folder
+        (
+            {"url": "file:///src/my%20evalci", "dir_info": {"editable": True}},
+            "pip install --force-reinstall -e '/src/my evalci'",
+        ),
+        (
+            {"url": "file:///src/evalci", "dir_info": {}},
+            "pip install --force-reinstall /src/evalci",
+        ),
+        # installed from a wheel file, or nothing recorded: a placeholder
+        (
+            {
+                "url": "file:///d/evalci_stats-0.1.0-py3-none-any.whl",
+                "archive_info": {},
+            },
+            "pip install --force-reinstall -e /path/to/your/evalci-stats/checkout",
+        ),
+        (None, "pip install --force-reinstall -e /path/to/your/evalci-stats/checkout"),
+    ],
+    ids=["editable", "folder", "wheel", "unknown"],
+)
+def test_the_fix_names_the_checkout(monkeypatch, direct_url, fix):
+    ours = FakeDistribution(evalci._SUMMARY, [], direct_url=direct_url)
+    other = FakeDistribution(OTHER_SUMMARY, OTHER_FILES)
+    patch_distribution(monkeypatch, other, ours)
+    with pytest.raises(ImportError) as e:
+        evalci._check_distribution()
+    assert str(e.value).endswith("checkout: pip uninstall evalci && " + fix)
 
 
 def test_a_distribution_without_metadata_is_not_taken_for_ours(monkeypatch):
@@ -97,7 +138,7 @@ def test_import_fails_beside_the_other_distribution(tmp_path):
     out = run("import evalci", PYTHONPATH=str(tmp_path))
     assert out.returncode != 0
     assert "ImportError: another project named 'evalci'" in out.stderr
-    assert "pip install --force-reinstall evalci-stats" in out.stderr
+    assert "pip uninstall evalci && pip install --force-reinstall " in out.stderr
 
 
 def test_pyproject_names_the_distribution_and_ships_py_typed():
@@ -108,6 +149,11 @@ def test_pyproject_names_the_distribution_and_ships_py_typed():
     config = tomllib.loads(pyproject.read_text())
     assert config["project"]["name"] == evalci.DISTRIBUTION == "evalci-stats"
     assert config["project"]["description"].startswith(evalci._SUMMARY)
+    # the check (evalci/_guard.py, loaded on its own too) uses the same names
+    assert (evalci._guard.SUMMARY, evalci._guard.DISTRIBUTION) == (
+        evalci._SUMMARY,
+        evalci.DISTRIBUTION,
+    )
     assert "py.typed" in config["tool"]["setuptools"]["package-data"]["evalci"]
     assert (SRC / "evalci" / "py.typed").exists()
     for extra in ("test", "all"):  # self-references use the new name
@@ -202,3 +248,174 @@ def test_entry_points_document_every_parameter(func):
     import inspect
 
     assert set(inspect.signature(func).parameters) == documented_parameters(func)
+
+
+# ------------------------------------- the built wheel, and both install orders
+# Slow: builds the sdist and the wheel (``python -m build``, which fetches the
+# build backend like any build) and installs into throwaway virtual
+# environments. Needs a source checkout.
+TESTS_ONLY = [  # tests/data/PROVENANCE.md: "use in tests only, do not ship"
+    "math500_cot_highk_counts.csv",
+    "aime2024_cot_highk_counts.csv",
+    "cruxeval_output_T0.2_counts.csv",
+    "swebench_lite_k1_clustered.csv",
+]
+CONFLICT = "ImportError: another project named 'evalci'"
+
+
+def _sh(*cmd, cwd=None, check=True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    out = subprocess.run(
+        [str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True,
+        timeout=900,
+    )  # fmt: skip
+    if check:
+        assert out.returncode == 0, (cmd, out.stdout[-3000:], out.stderr[-3000:])
+    return out
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A copy of the checkout (its files only), and the sdist and wheel built from it."""
+    root = SRC.parent
+    if not (root / "pyproject.toml").exists():
+        pytest.skip("not a source checkout")
+    pytest.importorskip("build")  # in the test extra
+    import shutil
+
+    tmp = tmp_path_factory.mktemp("built")
+    checkout = tmp / "checkout"
+    ignore = shutil.ignore_patterns(
+        "__pycache__", "*.egg-info", ".venv*", ".git", "build", "dist", "_build"
+    )
+    for name in ("src", "tests", "pyproject.toml", "setup.py", "README.md"):
+        (shutil.copytree if (root / name).is_dir() else shutil.copy2)(
+            root / name, checkout / name, **({"ignore": ignore} if (root / name).is_dir() else {})
+        )  # fmt: skip
+    dist = tmp / "dist"
+    _sh(sys.executable, "-m", "build", "--outdir", dist, checkout)
+    (wheel,) = dist.glob("*.whl")
+    (sdist,) = dist.glob("*.tar.gz")
+    return checkout, wheel, sdist
+
+
+def _venv(path: Path) -> Path:
+    _sh(sys.executable, "-m", "venv", path)
+    return path / ("Scripts" if os.name == "nt" else "bin")
+
+
+def _other_wheel(folder: Path) -> Path:
+    """A wheel standing in for PyPI's ``evalci`` 0.1.0: its name, summary, files."""
+    import base64
+    import hashlib
+    import zipfile
+
+    files = {
+        "evalci/__init__.py": "from .stats import ci\n",
+        "evalci/stats.py": "def ci():\n    return 'the other evalci'\n",
+        "evalci/cli.py": "def main():\n    return 0\n",
+        "evalci/report.py": "def report():\n    return None\n",
+        "evalci-0.1.0.dist-info/METADATA": (
+            "Metadata-Version: 2.4\nName: evalci\nVersion: 0.1.0\n"
+            f"Summary: {OTHER_SUMMARY}\n"
+        ),
+        "evalci-0.1.0.dist-info/WHEEL": (
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+            "Tag: py3-none-any\n"
+        ),
+        "evalci-0.1.0.dist-info/top_level.txt": "evalci\n",
+    }
+    record = []
+    path = folder / "evalci-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in files.items():
+            data = text.encode()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest())
+            record.append(f"{name},sha256={digest.rstrip(b'=').decode()},{len(data)}")
+            z.writestr(name, data)
+        record.append("evalci-0.1.0.dist-info/RECORD,,")
+        z.writestr("evalci-0.1.0.dist-info/RECORD", "\n".join(record) + "\n")
+    return path
+
+
+@pytest.mark.slow
+def test_wheel_and_sdist_hold_no_test_data(built):
+    import tarfile
+    import zipfile
+
+    _, wheel, sdist = built
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if n.startswith("tests/") or "/tests/" in n], names
+    assert [n for n in names if n.endswith(".csv")] == [
+        "evalci/data/gpqa_diamond_2sys_5runs.csv"
+    ]
+    top = {n.split("/")[0] for n in names}
+    assert top == {
+        "evalci",
+        "evalci_stats-0.1.0.dist-info",
+        "_evalci_stats_guard.py",
+        "evalci_stats_guard.pth",
+    }, top
+    assert "evalci/_guard.py" in names and "evalci/py.typed" in names
+    with tarfile.open(sdist) as tar:
+        members = tar.getnames()
+    for name in TESTS_ONLY:
+        assert not [m for m in members if m.endswith(name)], name
+    assert [m for m in members if m.endswith(".csv")] == [
+        "evalci_stats-0.1.0/src/evalci/data/gpqa_diamond_2sys_5runs.csv"
+    ]
+
+
+@pytest.mark.slow
+def test_wheel_installs_runs_the_demo_and_refuses_the_other_evalci(built, tmp_path):
+    """A fresh venv: the wheel, its demo; then the other ``evalci`` after ours,
+    before ours, and beside an editable install (both orders)."""
+    checkout, wheel, _ = built
+    other = _other_wheel(tmp_path)
+    bin_ = _venv(tmp_path / "venv")
+    py, pip = bin_ / "python", [bin_ / "python", "-m", "pip", "-q"]
+    _sh(*pip, "install", wheel)
+    demo = _sh(py, "-m", "evalci", "demo", "--n-resamples", "500", cwd=tmp_path)
+    assert "openai/gpt-5-nano-2025-08-07" in demo.stdout
+
+    def refused(editable: bool):
+        out = _sh(py, "-c", "import evalci", cwd=tmp_path, check=False)
+        assert out.returncode != 0 and CONFLICT in out.stderr, out.stderr[-2000:]
+        assert OTHER_SUMMARY in out.stderr and "not on PyPI yet" in out.stderr
+        fix = "pip uninstall evalci && pip install --force-reinstall "
+        assert fix in out.stderr
+        if editable:  # the fix names the checkout it was installed from
+            assert fix + "-e " + str(checkout) in out.stderr
+
+    def works():
+        out = _sh(py, "-c", "import evalci; print(evalci.__file__)", cwd=tmp_path)
+        return out.stdout.strip()
+
+    # 1. the other project after ours: its evalci/__init__.py replaces ours
+    _sh(*pip, "install", "--no-deps", other)
+    refused(editable=False)
+    # the fix as printed, from the wheel (deps stay installed)
+    _sh(*pip, "uninstall", "-y", "evalci")
+    _sh(*pip, "install", "--force-reinstall", "--no-deps", wheel)
+    assert works().endswith(os.path.join("site-packages", "evalci", "__init__.py"))
+    # 2. the other project before ours: our __init__.py runs the check
+    _sh(*pip, "uninstall", "-y", "evalci-stats", "evalci")
+    _sh(*pip, "install", "--no-deps", other)
+    _sh(*pip, "install", "--no-deps", wheel)
+    refused(editable=False)
+    # 3. editable, then the other project: its folder shadows our checkout
+    _sh(*pip, "uninstall", "-y", "evalci-stats", "evalci")
+    _sh(*pip, "install", "--no-deps", "-e", checkout)
+    assert works() == str(checkout / "src" / "evalci" / "__init__.py")
+    _sh(*pip, "install", "--no-deps", other)
+    refused(editable=True)
+    # 4. the other project, then editable
+    _sh(*pip, "uninstall", "-y", "evalci-stats", "evalci")
+    _sh(*pip, "install", "--no-deps", other)
+    _sh(*pip, "install", "--no-deps", "-e", checkout)
+    refused(editable=True)
+    # and the fix as printed restores the editable install
+    _sh(*pip, "uninstall", "-y", "evalci")
+    _sh(*pip, "install", "--force-reinstall", "--no-deps", "-e", checkout)
+    assert works() == str(checkout / "src" / "evalci" / "__init__.py")

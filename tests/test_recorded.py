@@ -19,7 +19,6 @@ import evalci
 
 HERE = Path(__file__).resolve().parent
 RECORDED = HERE / "data" / "recorded.json"
-SHARED = HERE.parents[1] / "shared" / "data"
 
 
 def _floats(x):
@@ -123,21 +122,19 @@ def _cases():
         )
     )
     out["report"] = str(evalci.report(gpqa, "correct", "input_id", mme=0.02, **kw))
-    crux = SHARED / "cruxeval_output_T0.2_counts.csv"
-    if crux.exists():
-        counts = pd.read_csv(crux)
-        counts = counts[counts.system.isin(sorted(counts.system.unique())[:3])]
-        out["crux/counts"] = _boot(
-            evalci.cluster_ci(
-                counts,
-                cluster="input_id",
-                by="system",
-                successes="n_correct",
-                trials="n_runs",
-                method="bca",
-                **kw,
-            )
+    counts = pd.read_csv(HERE / "data" / "cruxeval_output_T0.2_counts.csv")
+    counts = counts[counts.system.isin(sorted(counts.system.unique())[:3])]
+    out["crux/counts"] = _boot(
+        evalci.cluster_ci(
+            counts,
+            cluster="input_id",
+            by="system",
+            successes="n_correct",
+            trials="n_runs",
+            method="bca",
+            **kw,
         )
+    )
     da = gpqa.evalci.to_xarray("correct")
     ds = da.evalci.cluster_ci(method="bca", **kw)
     out["xarray/bca"] = {k: _floats(ds[k]) for k in ("estimate", "low", "high")}

@@ -24,7 +24,7 @@ def _pass_hat_4(d: pd.DataFrame) -> float:
 
 
 def test_callable_pass_hat_k_matches_a_per_task_bootstrap():
-    # tau-bench airline, gpt-4o, 50 tasks x 4 trials (../shared/data/PROVENANCE.md)
+    # tau-bench airline, gpt-4o, 50 tasks x 4 trials (tests/data/PROVENANCE.md)
     df = shared_data("taubench_airline_gpt4o_4runs.csv")
     res = evalci.cluster_ci(
         df, "correct", cluster="input_id", metric=_pass_hat_4, n_resamples=3000, rng=0

@@ -9,8 +9,8 @@ Importing evalci registers the ``.evalci`` accessor on pandas DataFrames.
 The distribution is ``evalci-stats`` (not on PyPI yet: ``pip install -e .``
 from a checkout); the import name is ``evalci``. The unrelated project that PyPI calls ``evalci``
 installs a package of the same import name, and two packages in one folder
-mix their files, so importing refuses to run beside it (see
-:func:`_check_distribution`).
+mix their files, so importing refuses to run beside it, in either install
+order (see :func:`_check_distribution` and ``evalci/_guard.py``).
 """
 
 DISTRIBUTION = "evalci-stats"
@@ -23,28 +23,15 @@ def _check_distribution() -> None:
 
     It ships ``evalci/__init__.py``, ``evalci/cli.py`` and ``evalci/report.py``
     among others; installed beside ours they overwrite or shadow each other.
-    A distribution named ``evalci`` is ours (this project before it took its
-    own name, as editable installs of it may still be) if its summary is
-    ours or it lists ``evalci/accessors.py``. Costs one metadata look-up.
+    The check is :func:`evalci._guard.check` (standard library only): here
+    for when ours was installed last, and run by the start-up hook that the
+    wheel installs (``evalci_stats_guard.pth``) for when the other project
+    replaced this file. The error names the conflict and the fix, a
+    reinstall from the checkout. Costs one metadata look-up.
     """
-    from importlib import metadata
+    from ._guard import check
 
-    try:
-        dist = metadata.distribution("evalci")
-    except metadata.PackageNotFoundError:
-        return
-    summary = dist.metadata.get("Summary") or ""
-    files = {str(f) for f in dist.files or ()}
-    if summary.startswith(_SUMMARY) or "evalci/accessors.py" in files:
-        return
-    raise ImportError(
-        f"another project named 'evalci' (version {dist.version}: "
-        f"{summary or 'no summary'!r}) is installed and uses the same import "
-        "name, so the two packages overwrite each other's files; this library "
-        f"is distributed as {DISTRIBUTION!r}. Remove the other and reinstall this "
-        f"one: pip uninstall evalci && pip install --force-reinstall {DISTRIBUTION} "
-        "(from a checkout of this library: pip install --force-reinstall -e .)"
-    )
+    check()
 
 
 _check_distribution()
