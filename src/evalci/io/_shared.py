@@ -63,33 +63,82 @@ def _files(
 
 
 def _load_json(text: str | bytes, file, part: str = "") -> Any:
+    """Parse JSON; bytes that are not UTF-8, invalid JSON and nesting too deep
+    to parse become one ValueError that names the file (and ``part``)."""
     where = f"{file}" + (f" ({part})" if part else "")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise ValueError(
+                f"{where} is not UTF-8 text (byte {e.start}): not a log this "
+                "reader knows; is it the right file?"
+            ) from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ValueError(
+            f"{where}: the JSON is nested too deeply to read; not a log this "
+            "reader knows."
+        ) from None
     except ValueError as e:
         raise ValueError(f"{where} is not valid JSON: {e}.") from None
 
 
 def _json_lines(file: Path) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed JSON)`` of each non-blank line, read lazily."""
-    with open(file, encoding="utf-8") as fh:
+    with open(file, "rb") as fh:
         for n, line in enumerate(fh, 1):
             if line.strip():
                 yield n, _load_json(line, file, f"line {n}")
 
 
-def _get(d: Any, path: str, file, what: str = "") -> Any:
-    """``d['a']['b']`` for ``path='a.b'``; a missing field names file and field."""
+#: JSON types by the words an error uses for them
+_KINDS = {
+    "an object": dict,
+    "a list": list,
+    "a string": str,
+    "a number": (int, float),
+}
+
+
+def _kind_of(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    for word, t in _KINDS.items():
+        if isinstance(v, t):
+            return word
+    return "null" if v is None else type(v).__name__
+
+
+def _get(d: Any, path: str, file, what: str = "", kind: str | None = None) -> Any:
+    """``d['a']['b']`` for ``path='a.b'``; a missing field, or a field of the
+    wrong JSON type (``kind``: 'an object', 'a list', 'a string', 'a number'),
+    names the file, the field and what it holds."""
+    where = f" in {what}" if what else ""
     cur = d
+    walked = []
     for part in path.split("."):
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        else:
-            where = f" in {what}" if what else ""
+        if not isinstance(cur, dict):
+            at = ".".join(walked) or "the top level"
+            raise ValueError(
+                f"{file}: `{at}`{where} is {_kind_of(cur)}, where an object "
+                f"holding `{part}` belongs; is this file in the format the "
+                "reader expects?"
+            )
+        if part not in cur:
             raise ValueError(
                 f"{file}: the required field `{path}` is missing{where}; "
                 "is this file in the format the reader expects?"
             )
+        cur = cur[part]
+        walked.append(part)
+    if kind is not None and (
+        not isinstance(cur, _KINDS[kind]) or isinstance(cur, bool)
+    ):
+        raise ValueError(
+            f"{file}: the field `{path}`{where} is {_kind_of(cur)}, not {kind}."
+        )
     return cur
 
 
