@@ -444,7 +444,7 @@ def test_inspect_plain_equals_inspect_ai(two_logs, monkeypatch):
 DATE = "2025-03-04T10-11-12.345678"
 
 
-def lm_results(task: str, model_name: str | None, model_args) -> dict:
+def lm_results(task: str, model_name: str | None, model_args, n: int = 12) -> dict:
     """results_<date>.json: aggregated results + GeneralConfigTracker fields."""
     out = {
         "results": {task: {"alias": task, "acc,none": 0.5, "acc_stderr,none": 0.1}},
@@ -453,7 +453,7 @@ def lm_results(task: str, model_name: str | None, model_args) -> dict:
         "versions": {task: 1.0},
         "n-shot": {task: 0},
         "higher_is_better": {task: {"acc": True}},
-        "n-samples": {task: {"original": 2376, "effective": 12}},
+        "n-samples": {task: {"original": 2376, "effective": n}},
         "config": {
             "model": "hf",
             "model_args": model_args,
@@ -541,7 +541,9 @@ def lm_gen_lines(doc_id: int, answers: list[str], target: str, filters) -> list[
 
 def write_lm(folder: Path, task: str, lines: list[dict], results: dict | None):
     folder.mkdir(parents=True, exist_ok=True)
-    if results is not None:
+    if results is not None:  # lm-eval counts the documents it scored
+        for count in results.get("n-samples", {}).values():
+            count["effective"] = len({x["doc_id"] for x in lines})
         (folder / f"results_{DATE}.json").write_text(json.dumps(results, indent=2))
     path = folder / f"samples_{task}_{DATE}.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -1054,7 +1056,7 @@ def test_lm_eval_output_path_json(tmp_path):
     # --output_path out/run.json: results as run_<date>.json, samples beside it
     lines = [lm_mc_line(i, [0.0, 1.0, -1.0], 1) for i in range(3)]
     write_lm(tmp_path, "piqa", lines, None)
-    res = lm_results("piqa", "org/m", "pretrained=org/m")
+    res = lm_results("piqa", "org/m", "pretrained=org/m", n=3)
     (tmp_path / f"run_{DATE}.json").write_text(json.dumps(res))
     df = read_lm_eval(tmp_path / f"samples_piqa_{DATE}.jsonl")
     assert set(df.system) == {"org/m"} and df["acc"].tolist() == [1.0] * 3

@@ -182,3 +182,26 @@ def _tidy(
         )
     out = out.sort_values(["system", "input", "run"], kind="stable")
     return out.reset_index(drop=True)
+
+
+def _tidy_by(
+    frame: pd.DataFrame,
+    values: list[str],
+    meta: list[str],
+    by: list[str],
+    ints: tuple = (),
+) -> pd.DataFrame:
+    """:func:`_tidy` with the metadata columns ``by`` (e.g. ``task``) in the key.
+
+    Rows of different ``by`` values may share (system, input, run): two tasks
+    read together are two tables side by side, never one key read twice.
+    Sorted by (system, *by, input, run).
+    """
+    parts = [
+        _tidy(g, values, meta, ints)
+        for _, g in frame.groupby(by, sort=False, dropna=False)
+    ]
+    out = pd.concat(parts, ignore_index=True)
+    out["input"] = _as_input(out["input"])  # one dtype across the groups
+    out = out.sort_values(["system", *by, "input", "run"], kind="stable")
+    return out.reset_index(drop=True)

@@ -15,7 +15,15 @@ from typing import Any
 import pandas as pd
 
 from evalci._base.warnings import EvalciWarning, warn
-from evalci.io._shared import KEYS, _files, _get, _json_lines, _load_json, _tidy
+from evalci.io._shared import (
+    KEYS,
+    _files,
+    _get,
+    _json_lines,
+    _kind_of,
+    _load_json,
+    _tidy_by,
+)
 
 __all__ = ["read_lm_eval"]
 
@@ -35,13 +43,17 @@ _LM_FIELDS = frozenset(
 _LM_MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 
 
-def _lm_system(results: dict | None, folder: Path) -> str:
+def _lm_system(results: dict | None, file: Path, folder: Path) -> str:
     """The model a results file names, else the folder (model_name_sanitized)."""
     if not results:
         return folder.name
-    if results.get("model_name"):
-        return str(results["model_name"])
-    args = (results.get("config") or {}).get("model_args")
+    name = results.get("model_name")
+    if name:
+        return str(_get(results, "model_name", file, kind="a string"))
+    config = results.get("config") or {}
+    if not isinstance(config, dict):
+        _get(results, "config", file, kind="an object")  # raises, naming it
+    args = config.get("model_args")
     if isinstance(args, dict):
         for key in _LM_MODEL_KEYS:
             if key in args:
@@ -50,87 +62,189 @@ def _lm_system(results: dict | None, folder: Path) -> str:
         for key in _LM_MODEL_KEYS:
             if f"{key}=" in args:
                 return args.split(f"{key}=")[1].split(",")[0]
-    for name in (
-        results.get("model_name_sanitized"),
-        (results.get("config") or {}).get("model"),
-    ):
+    elif args is not None:
+        raise ValueError(
+            f"{file}: the field `config.model_args` is {_kind_of(args)}, not a "
+            "string or an object."
+        )
+    for name in (results.get("model_name_sanitized"), config.get("model")):
         if name:
             return str(name)
     return folder.name
 
 
-def _lm_results(sample_file: Path, date: str) -> dict | None:
+def _lm_results(sample_file: Path, date: str) -> tuple[dict | None, Path | None]:
     """The results JSON written beside a samples file in the same run."""
     hits = [
         f
         for f in sorted(sample_file.parent.glob(f"*_{date}.json"))
         if not f.name.startswith("samples_")
     ]
-    return _load_json(hits[0].read_bytes(), hits[0]) if hits else None
+    if not hits:
+        return None, None
+    results = _load_json(hits[0].read_bytes(), hits[0])
+    if not isinstance(results, dict):
+        raise ValueError(
+            f"{hits[0]}: an lm-eval results file holds a JSON object, not "
+            f"{_kind_of(results)}; is it the right file?"
+        )
+    return results, hits[0]
 
 
-def _lm_lines(file: Path) -> list[dict]:
-    lines = []
+def _lm_stated(results: dict | None, file: Path | None, task: str) -> int | None:
+    """``n-samples.<task>.effective``: the documents the results say were scored."""
+    counts = (results or {}).get("n-samples")
+    if counts is None:
+        return None
+    _get(results, "n-samples", file, kind="an object")
+    if task not in counts:
+        return None
+    return int(_get(counts, f"{task}.effective", file, "`n-samples`", "a number"))
+
+
+def _lm_doc_id(d: dict, file: Path, n: int):
+    doc = _get(d, "doc_id", file, f"line {n}")
+    if isinstance(doc, bool) or not isinstance(doc, (int, str)):
+        raise ValueError(
+            f"{file}, line {n}: the field `doc_id` is {_kind_of(doc)}, not an "
+            "integer or a string."
+        )
+    return doc
+
+
+def _lm_names(d: dict, file: Path, n: int) -> list[str]:
+    """The metric names of one line, type-checked."""
+    if "metrics" not in d:  # older lm-eval: every other field is a metric
+        return [k for k in d if k not in _LM_FIELDS]
+    names = _get(d, "metrics", file, f"line {n}", "a list")
+    for m in names:
+        if not isinstance(m, str):
+            raise ValueError(
+                f"{file}, line {n}: the field `metrics` holds {_kind_of(m)}, "
+                "where metric names (strings) belong."
+            )
+    return names
+
+
+def _lm_lines(file: Path) -> list[tuple[int, dict]]:
+    """``(line number, sample)`` of each line; a repeated (doc_id, filter,
+    metric) raises, naming both lines."""
+    lines, seen = [], {}
     for n, d in _json_lines(file):
         if not isinstance(d, dict):
-            raise ValueError(f"{file}, line {n}: a sample line is a JSON object.")
-        _get(d, "doc_id", file, f"line {n}")
-        lines.append(d)
+            raise ValueError(
+                f"{file}, line {n}: a sample line is a JSON object, not "
+                f"{_kind_of(d)}."
+            )
+        doc = _lm_doc_id(d, file, n)
+        filt = d.get("filter", "none")
+        if "filter" in d:
+            _get(d, "filter", file, f"line {n}", "a string")
+        if "resps" in d:
+            for req in _get(d, "resps", file, f"line {n}", "a list"):
+                if not isinstance(req, list):
+                    raise ValueError(
+                        f"{file}, line {n}: the field `resps` holds "
+                        f"{_kind_of(req)}, where a list of responses per "
+                        "request belongs."
+                    )
+        for m in _lm_names(d, file, n) or [None]:
+            first = seen.setdefault((doc, filt, m), n)
+            if first != n:
+                what = f", metric {m!r}" if m is not None else ""
+                raise ValueError(
+                    f"{file}: lines {first} and {n} both hold doc_id {doc!r} "
+                    f"under filter {filt!r}{what}; each document is logged "
+                    "once per filter. Is the file two runs appended together?"
+                )
+        lines.append((n, d))
     if not lines:
         raise ValueError(f"{file} holds no sample line.")
     return lines
 
 
-def _lm_number(v) -> float | None:
-    return float(v) if isinstance(v, (bool, int, float)) else None
-
-
 def _lm_logged(
-    lines: list[dict], file: Path, filter: str | None
+    lines: list[tuple[int, dict]], file: Path, filter: str | None
 ) -> tuple[list[dict], list[str]]:
     """Rows with the logged metrics: one per (doc, filter) -> one per doc."""
-    filters = list(dict.fromkeys(d.get("filter", "none") for d in lines))
+    filters = list(dict.fromkeys(d.get("filter", "none") for _, d in lines))
     if filter is not None:
         if filter not in filters:
             raise ValueError(
                 f"`filter`: {file} has no filter {filter!r}; it has {filters}."
             )
-        lines = [d for d in lines if d.get("filter", "none") == filter]
+        lines = [(n, d) for n, d in lines if d.get("filter", "none") == filter]
     several = filter is None and len(filters) > 1
     rows: dict[Any, dict] = {}
     values: dict[str, None] = {}
-    corpus: set[str] = set()
-    for d in lines:
+    other: dict[str, tuple[int, Any]] = {}  # first value that is no number
+    for n, d in lines:
         row = rows.setdefault(d["doc_id"], {"input": d["doc_id"], "run": 0})
-        names = d.get("metrics", [k for k in d if k not in _LM_FIELDS])
-        for m in names:
-            x = _lm_number(_get(d, m, file, f"doc_id {d['doc_id']}"))
+        for m in _lm_names(d, file, n):
+            v = _get(d, m, file, f"line {n}")
             # lm-eval names a metric under a filter "metric,filter" (results_*.json)
             col = f"{m},{d.get('filter', 'none')}" if several else m
-            if x is None:  # a corpus-level metric (bleu, ...): no per-doc value
-                corpus.add(col)
-                continue
-            row[col] = x
-            values[col] = None
+            if isinstance(v, (bool, int, float)):
+                row[col] = float(v)
+                values[col] = None
+            elif v is not None:  # corpus-level items (bleu: [refs, pred]), text
+                other.setdefault(col, (n, v))
         row["target"] = d.get("target")
         row["n_resps"] = len((d.get("resps") or [[]])[0])
-    if corpus - set(values):
+    for col, (n, v) in other.items():
+        if col in values or isinstance(v, str):
+            raise ValueError(
+                f"{file}, line {n}: the metric `{col.split(',')[0]}` holds "
+                f"{_kind_of(v)} ({str(v)[:40]!r}), "
+                + ("where the other lines hold numbers" if col in values else
+                   "where a number per document belongs")
+                + "; is the file edited or written by another tool?"
+            )
+    if other:
         warn(
-            f"{file}: the metrics {sorted(corpus - set(values))} hold no number per "
+            f"{file}: the metrics {sorted(other)} hold no number per "
             "document (corpus-level metrics); they are left out.",
             EvalciWarning,
         )
     return list(rows.values()), list(values)
 
 
-def _lm_scored(lines: list[dict], file: Path, score: Callable) -> list[dict]:
+def _lm_check_count(
+    lines: list[tuple[int, dict]], file: Path, stated: int | None, res_file
+) -> tuple[int, int | None]:
+    """Warn when the samples file holds fewer (or more) documents than the
+    results file's ``n-samples`` says were scored; ``(found, stated)``."""
+    per_filter: dict[str, set] = {}
+    for _, d in lines:
+        per_filter.setdefault(d.get("filter", "none"), set()).add(d["doc_id"])
+    found = min(len(docs) for docs in per_filter.values())
+    if stated is not None and found != stated:
+        which = min(per_filter, key=lambda f: len(per_filter[f]))
+        under = f" (under filter {which!r})" if len(per_filter) > 1 else ""
+        warn(
+            f"{file} holds {found} documents{under}, but {res_file.name} says "
+            f"{stated} were scored (`n-samples` `effective`): "
+            + (
+                "the file is cut short, or some documents were lost; the "
+                "table holds only the documents found."
+                if found < stated
+                else "is the results file from another run?"
+            ),
+            EvalciWarning,
+        )
+    return found, stated
+
+
+def _lm_scored(
+    lines: list[tuple[int, dict]], file: Path, score: Callable
+) -> list[dict]:
     """One row per repeat: ``score(responses, sample)`` on the raw ``resps``."""
     seen, rows = set(), []
-    for d in lines:
+    for n, d in lines:
         if d["doc_id"] in seen:  # the same raw resps under every filter
             continue
         seen.add(d["doc_id"])
-        resps = _get(d, "resps", file, f"doc_id {d['doc_id']}")
+        resps = _get(d, "resps", file, f"line {n}", "a list")
         k = min(len(r) for r in resps) if resps else 0
         for r in range(k):
             rows.append(
@@ -143,6 +257,33 @@ def _lm_scored(lines: list[dict], file: Path, score: Callable) -> list[dict]:
                 }
             )
     return rows
+
+
+def _lm_file(f: Path, task: str, date: str, filter, score) -> tuple[pd.DataFrame, dict]:
+    """One samples file: its rows, and the documents found against stated."""
+    lines = _lm_lines(f)
+    results, res_file = _lm_results(f, date)
+    if score is not None:
+        rows, values = _lm_scored(lines, f, score), ["score"]
+    else:
+        rows, values = _lm_logged(lines, f, filter)
+        lines = [x for x in lines if filter in (None, x[1].get("filter", "none"))]
+        k = max(r["n_resps"] for r in rows)
+        if k > 1:
+            warn(
+                f"{f}: each request holds {k} responses (repeats={k}) but "
+                "lm-eval records each metric once per document, from the "
+                "filtered responses; the table has one run per document. "
+                "Pass `score=` to score every response as a run.",
+                EvalciWarning,
+            )
+    stated = _lm_stated(results, res_file, task)
+    found, _ = _lm_check_count(lines, f, stated, res_file)
+    frame = pd.DataFrame(rows)
+    frame["system"] = _lm_system(results, res_file, f.parent)
+    frame["task"], frame["log_file"] = task, str(f)
+    count = {"log_file": str(f), "task": task, "found": found, "stated": stated}
+    return frame, count
 
 
 def read_lm_eval(
@@ -228,7 +369,7 @@ def read_lm_eval(
     3      3    0  EleutherAI/pythia-160m  1.0  arc_easy
     """
     files = _files(path, ("samples_*.jsonl",), "path", "lm-eval samples file")
-    frames = []
+    frames, counts = [], []
     for f in files:
         m = _LM_SAMPLES.match(f.name)
         if m is None:
@@ -238,24 +379,9 @@ def read_lm_eval(
             )
         if task is not None and m["task"] != task:
             continue
-        lines = _lm_lines(f)
-        if score is not None:
-            rows, values = _lm_scored(lines, f, score), ["score"]
-        else:
-            rows, values = _lm_logged(lines, f, filter)
-            k = max(r["n_resps"] for r in rows)
-            if k > 1:
-                warn(
-                    f"{f}: each request holds {k} responses (repeats={k}) but "
-                    "lm-eval records each metric once per document, from the "
-                    "filtered responses; the table has one run per document. "
-                    "Pass `score=` to score every response as a run.",
-                    EvalciWarning,
-                )
-        frame = pd.DataFrame(rows)
-        frame["system"] = _lm_system(_lm_results(f, m["date"]), f.parent)
-        frame["task"], frame["log_file"] = m["task"], str(f)
+        frame, count = _lm_file(f, m["task"], m["date"], filter, score)
         frames.append(frame)
+        counts.append(count)
     if not frames:
         raise ValueError(f"`task`: no samples file of task {task!r} under {path}.")
     frame = pd.concat(frames, ignore_index=True)
@@ -263,4 +389,6 @@ def read_lm_eval(
     values = [c for c in frame.columns if c not in KEYS + meta]
     if not values:
         raise ValueError(f"{path}: no sample has a numeric metric.")
-    return _tidy(frame, values, meta, ints=("n_resps",))
+    out = _tidy_by(frame, values, meta, ["task"], ints=("n_resps",))
+    out.attrs["log_counts"] = counts
+    return out
