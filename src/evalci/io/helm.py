@@ -7,55 +7,177 @@ directory, and the system and task from the ``run_spec.json`` beside it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from evalci.io._shared import KEYS, _files, _get, _load_json, _tidy
+from evalci._base.warnings import EvalciWarning, warn
+from evalci.io._shared import KEYS, _files, _get, _kind_of, _load_json, _tidy_by
 
 __all__ = ["read_helm"]
 
 
-def _helm_stat(entry: dict, stat: str, split, file) -> dict | None:
-    """The entry's Stat named ``stat`` (and ``split``), None when absent."""
+# HELM's own split names (scenarios/scenario.py): it reports the test split
+_REPORTED = "test"
+
+
+def _helm_stats(entry: Any, i: int, file) -> list[dict]:
+    """An entry's stats, type-checked: each field's path names the entry."""
+    if not isinstance(entry, dict):
+        raise ValueError(
+            f"{file}: entry [{i}] is {_kind_of(entry)}, where a per-instance "
+            "stats object belongs; is this a per_instance_stats.json?"
+        )
+    at = f"entry [{i}]"
+    _get(entry, "instance_id", file, at, "a string")
+    _get(entry, "train_trial_index", file, at, "a number")
+    stats = _get(entry, "stats", file, at, "a list")
+    for j, s in enumerate(stats):
+        if not isinstance(s, dict):
+            raise ValueError(
+                f"{file}: the field `stats[{j}]` in {at} is {_kind_of(s)}, not "
+                "an object."
+            )
+        _get(s, "name.name", file, f"{at}, stats[{j}]", "a string")
+        if s["name"].get("split") is not None:
+            _get(s, "name.split", file, f"{at}, stats[{j}]", "a string")
+        for k in ("mean", "sum", "count"):
+            if s.get(k) is not None:
+                _get(s, k, file, f"{at}, stats[{j}]", "a number")
+    pert = entry.get("perturbation")
+    if pert is not None:
+        _get(entry, "perturbation.name", file, at, "a string")
+    return stats
+
+
+def _helm_split(stats: list[dict]):
+    """The split of an instance (its stats carry it; HELM adds the context)."""
+    splits = {s["name"].get("split") for s in stats} - {None}
+    return sorted(splits)[0] if len(splits) == 1 else None if not splits else splits
+
+
+def _helm_spec(file: Path) -> dict:
+    spec_file = file.parent / "run_spec.json"
+    if not spec_file.exists():
+        return {}
+    spec = _load_json(spec_file.read_bytes(), spec_file)
+    if not isinstance(spec, dict):
+        raise ValueError(
+            f"{spec_file}: a run spec is a JSON object, not {_kind_of(spec)}; "
+            "is this HELM's run_spec.json?"
+        )
+    for field in ("name", "adapter_spec.model", "adapter_spec.model_deployment"):
+        head, _, tail = field.partition(".")
+        if tail and spec.get(head) is not None:
+            _get(spec, head, spec_file, kind="an object")
+        holder = spec.get(head) if tail else spec
+        if isinstance(holder, dict) and holder.get(tail or head) is not None:
+            _get(spec, field, spec_file, kind="a string")
+    return spec
+
+
+def _helm_task(name: str) -> str:
+    """The run spec name without its ``model=`` (and ``model_deployment=``)
+    argument (run_expander.py adds it): one task, whichever model ran it."""
+    head, colon, args = name.partition(":")
+    if not colon:
+        return name
+    keep = [
+        a
+        for a in args.split(",")
+        if a.split("=")[0] not in ("model", "model_deployment")
+    ]
+    return head + (":" + ",".join(keep) if keep else "")
+
+
+def _helm_entries(file: Path, perturbation) -> list[tuple[dict, list, Any]]:
+    """``(entry, stats, split)`` of the entries under ``perturbation``."""
+    entries = _load_json(file.read_bytes(), file)
+    if not isinstance(entries, list):
+        raise ValueError(
+            f"{file}: per_instance_stats.json holds a JSON list, not "
+            f"{_kind_of(entries)}."
+        )
+    out = []
+    for i, e in enumerate(entries):
+        stats = _helm_stats(e, i, file)
+        if (e.get("perturbation") or {}).get("name") == perturbation:
+            out.append((e, stats, _helm_split(stats)))
+    return out
+
+
+def _helm_choose(file: Path, entries: list, split) -> Any:
+    """The split to read: ``split``, else test when the run holds several."""
+    present: dict[Any, int] = {}
+    for _, _, sp in entries:
+        for x in sp if isinstance(sp, set) else [sp]:
+            present[x] = present.get(x, 0) + 1
+    names = sorted(str(x) for x in present)
+    if split == "all" or not entries:
+        return split
+    if split is not None:
+        if split not in present:
+            raise ValueError(
+                f"`split`: {file} holds no instance of split {split!r}; its "
+                f"splits are {names} (or pass split='all')."
+            )
+        return split
+    if len(present) == 1:
+        return next(iter(present))
+    if _REPORTED not in present:
+        raise ValueError(
+            f"{file} holds instances of the splits {names}; pass `split=` "
+            "(one of them, or 'all')."
+        )
+    counts = ", ".join(f"{present[x]} {x}" for x in sorted(present, key=str))
+    warn(
+        f"{file}: the run holds {counts} instances; the table holds the "
+        f"{_REPORTED!r} split, which HELM reports. Pass split='valid' (say) or "
+        "split='all' for the others.",
+        EvalciWarning,
+    )
+    return _REPORTED
+
+
+def _helm_value(e: dict, stats: list, stat: str, split, file) -> dict | None:
+    """The entry's Stat named ``stat`` in ``split`` (any with 'all')."""
     hits = [
         s
-        for s in _get(entry, "stats", file, f"instance {entry.get('instance_id')!r}")
-        if _get(s, "name.name", file, "a stat") == stat
-        and (split is None or s["name"].get("split") == split)
+        for s in stats
+        if s["name"]["name"] == stat and split in ("all", s["name"].get("split"))
     ]
     if len(hits) > 1:
-        where = f"{file}, instance {entry['instance_id']!r}"
         raise ValueError(
-            f"{where}: {len(hits)} stats are named {stat!r} (splits "
-            f"{sorted({str(h['name'].get('split')) for h in hits})}); pass `split=`."
+            f"{file}, instance {e['instance_id']!r}: {len(hits)} stats are named "
+            f"{stat!r} (splits {sorted(str(h['name'].get('split')) for h in hits)}); "
+            "HELM gives each instance one split: pass `split=`."
         )
     return hits[0] if hits else None
 
 
-def _helm_run(file: Path, stat: str, split, perturbation) -> pd.DataFrame:
-    entries = _load_json(file.read_bytes(), file)
-    if not isinstance(entries, list):
-        raise ValueError(f"{file}: per_instance_stats.json holds a JSON list.")
-    spec_file = file.parent / "run_spec.json"
-    spec = _load_json(spec_file.read_bytes(), spec_file) if spec_file.exists() else {}
+def _helm_run(file: Path, stat: str, split, perturbation) -> tuple[pd.DataFrame, dict]:
+    entries = _helm_entries(file, perturbation)
+    chosen = _helm_choose(file, entries, split)
+    spec = _helm_spec(file)
     adapter = spec.get("adapter_spec") or {}
     system = adapter.get("model") or adapter.get("model_deployment") or file.parent.name
     rows, names = [], set()
-    for e in entries:
-        pert = (e.get("perturbation") or {}).get("name")
-        if pert != perturbation:
+    for e, stats, sp in entries:
+        names |= {x["name"]["name"] for x in stats}
+        if chosen != "all" and chosen not in (sp if isinstance(sp, set) else {sp}):
             continue
-        s = _helm_stat(e, stat, split, file)
-        names |= {x["name"]["name"] for x in e["stats"]}
+        s = _helm_value(e, stats, stat, chosen, file)
         rows.append(
             {
-                "input": _get(e, "instance_id", file, "an instance"),
-                "run": _get(e, "train_trial_index", file, "an instance"),
-                stat: np.nan if s is None else s.get("mean", np.nan),
-                f"{stat}_sum": np.nan if s is None else s.get("sum", np.nan),
-                f"{stat}_count": np.nan if s is None else s.get("count", np.nan),
-                "split": None if s is None else s["name"].get("split"),
+                "input": e["instance_id"],
+                "run": e["train_trial_index"],
+                stat: np.nan if s is None else _num(s.get("mean")),
+                f"{stat}_sum": np.nan if s is None else _num(s.get("sum")),
+                f"{stat}_count": np.nan if s is None else _num(s.get("count")),
+                "split": s["name"].get("split")
+                if s
+                else (chosen if chosen != "all" else None),
             }
         )
     if rows and stat not in names:
@@ -67,9 +189,57 @@ def _helm_run(file: Path, stat: str, split, perturbation) -> pd.DataFrame:
         rows, columns=KEYS[:2] + [stat, f"{stat}_sum", f"{stat}_count", "split"]
     )
     frame["system"] = system
-    frame["task"] = spec.get("name") or file.parent.name
+    frame["task"] = _helm_task(spec.get("name") or file.parent.name)
     frame["log_file"] = str(file)
-    return frame
+    found = frame["input"].nunique()
+    stated = _helm_stated(file, chosen) if perturbation is None else None
+    _helm_check_count(file, found, stated, chosen)
+    count = {
+        "log_file": str(file),
+        "task": frame["task"].iloc[0] if len(frame) else None,
+        "split": chosen,
+        "found": found,
+        "stated": stated,
+    }
+    return frame, count
+
+
+def _num(v) -> float:
+    return np.nan if v is None else float(v)
+
+
+def _helm_stated(file: Path, split) -> int | None:
+    """``num_instances`` of ``split`` in the ``stats.json`` beside the file
+    (summed over sub-splits; all splits with 'all'), None when absent."""
+    stats_file = file.parent / "stats.json"
+    if not stats_file.exists():
+        return None
+    stats = _load_json(stats_file.read_bytes(), stats_file)
+    if not isinstance(stats, list):
+        raise ValueError(
+            f"{stats_file}: HELM's stats.json holds a JSON list, not {_kind_of(stats)}."
+        )
+    total, seen = 0.0, False
+    for j, s in enumerate(stats):
+        name = _get(s, "name", stats_file, f"entry [{j}]", "an object")
+        if name.get("name") != "num_instances" or "perturbation" in name:
+            continue
+        if split != "all" and name.get("split") != split:
+            continue
+        total += _get(s, "mean", stats_file, f"entry [{j}]", "a number")
+        seen = True
+    return int(round(total)) if seen else None
+
+
+def _helm_check_count(file: Path, found: int, stated, split) -> None:
+    if stated is not None and found < stated:
+        warn(
+            f"{file} holds {found} instances of split {split!r}, but the "
+            f"stats.json beside it says HELM evaluated {stated} "
+            "(`num_instances`): the file is cut short, or instances were lost; "
+            "the table holds only the instances found.",
+            EvalciWarning,
+        )
 
 
 def read_helm(
@@ -145,8 +315,12 @@ def read_helm(
     files = _files(
         path, ("per_instance_stats.json",), "path", "per_instance_stats.json"
     )
-    frames = [_helm_run(f, stat, split, perturbation) for f in files]
-    frame = pd.concat(frames, ignore_index=True)
+    if split is not None and not isinstance(split, str):
+        raise TypeError(
+            f"`split` must be a string or None; got {type(split).__name__}."
+        )
+    runs = [_helm_run(f, stat, split, perturbation) for f in files]
+    frame = pd.concat([r[0] for r in runs], ignore_index=True)
     if frame.empty:
         raise ValueError(
             f"{path}: no instance"
@@ -154,4 +328,6 @@ def read_helm(
             + " in the per-instance stats."
         )
     values = [stat, f"{stat}_sum", f"{stat}_count"]
-    return _tidy(frame, values, ["split", "task", "log_file"])
+    out = _tidy_by(frame, values, ["split", "task", "log_file"], ["task"])
+    out.attrs["log_counts"] = [r[1] for r in runs]
+    return out

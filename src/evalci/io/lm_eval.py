@@ -133,8 +133,7 @@ def _lm_lines(file: Path) -> list[tuple[int, dict]]:
     for n, d in _json_lines(file):
         if not isinstance(d, dict):
             raise ValueError(
-                f"{file}, line {n}: a sample line is a JSON object, not "
-                f"{_kind_of(d)}."
+                f"{file}, line {n}: a sample line is a JSON object, not {_kind_of(d)}."
             )
         doc = _lm_doc_id(d, file, n)
         filt = d.get("filter", "none")
@@ -196,8 +195,11 @@ def _lm_logged(
             raise ValueError(
                 f"{file}, line {n}: the metric `{col.split(',')[0]}` holds "
                 f"{_kind_of(v)} ({str(v)[:40]!r}), "
-                + ("where the other lines hold numbers" if col in values else
-                   "where a number per document belongs")
+                + (
+                    "where the other lines hold numbers"
+                    if col in values
+                    else "where a number per document belongs"
+                )
                 + "; is the file edited or written by another tool?"
             )
     if other:
