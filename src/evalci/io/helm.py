@@ -109,10 +109,10 @@ def _helm_entries(file: Path, perturbation) -> list[tuple[dict, list, Any]]:
 
 def _helm_choose(file: Path, entries: list, split) -> Any:
     """The split to read: ``split``, else test when the run holds several."""
-    present: dict[Any, int] = {}
-    for _, _, sp in entries:
+    present: dict[Any, set] = {}  # split -> its instance ids
+    for e, _, sp in entries:
         for x in sp if isinstance(sp, set) else [sp]:
-            present[x] = present.get(x, 0) + 1
+            present.setdefault(x, set()).add(e["instance_id"])
     names = sorted(str(x) for x in present)
     if split == "all" or not entries:
         return split
@@ -130,7 +130,7 @@ def _helm_choose(file: Path, entries: list, split) -> Any:
             f"{file} holds instances of the splits {names}; pass `split=` "
             "(one of them, or 'all')."
         )
-    counts = ", ".join(f"{present[x]} {x}" for x in sorted(present, key=str))
+    counts = ", ".join(f"{len(present[x])} {x}" for x in sorted(present, key=str))
     warn(
         f"{file}: the run holds {counts} instances; the table holds the "
         f"{_REPORTED!r} split, which HELM reports. Pass split='valid' (say) or "

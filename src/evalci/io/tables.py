@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalci.io._shared import KEYS, _files, _json_lines, _tidy
+from evalci.io._shared import KEYS, _files, _json_lines, _kind_of, _tidy
 
 __all__ = ["read_jsonl"]
 
@@ -26,9 +26,14 @@ _FORMATS = {
 
 def _read_table(file: Path, format: str) -> pd.DataFrame:
     if format == "jsonl":
-        rows = [row for _, row in _json_lines(file)]
-        if not all(isinstance(r, dict) for r in rows):
-            raise ValueError(f"{file}: every JSON line must be an object.")
+        rows = []
+        for n, row in _json_lines(file):
+            if not isinstance(row, dict):
+                raise ValueError(
+                    f"{file}, line {n}: the line is {_kind_of(row)}; every JSON "
+                    "line must be an object (one row)."
+                )
+            rows.append(row)
         return pd.json_normalize(rows)  # nested fields as "a.b"
     try:
         return pd.read_csv(file) if format == "csv" else pd.read_parquet(file)
