@@ -261,8 +261,11 @@ def read_helm(
         The stat to read (a ``MetricName.name``: ``"exact_match"``,
         ``"quasi_exact_match"``, ``"f1_score"``, ...).
     split : str, optional
-        Keep only stats of this split (``"test"``, ``"valid"``); needed only
-        when one instance holds the stat for several splits.
+        The split to read (``"test"``, ``"valid"``, or ``"all"`` for every
+        split). By default the only split a run holds, or ``"test"`` (the
+        split HELM reports) when it holds several, with an
+        :class:`~evalci.EvalciWarning` naming the file and each split's
+        count. A split a run does not hold raises, listing its splits.
     perturbation : str, optional
         Read the instances under this perturbation (its
         ``PerturbationDescription.name``, e.g. ``"typo"``); by default the
@@ -276,8 +279,15 @@ def read_helm(
         file, else ``adapter_spec.model_deployment``, else the directory
         name), ``<stat>`` (the Stat's ``mean``), ``<stat>_sum`` and
         ``<stat>_count`` (its ``sum`` and ``count``), then ``split``,
-        ``task`` (the run spec's ``name``, else the directory name) and
-        ``log_file``. An instance without the stat has NaN values.
+        ``task`` (the run spec's ``name``, else the directory name, without
+        the ``model=`` argument HELM adds: one task for every model) and
+        ``log_file``. An instance without the stat has NaN values. ``task``
+        is part of the key: runs of several tasks are rows side by side,
+        sorted by (system, task, input, run), never one score.
+        ``attrs["log_counts"]``: per run, ``{"log_file", "task", "split",
+        "found", "stated"}``, the instances read against the
+        ``num_instances`` of ``stats.json`` (None without it); fewer found
+        than stated warns.
 
     Notes
     -----

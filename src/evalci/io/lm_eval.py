@@ -325,7 +325,19 @@ def read_lm_eval(
     pandas.DataFrame
         ``input`` (``doc_id``), ``run``, ``system``, the value columns, then
         ``task`` (from the file name), ``target``, ``n_resps`` (responses per
-        request, i.e. the task's ``repeats``) and ``log_file``.
+        request, i.e. the task's ``repeats``) and ``log_file``. ``task`` is
+        part of the key (tasks read together are rows side by side, sorted
+        by (system, task, input, run)). ``attrs["log_counts"]``: per
+        samples file, ``{"log_file", "task", "found", "stated"}``, the
+        documents read against the results file's ``n-samples``
+        ``effective`` (None without it); a difference warns.
+
+    Raises
+    ------
+    ValueError
+        A repeated (``doc_id``, filter, metric), naming the file and both
+        lines; a text value in a metric, or a field of the wrong JSON type,
+        naming the file, the line and the field.
 
     Notes
     -----
