@@ -20,7 +20,15 @@ from typing import Any
 import pandas as pd
 
 from evalci._base.warnings import EvalciWarning, warn
-from evalci.io._shared import KEYS, _files, _get, _kind_of, _load_json, _tidy
+from evalci.io._shared import (
+    KEYS,
+    _as_input,
+    _files,
+    _get,
+    _kind_of,
+    _load_json,
+    _tidy,
+)
 from evalci.io._zip import MAX_MEMBER_BYTES, SafeZip
 
 __all__ = ["read_inspect"]
@@ -465,6 +473,28 @@ def _eval_sets(logs: list[_Log]) -> tuple[list[_Log], list[str]]:
     return kept, sorted(str(f) for f in dropped)
 
 
+def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """``error`` and ``limit`` before ``log_file``, where a sample has one
+    (a clean log's table keeps its columns); missing stays missing."""
+    stops = [c for c in ("error", "limit") if frame[c].notna().any()]
+    if not stops:
+        return out
+    side = frame[KEYS + stops].copy()
+    side["input"] = _as_input(side["input"])
+    side["run"] = side["run"].astype("int64")
+    side["system"] = side["system"].map(str).astype(str)
+    for c in stops:
+        text = side[c].map(str).astype(str)
+        text[side[c].isna()] = None
+        side[c] = text
+    attrs = out.attrs
+    out = out.merge(side, on=KEYS, how="left", validate="one_to_one")
+    order = [c for c in out.columns if c != "log_file"] + ["log_file"]
+    out = out[order]
+    out.attrs = attrs
+    return out
+
+
 def read_inspect(
     paths,
     *,
@@ -614,10 +644,7 @@ def read_inspect(
         frame, counts[str(log.file)] = _inspect_rows(log, scorer)
         frames.append(frame)
     frame = pd.concat(frames, ignore_index=True)
-    # `error` and `limit` where a sample has one (the table of a clean log
-    # keeps its columns)
-    stops = [c for c in ("error", "limit") if frame[c].notna().any()]
-    meta = ["task", "target", *stops, "log_file"]
+    meta = ["task", "target", "log_file"]
     fixed = [*KEYS, "task", "target", "error", "limit", "log_file"]
     values = [c for c in frame.columns if c not in fixed]
     names = ", ".join(str(log.file) for log in logs)
@@ -628,7 +655,7 @@ def read_inspect(
         )
     if not values:
         raise ValueError(f"{names}: no sample has any score.")
-    out = _tidy(frame, values, meta)
+    out = _with_stops(_tidy(frame, values, meta), frame)
     out.attrs["evalci_samples"] = counts
     out.attrs["evalci_superseded"] = superseded
     return out
