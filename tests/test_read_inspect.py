@@ -596,20 +596,28 @@ def test_non_utf8_and_deep_member(tmp_path):
 
 
 def _inspect_written_log(tmp_path) -> Path:
-    """A log inspect_ai writes itself: mockllm, 12 samples x 3 epochs."""
+    """A log inspect_ai writes itself: mockllm, 12 samples x 3 epochs (the
+    outputs carry their usage, so no tokenizer is fetched)."""
     ia = pytest.importorskip("inspect_ai")
     from inspect_ai.dataset import Sample
-    from inspect_ai.scorer import accuracy, includes, stderr  # noqa: F401
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import includes
 
     rng = np.random.default_rng(5)
-    data = [
-        Sample(id=i, input=f"q{i}", target="Default" if rng.random() < 0.5 else "x")
-        for i in range(12)
-    ]
-    task = ia.Task(dataset=data, scorer=includes())
-    (log,) = ia.eval(
-        task, model="mockllm/model", epochs=3, log_dir=str(tmp_path), display="none"
+    outs = []
+    for _ in range(72):
+        o = ModelOutput.from_content(
+            "mockllm/model", "yes" if rng.random() < 0.6 else "no"
+        )
+        o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        outs.append(o)
+    model = get_model("mockllm/model", custom_outputs=outs)
+    task = ia.Task(
+        dataset=[Sample(id=i, input=f"q{i}", target="yes") for i in range(12)],
+        scorer=includes(),
     )
+    (log,) = ia.eval(task, model=model, epochs=3, log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
     return Path(log.location)
 
 

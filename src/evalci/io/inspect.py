@@ -269,7 +269,13 @@ def _native(file: Path, lib, samples: bool, limit: int) -> _Log:
     if file.suffix == ".json":
         _check_size(file, limit)
     else:
-        with SafeZip(file, limit, _OPTION) as z:
+        try:
+            opened = SafeZip(file, limit, _OPTION)
+        except ValueError as e:  # the words inspect_ai's own errors come in
+            raise ValueError(
+                f"{file} could not be read as an Inspect log: {e}"
+            ) from None
+        with opened as z:
             members = _sample_members(z)
             if any(n.endswith("/sample.json") for n in members.values()):
                 return _plain_eval(file, samples, limit)
