@@ -1,8 +1,11 @@
 """Inspect AI eval logs (``.eval`` archives and ``.json`` logs) into the tidy table.
 
 :func:`read_inspect` reads each log with ``inspect_ai`` when it is
-installed, else with :mod:`json` and :mod:`zipfile` following Inspect's own
-layout, and maps score values as Inspect's ``value_to_float`` does.
+installed, else with :mod:`json` and :mod:`zipfile` (and zstd, through
+:mod:`evalci.io._zip`) following Inspect's own layout; it reads the scores
+from the sample summaries unless asked for the full samples, accounts for
+every sample (``DataFrame.attrs["evalci_samples"]``), and maps score values
+as Inspect's ``value_to_float`` does.
 """
 
 from __future__ import annotations
@@ -10,14 +13,23 @@ from __future__ import annotations
 import json
 import math
 import re
-import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from evalci._base.warnings import EvalciWarning, warn
-from evalci.io._shared import KEYS, _files, _get, _load_json, _tidy
+from evalci.io._shared import (
+    KEYS,
+    _as_input,
+    _files,
+    _get,
+    _kind_of,
+    _load_json,
+    _tidy,
+)
+from evalci.io._zip import MAX_MEMBER_BYTES, SafeZip
 
 __all__ = ["read_inspect"]
 
@@ -79,102 +91,423 @@ def _inspect_ai():
     return inspect_ai
 
 
-def _inspect_plain(file: Path) -> tuple[dict, list[dict], str]:
-    """(eval spec, samples, status) of a .eval or .json log, with json + zipfile.
+_OPTION = "read_inspect(..., max_member_bytes=)"
+#: the fields of a sample (or summary) the table is built from
+_FIELDS = {"id", "epoch", "target", "scores", "error", "limit", "invalidation"}
 
-    The .eval layout (inspect_ai ``log/_recorders/eval.py``): ``header.json``
-    (the EvalLog without samples), ``samples/<id>_epoch_<n>.json`` (one
-    EvalSample each), ``summaries.json``, ``reductions.json`` and a
-    ``_journal/`` folder (``start.json`` holds the spec while a run is in
-    progress and ``header.json`` is not yet written).
-    """
-    if file.suffix == ".json":
-        log = _load_json(file.read_bytes(), file)
-        spec = _get(log, "eval", file, "the log")
-        samples = _get(log, "samples", file, "the log (a header-only log?)")
-        return spec, samples, log.get("status", "started")
-    try:
-        with zipfile.ZipFile(file) as z:
-            names = list(dict.fromkeys(z.namelist()))
-            head = "header.json" if "header.json" in names else "_journal/start.json"
-            if head not in names:
-                raise ValueError(
-                    f"{file}: the .eval archive has neither header.json nor "
-                    "_journal/start.json; is it an Inspect log?"
-                )
-            log = _load_json(z.read(head), file, f"member {head}")
-            spec = _get(log, "eval", file, head)
-            status = (
-                log.get("status", "started") if head == "header.json" else "started"
-            )
-            samples = [
-                _load_json(z.read(n), file, f"member {n}")
-                for n in names
-                if n.startswith("samples/") and n.endswith(".json")
-            ]
-    except zipfile.BadZipFile:
+
+@dataclass
+class _Log:
+    """One log as read: its header, and one record per (sample id, epoch)."""
+
+    file: Path
+    header: dict  # header.json, _journal/start.json, or a .json log
+    records: list[dict]  # sample summaries or full samples
+    source: str  # "summaries" or "samples"
+    doubled: list[str] = field(default_factory=list)  # re-logged sample members
+
+
+def _record_key(r: Any, file: Path, what: str) -> tuple[Any, int]:
+    """A sample's (id, epoch), type-checked: id a string or an integer,
+    epoch an integer."""
+    if not isinstance(r, dict):
+        raise ValueError(f"{file}: an entry of {what} is {_kind_of(r)}, not an object.")
+    sid = _get(r, "id", file, what)
+    if isinstance(sid, bool) or not isinstance(sid, (int, str)):
         raise ValueError(
-            f"{file} is not a zip archive; an Inspect .eval log is one "
-            "(was it truncated?)."
-        ) from None
-    return spec, samples, status
+            f"{file}: the field `id` in {what} is {_kind_of(sid)}, not a string "
+            "or an integer."
+        )
+    ep = _get(r, "epoch", file, f"{what}, sample {sid!r}")
+    if isinstance(ep, bool) or not isinstance(ep, int):
+        raise ValueError(
+            f"{file}: the field `epoch` in {what}, sample {sid!r} is "
+            f"{_kind_of(ep)}, not an integer."
+        )
+    return sid, ep
 
 
-def _inspect_native(file: Path, inspect_ai) -> tuple[dict, list[dict], str]:
-    """The same (spec, samples, status) through ``inspect_ai.log.read_eval_log``."""
-    # transcripts are most of a sample's bytes; skip them where inspect_ai can
-    # (exclude_fields: .eval logs in recent inspect_ai; .json logs ignore it)
-    skip = {"messages", "events", "store", "attachments"}
-    try:
+def _sample_key(name: str) -> str | None:
+    """``samples/{id}_epoch_{e}`` for a sample's member, else None.
+
+    A sample is one member ``samples/{id}_epoch_{e}.json``, or (the chunked
+    layout, inspect_ai ``log/_recorders/chunked/format.py``) a folder
+    ``samples/{id}_epoch_{e}/`` whose ``sample.json`` is the sample without
+    its transcript (``messages/``, ``events/``, ``calls/``, ``attachments/``
+    and ``metadata.json`` beside it are not read).
+    """
+    if not name.startswith("samples/"):
+        return None
+    rest = name[len("samples/") :]
+    if "/" not in rest:
+        return name[: -len(".json")] if rest.endswith(".json") else None
+    head, _, tail = rest.partition("/")
+    return f"samples/{head}" if tail == "sample.json" else None
+
+
+def _sample_members(z: SafeZip) -> dict[str, str]:
+    """Sample key -> member; a sample in both shapes is read as Inspect's
+    ``classify_sample_shape`` does (the single member first)."""
+    out: dict[str, str] = {}
+    for n in z.names:
+        key = _sample_key(n)
+        if key is not None and (key not in out or not n.endswith("/sample.json")):
+            out[key] = n
+    return out
+
+
+_JOURNAL_SUMMARY = re.compile(r"_journal/summaries/(\d+)\.json")
+
+
+def _summaries(z: SafeZip, file: Path) -> list[dict] | None:
+    """The sample summaries: ``summaries.json``, or in a log still being
+    written the ``_journal/summaries/{n}.json`` members in order; the last
+    row per (id, epoch) counts, as in inspect_ai ``_dedupe_summaries``.
+    None when the log has neither."""
+    if "summaries.json" in z.info:
+        names = ["summaries.json"]
+    else:
+        found = [(_JOURNAL_SUMMARY.fullmatch(n), n) for n in z.names]
+        names = [n for m, n in sorted((int(m[1]), n) for m, n in found if m)]
+        if not names:
+            return None
+    rows: dict[tuple, dict] = {}
+    for name in names:
+        data = _load_json(z.read(name), file, f"member {name}")
+        if not isinstance(data, list):
+            raise ValueError(
+                f"{file}: member {name} is {_kind_of(data)}, not a list of "
+                "sample summaries."
+            )
+        for r in data:
+            sid, ep = _record_key(r, file, f"member {name}")
+            rows[(str(sid), ep)] = r
+    return list(rows.values())
+
+
+def _covers(records: list[dict], members: dict[str, str]) -> bool:
+    """Whether the summaries name every sample the archive holds."""
+    keys = {f"samples/{r['id']}_epoch_{r['epoch']}" for r in records}
+    return set(members) <= keys
+
+
+def _eval_records(z: SafeZip, file: Path, header: dict, samples: bool):
+    """(records, source, re-logged members) of a .eval archive."""
+    members = _sample_members(z)
+    # summaries lack `invalidation` (inspect_ai: "the body carries the error /
+    # invalidation state the summary lacks"): an invalidated log is read whole
+    if not samples and header.get("invalidated") is not True:
+        summ = _summaries(z, file)
+        if summ is not None and _covers(summ, members):
+            return summ, "summaries", []
+    records = []
+    for name in members.values():
+        # a requeued sample's re-run is written again under its name; Inspect
+        # reads the last copy (inspect_ai _read_log), and so does this reader
+        r = _load_json(z.read(name, last_wins=True), file, f"member {name}")
+        _record_key(r, file, f"member {name}")
+        records.append(r)
+    return records, "samples", [n for n in members.values() if n in z.duplicates]
+
+
+def _plain_eval(file: Path, samples: bool, limit: int) -> _Log:
+    """A .eval archive read with :class:`SafeZip` (json + zipfile + zstd).
+
+    The layout (inspect_ai ``log/_recorders/eval.py``): ``header.json`` (the
+    EvalLog without samples, written last), ``summaries.json``,
+    ``reductions.json``, ``samples/{id}_epoch_{e}.json`` (or the chunked
+    ``samples/{id}_epoch_{e}/sample.json``), and ``_journal/`` (``start.json``
+    and ``summaries/{n}.json``, all a log has while it is being written).
+    """
+    with SafeZip(file, limit, _OPTION) as z:
+        head = "header.json" if "header.json" in z.info else "_journal/start.json"
+        if head not in z.info:
+            raise ValueError(
+                f"{file}: the .eval archive has neither header.json nor "
+                "_journal/start.json; is it an Inspect log?"
+            )
+        header = _load_json(z.read(head), file, f"member {head}")
+        _get(header, "eval", file, f"member {head}", kind="an object")
+        if head != "header.json":
+            header = {"eval": header["eval"], "status": "started"}
+        records, source, doubled = _eval_records(z, file, header, samples)
+    return _Log(file, header, records, source, doubled)
+
+
+def _check_size(file: Path, limit: int) -> None:
+    size = file.stat().st_size
+    if size > limit:
+        raise ValueError(
+            f"{file} is {size:,} bytes, over the limit of {limit:,} bytes read "
+            f"from one log; if the file is trusted, raise it with {_OPTION}."
+        )
+
+
+def _json_log(file: Path, limit: int) -> dict:
+    _check_size(file, limit)
+    return _load_json(file.read_bytes(), file)
+
+
+def _plain_json(file: Path, limit: int) -> _Log:
+    """A .json log: the whole EvalLog, ``samples`` included."""
+    log = _json_log(file, limit)
+    _get(log, "eval", file, "the log", kind="an object")
+    records = _get(log, "samples", file, "the log (a header-only log?)", kind="a list")
+    for r in records:
+        _record_key(r, file, "`samples`")
+    return _Log(file, log, records, "samples")
+
+
+def _native(file: Path, lib, samples: bool, limit: int) -> _Log:
+    """The same log through ``inspect_ai.log``, after the same member checks.
+
+    inspect_ai 0.3.285 reads every ``samples/*.json`` member as a sample, so
+    a log in the chunked layout is read by the plain reader instead.
+    """
+    doubled: list[str] = []
+    members: dict[str, str] = {}
+    if file.suffix == ".json":
+        _check_size(file, limit)
+    else:
         try:
-            log = inspect_ai.log.read_eval_log(str(file), exclude_fields=skip)
-        except TypeError:  # an inspect_ai without exclude_fields
-            log = inspect_ai.log.read_eval_log(str(file))
+            opened = SafeZip(file, limit, _OPTION)
+        except ValueError as e:  # the words inspect_ai's own errors come in
+            raise ValueError(
+                f"{file} could not be read as an Inspect log: {e}"
+            ) from None
+        with opened as z:
+            members = _sample_members(z)
+            if any(n.endswith("/sample.json") for n in members.values()):
+                return _plain_eval(file, samples, limit)
+            for n in z.names:
+                z.check(n, last_wins=_sample_key(n) is not None)
+            doubled = [n for n in members.values() if n in z.duplicates]
+    try:
+        header, records, source = _native_read(file, lib, samples, members)
     except Exception as e:  # pydantic, zip and json errors alike
         raise ValueError(f"{file} could not be read as an Inspect log: {e}") from e
-    spec = {"model": log.eval.model, "task": log.eval.task}
-    samples = [
-        {
-            "id": s.id,
-            "epoch": s.epoch,
-            "target": s.target,
-            "scores": None
-            if s.scores is None
-            else {k: {"value": sc.value} for k, sc in s.scores.items()},
-        }
-        for s in log.samples or []
-    ]
-    return spec, samples, log.status
+    return _Log(file, header, records, source, doubled if source == "samples" else [])
 
 
-def _inspect_rows(file: Path, spec: dict, samples: list[dict], scorer) -> pd.DataFrame:
-    model = _get(spec, "model", file, "the eval spec")
-    task = _get(spec, "task", file, "the eval spec")
+def _native_read(file: Path, lib, samples: bool, members: dict) -> tuple:
+    read = lib.log.read_eval_log
+    if file.suffix == ".eval" and not samples:
+        header = read(str(file), header_only=True).model_dump(
+            mode="json", exclude={"samples"}
+        )
+        if header.get("invalidated") is not True:
+            summ = lib.log.read_eval_log_sample_summaries(str(file))
+            records = [s.model_dump(mode="json", include=_FIELDS) for s in summ]
+            if _covers(records, members):
+                return header, records, "summaries"
+    # transcripts are most of a sample's bytes; skip them where inspect_ai can
+    skip = {"messages", "events", "store", "attachments"}
+    try:
+        log = read(str(file), exclude_fields=skip)
+    except TypeError:  # an inspect_ai without exclude_fields
+        log = read(str(file))
+    header = log.model_dump(mode="json", exclude={"samples"})
+    records = [s.model_dump(mode="json", include=_FIELDS) for s in log.samples or []]
+    return header, records, "samples"
+
+
+def _text(v: Any, key: str) -> str | None:
+    """A sample's `error` / `limit` as text: summaries hold the text, full
+    samples an object (``error.message``, ``limit.type``)."""
+    if isinstance(v, dict):
+        v = v.get(key)
+    return None if v is None else str(v)
+
+
+def _scores(s: dict, file: Path, what: str, scorer) -> dict[str, float]:
+    """The sample's score values as numbers, one per column."""
+    scores = s.get("scores")
+    if scores is None:
+        return {}
+    _get(s, "scores", file, what, kind="an object")
+    out = {}
+    for name, score in scores.items():
+        if scorer is not None and name != scorer:
+            continue
+        if not isinstance(score, dict):
+            raise ValueError(
+                f"{file}: the field `scores.{name}` in {what} is "
+                f"{_kind_of(score)}, not an object."
+            )
+        where = f"{file}, {what}, scorer {name!r}"
+        v = _get(score, "value", file, f"scorer {name!r} of {what}")
+        if isinstance(v, dict):  # several metrics in one scorer
+            out.update({f"{name}_{k}": _inspect_float(x, where) for k, x in v.items()})
+        else:
+            out[name] = _inspect_float(v, where)
+    return out
+
+
+def _inspect_rows(log: _Log, scorer) -> tuple[pd.DataFrame, dict]:
+    """The log's rows (invalidated samples left out) and its sample counts."""
+    file = log.file
+    spec = _get(log.header, "eval", file, "the log", kind="an object")
+    model = _get(spec, "model", file, "the eval spec", kind="a string")
+    task = _get(spec, "task", file, "the eval spec", kind="a string")
+    counts = dict.fromkeys(("scored", "errored", "unscored", "invalidated"), 0)
     rows = []
-    for s in samples:
-        sid = _get(s, "id", file, "a sample")
-        ep = _get(s, "epoch", file, f"sample {sid!r}")
+    for s in log.records:
+        sid, ep = s["id"], s["epoch"]
+        if s.get("invalidation") is not None:
+            counts["invalidated"] += 1
+            continue
+        what = f"sample {sid!r} epoch {ep}"
         target = s.get("target")
         row = {"input": sid, "run": ep, "system": model, "task": task}
         row["target"] = target if isinstance(target, str) else json.dumps(target)
-        for name, score in (s.get("scores") or {}).items():
-            if scorer is not None and name != scorer:
-                continue
-            where = f"{file}, sample {sid!r} epoch {ep}, scorer {name!r}"
-            v = _get(score, "value", file, f"scorer {name!r} of sample {sid!r}")
-            if isinstance(v, dict):  # several metrics in one scorer
-                row.update(
-                    {f"{name}_{k}": _inspect_float(x, where) for k, x in v.items()}
-                )
-            else:
-                row[name] = _inspect_float(v, where)
+        row["error"] = _text(s.get("error"), "message")
+        row["limit"] = _text(s.get("limit"), "type")
+        values = _scores(s, file, what, scorer)
+        row.update(values)
+        kind = "errored" if row["error"] is not None else "scored"
+        counts["unscored" if kind == "scored" and not values else kind] += 1
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=None if rows else KEYS)
+    empty = [*KEYS, "task", "target", "error", "limit"]
+    frame = pd.DataFrame(rows, columns=None if rows else empty)
     frame["log_file"] = str(file)
-    return frame
+    expected, said = _expected(log.header, file)
+    found = len(log.records)
+    counts = {"expected": expected, "found": found} | counts
+    counts["missing"] = None if expected is None else max(expected - found, 0)
+    counts["source"] = log.source
+    _warn_counts(log, counts, said)
+    return frame, counts
 
 
-def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
+def _expected(header: dict, file: Path) -> tuple[int | None, str]:
+    """How many samples (id x epoch) the header says the log holds."""
+    if header.get("results") is not None:
+        res = _get(header, "results", file, "the log", kind="an object")
+        if res.get("total_samples") is not None:
+            n = _get(res, "total_samples", file, "results", kind="a number")
+            return int(n), "results.total_samples"
+    spec = header["eval"]
+    ds = spec.get("dataset")
+    n = ds.get("samples") if isinstance(ds, dict) else None
+    config = spec.get("config")
+    epochs = config.get("epochs") if isinstance(config, dict) else None
+    if isinstance(n, int) and not isinstance(n, bool):
+        e = epochs if isinstance(epochs, int) and epochs > 0 else 1
+        return n * e, "eval.dataset.samples x eval.config.epochs"
+    return None, ""
+
+
+def _warn_counts(log: _Log, counts: dict, said: str) -> None:
+    file, found, expected = log.file, counts["found"], counts["expected"]
+    status = log.header.get("status", "started")
+    parts = []
+    if status != "success":
+        parts.append(f"the log's status is {status!r}, not 'success'")
+    if expected is not None and found < expected:
+        parts.append(
+            f"its header says it holds {expected} samples ({said}) but the file "
+            f"has {found}"
+        )
+    if parts:
+        warn(
+            f"{file}: " + "; ".join(parts) + f"; the table holds the {found} "
+            "samples it has, which may not be all.",
+            EvalciWarning,
+        )
+    if counts["invalidated"]:
+        warn(
+            f"{file}: {counts['invalidated']} of its {found} samples are "
+            "invalidated (`invalidation` set) and left out of the table; "
+            "df.attrs['evalci_samples'] counts them.",
+            EvalciWarning,
+        )
+    if log.doubled:
+        warn(
+            f"{file}: {len(log.doubled)} sample members occur more than once "
+            f"({', '.join(log.doubled[:3])}); Inspect writes a requeued "
+            "sample's re-run again under its name, and the last copy is read, "
+            "as inspect_ai reads it.",
+            EvalciWarning,
+        )
+
+
+def _attempt(log: _Log) -> tuple:
+    """When a log's attempt started (newest last): ``stats.started_at``, else
+    ``eval.created``, then the file's mtime (what Inspect itself sorts by)."""
+    stats = log.header.get("stats")
+    started = stats.get("started_at") if isinstance(stats, dict) else None
+    when = started or log.header["eval"].get("created") or ""
+    return str(when), log.file.stat().st_mtime_ns
+
+
+def _eval_sets(logs: list[_Log]) -> tuple[list[_Log], list[str]]:
+    """Resolve an eval set's retried tasks to their final log.
+
+    Inspect's ``eval_set`` writes ``eval-set.json`` (``tasks``, each with its
+    ``task_id``) in the log folder, and a new log for each attempt at a task
+    (every one seeded from the last, so the newest holds all the older one
+    has); it takes, per ``eval.task_id``, the newest
+    (``latest_completed_task_eval_logs``). Returns the logs kept and the
+    files of the attempts superseded.
+    """
+    folders: dict[Path, list[_Log]] = {}
+    for log in logs:
+        if (log.file.parent / "eval-set.json").is_file():
+            folders.setdefault(log.file.parent, []).append(log)
+    dropped: set[Path] = set()
+    for folder, group in folders.items():
+        mf = folder / "eval-set.json"
+        tasks = _get(_load_json(mf.read_bytes(), mf), "tasks", mf, "", kind="a list")
+        by_id: dict[str, list[_Log]] = {}
+        for log in group:
+            tid = log.header["eval"].get("task_id")
+            if isinstance(tid, str):
+                by_id.setdefault(tid, []).append(log)
+        for attempts in by_id.values():
+            newest = max(attempts, key=_attempt)
+            dropped |= {a.file for a in attempts if a is not newest}
+        for t in tasks:
+            tid = _get(t, "task_id", mf, "an entry of `tasks`", kind="a string")
+            if tid not in by_id:
+                warn(
+                    f"{mf}: the eval set's task {t.get('name')!r} "
+                    f"({t.get('model')}, task_id {tid}) has no log in {folder}; "
+                    "its samples are missing from the table.",
+                    EvalciWarning,
+                )
+    kept = [log for log in logs if log.file not in dropped]
+    return kept, sorted(str(f) for f in dropped)
+
+
+def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """``error`` and ``limit`` before ``log_file``, where a sample has one
+    (a clean log's table keeps its columns); missing stays missing."""
+    stops = [c for c in ("error", "limit") if frame[c].notna().any()]
+    if not stops:
+        return out
+    side = frame[KEYS + stops].copy()
+    side["input"] = _as_input(side["input"])
+    side["run"] = side["run"].astype("int64")
+    side["system"] = side["system"].map(str).astype(str)
+    for c in stops:
+        text = side[c].map(str).astype(str)
+        text[side[c].isna()] = None
+        side[c] = text
+    attrs = out.attrs
+    out = out.merge(side, on=KEYS, how="left", validate="one_to_one")
+    order = [c for c in out.columns if c != "log_file"] + ["log_file"]
+    out = out[order]
+    out.attrs = attrs
+    return out
+
+
+def read_inspect(
+    paths,
+    *,
+    scorer: str | None = None,
+    samples: bool = False,
+    max_member_bytes: int = MAX_MEMBER_BYTES,
+) -> pd.DataFrame:
     """Read Inspect AI eval logs (``.eval`` or ``.json``) into the tidy table.
 
     Parameters
@@ -184,9 +517,25 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
         files Inspect lists as logs: every ``*.eval``, and ``*.json`` whose
         name starts with a timestamp (so the ``logs.json`` manifest is not
         read). Each log's ``eval.model`` is its system, so several models'
-        logs give several systems.
+        logs give several systems. Logs in a folder holding Inspect's
+        ``eval-set.json`` are an eval set: of the logs of one task (one
+        ``eval.task_id``: the attempts of a retried task) only the newest is
+        read.
     scorer : str, optional
         Read only this scorer's values (default: every scorer).
+    samples : bool, default False
+        Read the scores of a ``.eval`` log from its full samples
+        (``samples/{id}_epoch_{e}.json``, one member each, transcripts
+        included) instead of its one ``summaries.json`` member (what
+        Inspect's own ``samples_df`` reads). Both give the same table; the
+        summaries are read unless the log is invalidated (summaries do not
+        say which samples are) or does not summarise every sample it holds.
+        A ``.json`` log always holds its full samples.
+    max_member_bytes : int, default 1 GiB
+        The largest member of a ``.eval`` archive (inflated, checked before
+        it is read), or ``.json`` log, that is read; a larger one raises
+        :class:`ValueError` naming it. Raise it for a trusted log with
+        samples that large.
 
     Returns
     -------
@@ -195,8 +544,42 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
         ``system`` (``eval.model``), one ``float64`` column per scorer
         (named after it; a dict-valued score gives one column per key,
         ``<scorer>_<key>``), then ``task`` (``eval.task``), ``target`` (the
-        sample's target; a list target as JSON) and ``log_file``. A sample
-        without scores (an errored sample) has NaN values.
+        sample's target; a list target as JSON), ``error`` (the error that
+        stopped the sample, missing if none) and ``limit`` (the limit that
+        stopped it: ``"token"``, ``"time"``, ...), each only when some
+        sample has one, and ``log_file``. An errored sample keeps its row:
+        its values are NaN (unless it was scored on error) and ``error``
+        holds the message.
+
+        ``df.attrs["evalci_samples"]`` accounts for every sample, per log
+        file: ``{file: {"expected", "found", "scored", "errored",
+        "unscored", "invalidated", "missing", "source"}}``. ``expected`` is
+        what the header says the log holds (``results.total_samples``, or
+        for a log still being written ``eval.dataset.samples`` x
+        ``eval.config.epochs``; None if it says nothing), ``found`` the
+        (sample, epoch) records in the file, ``scored`` those with a score
+        and no error, ``errored`` those with an error, ``unscored`` those
+        with neither, ``invalidated`` those left out, ``missing`` =
+        ``expected - found``, ``source`` ``"summaries"`` or ``"samples"``.
+        ``df.attrs["evalci_superseded"]`` lists the eval-set logs that a
+        newer attempt at their task replaced.
+
+    Raises
+    ------
+    ValueError
+        A file that is not an Inspect log, a damaged, encrypted or
+        oversized member, two members under one name (other than a re-run
+        sample's, which Inspect writes), a missing field or one of the wrong
+        JSON type (``scores`` as a list, say): one error naming the file and
+        the member or field.
+
+    Warns
+    -----
+    EvalciWarning
+        A log whose status is not ``"success"`` (``"started"``, ``"error"``,
+        ``"cancelled"``), or that holds fewer samples than its header says
+        (naming both numbers); a log with invalidated samples (they are left
+        out, and counted); a task of an eval set without a log.
 
     Notes
     -----
@@ -210,13 +593,13 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
     list values, Inspect logs a warning for and counts 0; this reader raises
     :class:`ValueError` instead. ``None`` inside a dict score is NaN.
 
-    A log whose status is not ``"success"`` (``"started"``, ``"error"``,
-    ``"cancelled"``) draws an :class:`~evalci.EvalciWarning`: it may hold
-    only some of the samples.
-
-    When ``inspect_ai`` is installed its ``read_eval_log`` reads the logs;
-    otherwise a plain reader (``json`` and ``zipfile``) does. Both give the
-    same table.
+    Members compressed with Zstandard (zip method 93, what Inspect 0.3.285
+    writes) are read through :mod:`compression.zstd` (Python 3.14+) or the
+    ``backports.zstd`` package, so ``inspect_ai`` is not needed. When it is
+    installed its ``read_eval_log`` reads the logs (after the same checks
+    of the archive's members); otherwise a plain reader (``json``,
+    ``zipfile``) does. Both give the same table. Inspect truncates a long
+    target in a summary; read with ``samples=True`` for the whole of it.
 
     Examples
     --------
@@ -240,31 +623,45 @@ def read_inspect(paths, *, scorer: str | None = None) -> pd.DataFrame:
     0      0    1  openai/gpt-4o     1.0
     1      0    2  openai/gpt-4o     1.0
     2      1    1  openai/gpt-4o     1.0
+    >>> df.attrs["evalci_samples"][str(d / "gpqa.eval")]["scored"]
+    8
     """
     files = _files(paths, ("*.eval", "*.json"), "paths", "Inspect log", _is_log)
+    if isinstance(max_member_bytes, bool) or not isinstance(max_member_bytes, int):
+        raise TypeError(
+            f"`max_member_bytes` must be an integer; got {max_member_bytes!r}."
+        )
     lib = _inspect_ai()
-    frames = []
+    logs = []
     for f in files:
         if f.suffix not in (".eval", ".json"):
             raise ValueError(
                 f"{f}: an Inspect log ends in .eval or .json; got {f.suffix!r}."
             )
-        spec, samples, status = _inspect_native(f, lib) if lib else _inspect_plain(f)
-        if status != "success":
-            warn(
-                f"{f}: the log's status is {status!r}, not 'success'; the table "
-                f"holds the {len(samples)} samples it has, which may not be all.",
-                EvalciWarning,
-            )
-        frames.append(_inspect_rows(f, spec, samples, scorer))
+        if lib:
+            logs.append(_native(f, lib, samples, max_member_bytes))
+        elif f.suffix == ".eval":
+            logs.append(_plain_eval(f, samples, max_member_bytes))
+        else:
+            logs.append(_plain_json(f, max_member_bytes))
+    logs, superseded = _eval_sets(logs)
+    frames, counts = [], {}
+    for log in logs:
+        frame, counts[str(log.file)] = _inspect_rows(log, scorer)
+        frames.append(frame)
     frame = pd.concat(frames, ignore_index=True)
     meta = ["task", "target", "log_file"]
-    values = [c for c in frame.columns if c not in KEYS + meta]
+    fixed = [*KEYS, "task", "target", "error", "limit", "log_file"]
+    values = [c for c in frame.columns if c not in fixed]
+    names = ", ".join(str(log.file) for log in logs)
     if scorer is not None and not values:
         raise ValueError(
-            f"`scorer`: no sample in {', '.join(map(str, files))} has a score "
-            f"from {scorer!r}; use one the logs hold, or scorer=None for all."
+            f"`scorer`: no sample in {names} has a score from {scorer!r}; use "
+            "one the logs hold, or scorer=None for all."
         )
     if not values:
-        raise ValueError(f"{', '.join(map(str, files))}: no sample has any score.")
-    return _tidy(frame, values, meta)
+        raise ValueError(f"{names}: no sample has any score.")
+    out = _with_stops(_tidy(frame, values, meta), frame)
+    out.attrs["evalci_samples"] = counts
+    out.attrs["evalci_superseded"] = superseded
+    return out
