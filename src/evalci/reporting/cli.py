@@ -331,9 +331,12 @@ def _progress_flag(args) -> bool | None:
 
 
 def _level_text(args) -> str:
+    unit = "inputs"
+    if getattr(args, "cluster", None) not in (None, getattr(args, "input", None)):
+        unit = f"clusters ({args.cluster})"
     return (
         f"{args.confidence_level:.0%} {args.method} intervals, cluster bootstrap "
-        f"over inputs ({args.n_resamples} resamples, rng {args.rng})"
+        f"over {unit} ({args.n_resamples} resamples, rng {args.rng})"
     )
 
 

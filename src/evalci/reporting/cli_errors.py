@@ -120,7 +120,7 @@ def show_warning(options):
 
     def show(message, category, filename, lineno, file=None, line=None):
         name = "" if issubclass(category, EvalciWarning) else f"{category.__name__}: "
-        sys.stderr.write(f"evalci: warning: {name}{one_line(message, options)}\n")
+        sys.stderr.write(f"evalci: warning: {name}{one_line(str(message), options)}\n")
 
     return show
 

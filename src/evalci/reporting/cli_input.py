@@ -275,7 +275,15 @@ def _from_table(path: Path, opts, detected) -> Loaded:
         if value is None:
             value = _pick_value(raw, {read_as, *units, system, run, *opts.extra}, detected)  # fmt: skip
         values = [value]
-    task = ["task"] if "task" in cols else []
+    roles = (read_as, system, run, *values)
+    task = ["task"] if "task" in cols and "task" not in roles else []
+    if task and raw["task"].nunique() > 1:
+        # refused before reading unless chosen; rows of several tasks may
+        # share (system, input, run), so the runs are checked per task here
+        _several(Loaded(raw, "table", None, read_as, system), "task", opts, path)
+        if run is not None:
+            _unique_per_task(raw, [c for c in ("task", system, read_as, run) if c], path)  # fmt: skip
+        run = None
     keep = [
         c for c in dict.fromkeys([*opts.extra, *units, *task]) if c and c not in values
     ]
@@ -294,6 +302,16 @@ def _from_table(path: Path, opts, detected) -> Loaded:
                   opts.successes, opts.trials, detected, input_col)  # fmt: skip
 
 
+def _unique_per_task(raw: pd.DataFrame, key: list[str], path) -> None:
+    dup = raw.duplicated(key)
+    if dup.any():
+        row = raw.loc[dup.idxmax(), key]
+        raise ValueError(
+            f"{path}: ({', '.join(key)}) = {tuple(row.tolist())} occurs more than "
+            f"once (row {int(dup.idxmax())}); each must be one row."
+        )
+
+
 def _several(data: Loaded, col: str, opts, path) -> None:
     """Refuse to pool the tasks (or splits) of ``col``; ``--task`` selects one."""
     frame, chosen = data.frame, getattr(opts, col, None)
@@ -305,7 +323,9 @@ def _several(data: Loaded, col: str, opts, path) -> None:
              data.trials)  # fmt: skip
     if col in roles:
         return
-    names = sorted(pd.unique(frame[col].astype(str)))
+    # rows without a value (a stat another split holds) pool nothing
+    held = frame if data.value is None else frame[frame[data.value].notna()]
+    names = sorted(pd.unique(held[col].dropna().astype(str)))
     shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
     if col == "task" and chosen is not None:
         if chosen not in names:
@@ -342,6 +362,8 @@ def _load(path: Path, opts) -> Loaded:
     if source == "table":
         if path.is_dir():
             raise ValueError(f"--from table needs a file; {path} is a directory.")
+        if getattr(opts, "split", None) is not None:
+            raise ValueError(f"`--split` is for HELM runs; {path} is read as a table.")
         return _from_table(path, opts, detected)
     if source == "dir" or source in ("inspect", "lm-eval", "helm"):
         frame, source = _read_log(path, source, opts)
