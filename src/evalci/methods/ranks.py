@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from evalci._base import text as _text
 from evalci._base.validate import check_frame, check_level, check_option
 from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
@@ -158,8 +159,10 @@ class Leaderboard:
         )
 
     def __repr__(self) -> str:
-        body = self._shown().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"Leaderboard: {self._header()}\n{body}"
+        shown = self._shown()
+        shown["system"] = shown["system"].map(_text.terminal)
+        body = shown.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"Leaderboard: {_text.terminal(self._header())}\n{body}"
 
     def _repr_html_(self) -> str:
         table = self._shown().to_html(
@@ -187,7 +190,7 @@ class Leaderboard:
         rows = [head, "|" + "---|" * 7]
         for r in self.table.itertuples(index=False):
             rows.append(
-                f"| {r.rank} | {_md(r.system)} | {r.estimate:.{digits}f} | "
+                f"| {r.rank} | {_text.markdown(r.system)} | {r.estimate:.{digits}f} | "
                 f"[{r.low:.{digits}f}, {r.high:.{digits}f}] | "
                 f"[{r.rank_low}, {r.rank_high}] | "
                 f"[{r.marginal_rank_low}, {r.marginal_rank_high}] | {r.tie_group} |"
@@ -209,11 +212,6 @@ class Leaderboard:
         matplotlib.axes.Axes
         """
         return _plot(self, ax)
-
-
-def _md(x) -> str:
-    """A cell of a Markdown table: pipes escaped."""
-    return str(x).replace("|", "\\|")
 
 
 def _plot(board: Leaderboard, ax):

@@ -16,15 +16,16 @@ live in the library.
   from your own inputs' pass rates.
 
 Errors in the input (a bad file, a missing column) end the command with one
-line ``evalci: error: ...`` on stderr and exit code 2; warnings print as one
-line ``evalci: warning: ...``. ``EVALCI_DEBUG=1`` shows the traceback.
+line ``evalci: error: <file>: ...`` on stderr and exit code 2; warnings print
+as one line ``evalci: warning: ...``; Ctrl-C exits 130
+(:mod:`evalci.reporting.cli_errors` holds the contract). ``EVALCI_DEBUG=1``
+shows the traceback. Output is formatted and escaped in
+:mod:`evalci.reporting.cli_output`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
 import sys
 import time
@@ -34,8 +35,10 @@ import numpy as np
 import pandas as pd
 
 from evalci._base import progress as _progress
-from evalci._base.warnings import EvalciWarning
+from evalci._base import text as _text
+from evalci.reporting import cli_errors as _cli_errors
 from evalci.reporting import cli_input as _cli_input
+from evalci.reporting import cli_output as _cli_output
 
 COMMANDS = ("demo", "ci", "compare", "report", "plan", "simulate")
 FORMATS = ("table", "markdown", "json", "html")
@@ -110,8 +113,12 @@ def _data_options() -> argparse.ArgumentParser:
     g.add_argument("--from", dest="source", choices=_cli_input.SOURCES,
                    help="the file's kind (default: from its name)")  # fmt: skip
     g.add_argument("--value", metavar="COL", help="outcome column (default: detected)")
-    g.add_argument("--input", "--cluster", dest="cluster", metavar="COL",
-                   help="input id column: the resampled unit (default: detected)")  # fmt: skip
+    g.add_argument("--input", metavar="COL",
+                   help="input id column: each input counts once (default: detected)")  # fmt: skip
+    g.add_argument("--cluster", metavar="COL",
+                   help="resampling unit when inputs nest in larger ones (a repo, a "
+                   "document); alone, each cluster counts as one input, as the "
+                   "API's cluster= (default: the input)")  # fmt: skip
     g.add_argument("--system", metavar="COL",
                    help="system/model column (default: detected)")  # fmt: skip
     g.add_argument("--run", metavar="COL",
@@ -122,7 +129,22 @@ def _data_options() -> argparse.ArgumentParser:
                    help="counts table: runs per row")  # fmt: skip
     g.add_argument("--scorer", help="Inspect logs: read only this scorer")
     g.add_argument("--stat", default="exact_match", help="HELM: the stat to read")
+    _select_options(g)
     return p
+
+
+def _select_options(g, shown: bool = True) -> None:
+    """--split, --task, --dropna: which rows of the file are analysed."""
+    say = (lambda text: text) if shown else (lambda text: argparse.SUPPRESS)
+    g.add_argument("--split", metavar="NAME",
+                   help=say("HELM: read this split (test, valid; default: the "
+                            "reader's)"))  # fmt: skip
+    g.add_argument("--task", metavar="NAME",
+                   help=say("a file with several tasks: analyse this one (or "
+                            "one result per task with --by task)"))  # fmt: skip
+    g.add_argument("--dropna", action="store_true",
+                   help=say("drop rows whose value is missing (e.g. errored "
+                            "samples), as the API's dropna=True"))  # fmt: skip
 
 
 def _stat_options(method: str = "percentile") -> argparse.ArgumentParser:
@@ -239,9 +261,11 @@ def _simulate_parser(sub) -> None:
     p.add_argument("--method", default="percentile",
                    choices=["percentile", "basic", "bca", "normal"])  # fmt: skip
     p.add_argument("--confidence-level", type=float, default=0.95)
-    for opt in ("--from", "--value", "--input", "--system", "--run", "--scorer"):
-        dest = {"--from": "source", "--input": "cluster"}.get(opt, opt[2:])
+    for opt in ("--from", "--value", "--input", "--cluster", "--system", "--run",
+                "--scorer"):  # fmt: skip
+        dest = {"--from": "source"}.get(opt, opt[2:])
         p.add_argument(opt, dest=dest, help=argparse.SUPPRESS)
+    _select_options(p, shown=False)
     p.set_defaults(func=_cmd_simulate, stat="exact_match", successes=None,
                    trials_col=None, by=[], strata=None)  # fmt: skip
 
@@ -252,14 +276,17 @@ def _simulate_parser(sub) -> None:
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(f"evalci: {text}\n")
+    sys.stderr.write(f"evalci: {_text.terminal(text)}\n")
 
 
 def _load(args) -> _cli_input.Loaded:
     args.extra = [*args.by, *([args.strata] if args.strata else [])]
     opts = argparse.Namespace(**vars(args))
     opts.trials = args.trials_col
-    data = _cli_input.load(args.file, opts)
+    try:
+        data = _cli_input.load(args.file, opts)
+    except Exception as e:  # anything a hostile file makes a reader raise
+        raise _cli_errors.FileFault(args.file, e) from e
     what = f"read {args.file} ({data.source}, {len(data.frame)} rows"
     what += f", {data.n_systems} system{'s' if data.n_systems != 1 else ''})"
     if data.detected:
@@ -287,69 +314,12 @@ def _metric(text: str, data: _cli_input.Loaded):
     return make(int(m[2])), data.value, None, None
 
 
-def _fmt_cell(v) -> str:
-    if v is None or v is pd.NA:
-        return ""
-    if isinstance(v, (float, np.floating)):
-        return "" if np.isnan(v) else f"{v:.4g}"
-    return str(v)
-
-
-def _plain(v):
-    """A JSON value: numpy scalars as Python ones, NaN and NA as null."""
-    if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
-        return None
-    if isinstance(v, np.generic):
-        return _plain(v.item())
-    return v
-
-
-def _json(frame: pd.DataFrame) -> str:
-    """Records (a list of objects), keys in column order."""
-    rows = [
-        {str(c): _plain(v) for c, v in zip(frame.columns, r, strict=True)}
-        for r in frame.itertuples(index=False)
-    ]
-    return json.dumps(rows, indent=2, default=str)
-
-
-def _markdown(frame: pd.DataFrame) -> str:
-    def esc(v):
-        return _fmt_cell(v).replace("|", "\\|")
-
-    head = "| " + " | ".join(esc(c) for c in frame.columns) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    rows = ["| " + " | ".join(esc(v) for v in r) + " |" for r in frame.itertuples(index=False)]  # fmt: skip
-    return "\n".join([head, rule, *rows])
-
-
-def _render(frame: pd.DataFrame, fmt: str, title: str, notes=(), full=None) -> str:
-    """One result in the chosen format; ``full`` is what JSON gets (all columns)."""
-    if fmt == "json":
-        return _json(full if full is not None else frame)
-    if fmt == "markdown":
-        parts = [f"**{title}**", "", _markdown(frame)]
-        return "\n".join(parts + ([""] + [f"- {n}" for n in notes] if notes else []))
-    if fmt == "html":
-        import html
-
-        table = frame.to_html(index=False, float_format=_fmt_cell, na_rep="")
-        notes_html = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-        return (f"<div><p>{html.escape(title)}</p>{table}"
-                + (f"<ul>{notes_html}</ul>" if notes else "") + "</div>")  # fmt: skip
-    shown = frame.copy()
-    for c in shown.columns:
-        shown[c] = shown[c].map(_fmt_cell)
-    return "\n".join([title, shown.to_string(index=False), *notes])
+def _render(frame, fmt, title, notes=(), full=None) -> str:
+    return _cli_output.render(frame, fmt, title, notes, full)
 
 
 def _emit(text: str, args) -> None:
-    if getattr(args, "output", None):
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text.rstrip("\n") + "\n")
-        _say(f"wrote {args.output}")
-    else:
-        sys.stdout.write(text.rstrip("\n") + "\n")
+    _cli_output.emit(text, getattr(args, "output", None), _say)
 
 
 def _working(args, label: str):
@@ -361,9 +331,12 @@ def _progress_flag(args) -> bool | None:
 
 
 def _level_text(args) -> str:
+    unit = "inputs"
+    if getattr(args, "cluster", None) not in (None, getattr(args, "input", None)):
+        unit = f"clusters ({args.cluster})"
     return (
         f"{args.confidence_level:.0%} {args.method} intervals, cluster bootstrap "
-        f"over inputs ({args.n_resamples} resamples, rng {args.rng})"
+        f"over {unit} ({args.n_resamples} resamples, rng {args.rng})"
     )
 
 
@@ -384,7 +357,29 @@ def _boot_kwargs(args, data) -> dict:
         rng=args.rng,
         successes=successes,
         trials=trials,
+        dropna=args.dropna,
+        **({} if data.input is None else {"input": data.input}),
     )
+
+
+def _inputs_only(args, data, what: str) -> None:
+    """plan and simulate work on inputs: refuse ``--cluster``; apply ``--dropna``."""
+    if args.cluster not in (None, args.input):
+        raise ValueError(
+            f"`--cluster` is for ci, compare and report; {what} works on inputs: "
+            "name them with --input."
+        )
+    cols = [c for c in (data.value, data.successes, data.trials) if c]
+    na = data.frame[cols].isna().any(axis=1)
+    if na.any() and not args.dropna:
+        col = next(c for c in cols if data.frame[c].isna().any())
+        raise ValueError(
+            f"`--value`: column {col!r} has {int(data.frame[col].isna().sum())} "
+            "missing values; pass --dropna to drop those rows, or fill them."
+        )
+    if na.any():
+        _say(f"--dropna: dropped {int(na.sum())} rows with a missing value")
+        data.frame = data.frame.loc[~na.to_numpy()].reset_index(drop=True)
 
 
 def _cmd_ci(args) -> int:
@@ -456,7 +451,7 @@ def _cmd_report(args) -> int:
         "table": rep.to_text,
         "markdown": rep.to_markdown,
         "html": rep.to_html,
-        "json": lambda: _json(rep.to_frame()),
+        "json": lambda: _cli_output.to_json(rep.to_frame()),
     }[args.format]()
     _emit(text, args)
     return 0
@@ -496,6 +491,7 @@ def _cmd_plan(args) -> int:
     from evalci.methods.power import sample_size_from_data
 
     data = _load(args)
+    _inputs_only(args, data, "plan")
     if args.metric != "mean":
         raise ValueError(
             f"`--metric`: plan works on the mean of a 0/1 or score column; got "
@@ -561,6 +557,7 @@ def _simulate_file(args) -> int:
 
     args.trials, args.n_resamples = args.trials or 200, args.n_resamples or 1000
     data = _load(args)
+    _inputs_only(args, data, "simulate")
     if data.value is None or not _cli_input._binary(data.frame[data.value]):
         raise ValueError(
             "`--value`: simulate FILE needs a 0/1 value column (one row per run); "
@@ -690,44 +687,6 @@ def _demo_next(df, mme, row) -> str:
 # --------------------------------------------------------------------------
 
 
-#: the library's argument names, as the options that set them
-_OPTIONS = {
-    "value": "--value",
-    "input": "--input",
-    "cluster": "--input",
-    "system": "--system",
-    "run": "--run",
-    "successes": "--successes",
-    "trials": "--trials",
-    "metric": "--metric",
-    "method": "--method",
-    "n_resamples": "--n-resamples",
-    "confidence_level": "--confidence-level",
-    "mme": "--mme",
-    "by": "--by",
-    "strata": "--strata",
-    "baseline": "--baseline",
-    "target_width": "--target-width",
-    "budget": "--budget",
-    "cost_input": "--cost-input",
-    "cost_run": "--cost-run",
-    "scorer": "--scorer",
-    "stat": "--stat",
-}
-
-
-def _one_line(e: BaseException) -> str:
-    """The message on one line, `arg` names turned into the options that set them."""
-    text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-    text = " ".join(str(text).split()) or type(e).__name__
-    return re.sub(r"`(\w+)`", lambda m: f"`{_OPTIONS.get(m[1], m[1])}`", text)
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    name = "" if issubclass(category, EvalciWarning) else f"{category.__name__}: "
-    sys.stderr.write(f"evalci: warning: {name}{_one_line(message)}\n")
-
-
 def _argv(argv) -> list[str]:
     """No command (or only the old demo flags): the demo, as before."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -742,13 +701,10 @@ def main(argv=None) -> int:
     if args.command is None:
         _parser().print_help()
         return 0
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("default")
-            warnings.showwarning = _show_warning
-            return args.func(args)
-    except (ValueError, TypeError, KeyError, OSError, ImportError) as e:
-        if os.environ.get("EVALCI_DEBUG"):
-            raise
-        sys.stderr.write(f"evalci: error: {_one_line(e)}\n")
-        return 2
+    options = dict(_cli_errors.OPTIONS)
+    if getattr(args, "cluster", None) is None:
+        options["cluster"] = "--input"  # the resampled unit is the input
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _cli_errors.show_warning(options)
+        return _cli_errors.run_guarded(args.func, args, options)

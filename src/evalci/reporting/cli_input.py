@@ -15,17 +15,27 @@ value
 input
     ``input_id``, ``question_id``, ``doc_id``, ``sample_id``,
     ``instance_id``, ``problem_id``, ``task_id``, ``id``, ``input`` (last:
-    it often holds the prompt's text).
+    it often holds the prompt's text). With ``--cluster`` and no
+    ``--input`` nothing is detected: as in the API, ``cluster=`` alone makes
+    each cluster one input (and the library warns when rows of a cluster
+    differ in an input-like column, which is kept for that check).
 system
     ``system``, ``model``, ``model_name``; none: the whole file is one
     system, named after the file.
 run
     ``run``, ``epoch``, ``run_id``, ``repeat``, ``trial``, ``seed``; none:
     runs are numbered in file order within each (system, input).
+
+Tasks and splits are never pooled silently: a table with a ``task`` column
+holding several tasks (several HELM runs, an lm-eval folder) is refused
+unless ``--task NAME`` selects one or ``--by task`` reports each; a
+``split`` column holding several splits likewise needs ``--split`` (or
+``--by split``).
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +90,8 @@ class Loaded:
     successes: str | None = None
     trials: str | None = None
     detected: list[str] = field(default_factory=list)
+    #: the API's ``input=``: the input column when ``cluster`` is a larger unit
+    input: str | None = None
 
     @property
     def n_systems(self) -> int:
@@ -108,14 +120,18 @@ def _source_of(path: Path) -> str:
 
 def _read_log(path: Path, source: str, opts) -> tuple[pd.DataFrame, str]:
     """A framework log through its reader; a directory tries each in turn."""
+    split = getattr(opts, "split", None)
+    helm = {} if split is None else {"split": _helm_split(split)}
     read = {
         "inspect": lambda: readers.read_inspect(path, scorer=opts.scorer),
         "lm-eval": lambda: readers.read_lm_eval(path),
-        "helm": lambda: readers.read_helm(path, stat=opts.stat),
+        "helm": lambda: readers.read_helm(path, stat=opts.stat, **helm),
     }
+    if split is not None and source not in ("helm", "dir"):
+        raise ValueError(f"`--split` is for HELM runs; {path} is read as {source}.")
     if source != "dir":
         return read[source](), source
-    for name in ("inspect", "lm-eval", "helm"):
+    for name in ("helm",) if split is not None else ("inspect", "lm-eval", "helm"):
         try:
             return read[name](), name
         except ValueError as e:
@@ -126,6 +142,13 @@ def _read_log(path: Path, source: str, opts) -> tuple[pd.DataFrame, str]:
         "file (samples_*.jsonl) or HELM per_instance_stats.json; name a file, "
         "or pass --from."
     )
+
+
+def _helm_split(split: str) -> str:
+    """``--split``, once this evalci's read_helm is known to take ``split=``."""
+    if "split" not in inspect.signature(readers.read_helm).parameters:
+        raise ValueError("`--split`: this version of read_helm has no split option.")
+    return split
 
 
 def _binary(col: pd.Series) -> bool:
@@ -183,7 +206,7 @@ def _pick_value(data: pd.DataFrame, skip: set, detected: list) -> str:
 
 def _from_log(frame: pd.DataFrame, source: str, opts, detected) -> Loaded:
     """A reader's table: its keys are input/run/system; settle the value."""
-    for option, given, fixed in (("--input", opts.cluster, "input"),
+    for option, given, fixed in (("--input", opts.input, "input"),
                                  ("--system", opts.system, "system"),
                                  ("--run", opts.run, "run")):  # fmt: skip
         if given not in (None, fixed):
@@ -191,6 +214,10 @@ def _from_log(frame: pd.DataFrame, source: str, opts, detected) -> Loaded:
                 f"`{option}`: the {fixed} column of the {source} log is fixed "
                 f"(the reader names it {fixed!r}); leave {option} out."
             )
+    cluster, input_col = "input", None
+    if opts.cluster not in (None, "input"):
+        cluster = _pick(frame.columns, (), opts.cluster, "cluster", "--cluster", [])
+        input_col = "input" if opts.input else None
     counts = opts.successes is not None
     skip = set(readers.KEYS) | _READER_META
     value = None
@@ -203,8 +230,23 @@ def _from_log(frame: pd.DataFrame, source: str, opts, detected) -> Loaded:
                 f"`--value`: the log has no column {value!r}; its value columns "
                 f"are {[c for c in frame.columns if c not in skip]}."
             )
-    return Loaded(frame, source, value, "input", "system", opts.successes,
-                  opts.trials, detected)  # fmt: skip
+    return Loaded(frame, source, value, cluster, "system", opts.successes,
+                  opts.trials, detected, input_col)  # fmt: skip
+
+
+def _units_of(cols, opts, detected) -> tuple[str, str | None, list[str]]:
+    """(the column read as ``input``, the cluster column or None, kept columns).
+
+    ``--cluster`` alone is the API's ``cluster=`` alone: nothing is detected
+    as the input, and the input-like columns are kept so the library can
+    warn that each cluster counts as one input.
+    """
+    if opts.cluster is None or opts.cluster == opts.input:
+        return _pick(cols, INPUT_NAMES, opts.input, "input", "--input", detected), None, []  # fmt: skip
+    cluster = _pick(cols, (), opts.cluster, "cluster", "--cluster", detected)
+    if opts.input is not None:
+        return _pick(cols, (), opts.input, "input", "--input", detected), cluster, [cluster]  # fmt: skip
+    return cluster, None, [n for n in INPUT_NAMES if n in cols and n != cluster]
 
 
 def _from_table(path: Path, opts, detected) -> Loaded:
@@ -217,7 +259,7 @@ def _from_table(path: Path, opts, detected) -> Loaded:
         )
     raw = readers._read_table(path, fmt)
     cols = raw.columns
-    cluster = _pick(cols, INPUT_NAMES, opts.cluster, "input", "--input", detected)
+    read_as, cluster, units = _units_of(cols, opts, detected)
     system = _pick(cols, SYSTEM_NAMES, opts.system, "system", "--system",
                    detected, required=False)  # fmt: skip
     run = _pick(cols, RUN_NAMES, opts.run, "run", "--run", detected, required=False)
@@ -231,27 +273,88 @@ def _from_table(path: Path, opts, detected) -> Loaded:
     else:
         value = opts.value
         if value is None:
-            value = _pick_value(raw, {cluster, system, run, *opts.extra}, detected)
+            value = _pick_value(raw, {read_as, *units, system, run, *opts.extra}, detected)  # fmt: skip
         values = [value]
-    keep = [c for c in dict.fromkeys(opts.extra) if c and c not in values]
-    keep = [c for c in keep if c not in (cluster, system, run)]
-    frame = readers.read_jsonl(path, input=cluster, value=values, run=run,
+    roles = (read_as, system, run, *values)
+    task = ["task"] if "task" in cols and "task" not in roles else []
+    if task and raw["task"].nunique() > 1:
+        # refused before reading unless chosen; rows of several tasks may
+        # share (system, input, run), so the runs are checked per task here
+        _several(Loaded(raw, "table", None, read_as, system), "task", opts, path)
+        if run is not None:
+            _unique_per_task(raw, [c for c in ("task", system, read_as, run) if c], path)  # fmt: skip
+        run = None
+    keep = [
+        c for c in dict.fromkeys([*opts.extra, *units, *task]) if c and c not in values
+    ]
+    keep = [c for c in keep if c not in (read_as, system, run)]
+    frame = readers.read_jsonl(path, input=read_as, value=values, run=run,
                                system=system, columns=keep, format=fmt)  # fmt: skip
     if system is None:
         detected.append(f"no system column: one system, {path.stem!r}")
     counts = opts.successes is not None
-    return Loaded(frame, "table", None if counts else values[0], "input", "system",
-                  opts.successes, opts.trials, detected)  # fmt: skip
+    unit, input_col = "input", None
+    if opts.cluster is not None and read_as not in frame.columns:
+        # the user's names, so the library's messages name their columns
+        frame = frame.rename(columns={"input": read_as})
+        unit, input_col = (cluster, read_as) if cluster else (read_as, None)
+    return Loaded(frame, "table", None if counts else values[0], unit, "system",
+                  opts.successes, opts.trials, detected, input_col)  # fmt: skip
+
+
+def _unique_per_task(raw: pd.DataFrame, key: list[str], path) -> None:
+    dup = raw.duplicated(key)
+    if dup.any():
+        row = raw.loc[dup.idxmax(), key]
+        raise ValueError(
+            f"{path}: ({', '.join(key)}) = {tuple(row.tolist())} occurs more than "
+            f"once (row {int(dup.idxmax())}); each must be one row."
+        )
+
+
+def _several(data: Loaded, col: str, opts, path) -> None:
+    """Refuse to pool the tasks (or splits) of ``col``; ``--task`` selects one."""
+    frame, chosen = data.frame, getattr(opts, col, None)
+    if col not in frame.columns:
+        if col == "task" and chosen is not None:
+            raise ValueError(f"`--task`: {path} has no task column (one task).")
+        return
+    roles = (data.value, data.cluster, data.input, data.system, data.successes,
+             data.trials)  # fmt: skip
+    if col in roles:
+        return
+    # rows without a value (a stat another split holds) pool nothing
+    held = frame if data.value is None else frame[frame[data.value].notna()]
+    names = sorted(pd.unique(held[col].dropna().astype(str)))
+    shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+    if col == "task" and chosen is not None:
+        if chosen not in names:
+            raise ValueError(f"`--task`: {path} has no task {chosen!r}; its tasks are {shown}.")  # fmt: skip
+        data.frame = frame[frame[col].astype(str) == chosen].reset_index(drop=True)
+        return
+    if len(names) > 1 and col not in opts.extra:
+        option = "--task NAME" if col == "task" else "--split NAME"
+        raise ValueError(
+            f"{path} holds {len(names)} {col}s ({shown}); evalci does not pool "
+            f"them into one score: choose one with {option}, or one result per "
+            f"{col} with --by {col}."
+        )
 
 
 def load(path, opts) -> Loaded:
     """Read ``path`` as ``opts`` say (``--from``, the column options).
 
-    ``opts`` carries ``source, value, cluster, system, run, successes,
-    trials, scorer, stat`` and ``extra`` (columns the command needs kept:
-    ``--by``, ``--strata``).
+    ``opts`` carries ``source, value, input, cluster, system, run,
+    successes, trials, scorer, stat, split, task`` and ``extra`` (columns
+    the command needs kept: ``--by``, ``--strata``).
     """
-    path = Path(path)
+    data = _load(Path(path), opts)
+    for col in ("task", "split"):
+        _several(data, col, opts, path)
+    return data
+
+
+def _load(path: Path, opts) -> Loaded:
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist.")
     source = opts.source or _source_of(path)
@@ -259,6 +362,8 @@ def load(path, opts) -> Loaded:
     if source == "table":
         if path.is_dir():
             raise ValueError(f"--from table needs a file; {path} is a directory.")
+        if getattr(opts, "split", None) is not None:
+            raise ValueError(f"`--split` is for HELM runs; {path} is read as a table.")
         return _from_table(path, opts, detected)
     if source == "dir" or source in ("inspect", "lm-eval", "helm"):
         frame, source = _read_log(path, source, opts)

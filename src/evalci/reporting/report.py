@@ -9,12 +9,12 @@ state whether the gap's interval excludes 0 and clears the threshold.
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
 from evalci._base.validate import (
     as_columns,
     check_frame,
@@ -38,17 +38,15 @@ _UNITS = ("points", "fraction")
 
 # --- formatting -----------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
-
 
 def _md(text) -> str:
-    """Markdown-safe text: specials backslash-escaped, ``<>&`` as entities.
+    """Markdown-safe text (:func:`evalci._base.text.markdown`): control
+    characters visible, specials backslash-escaped, ``<>&`` as entities.
 
     Markdown renderers (Jupyter's among them) pass raw HTML through, so ``<``
     must not reach them as is; ``|`` would split a table cell.
     """
-    text = " ".join(str(text).splitlines())
-    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=False)
+    return _text.markdown(text)
 
 
 def _name(key) -> str:
@@ -302,7 +300,7 @@ class Report:
         )
 
     def to_text(self) -> str:
-        """Plain text, one fact a line."""
+        """Plain text, one fact a line; control characters in names made visible."""
         p = self._lines()
         out = [
             f"Evaluation report for {self.value!r}, metric {self.metric} "
@@ -319,7 +317,8 @@ class Report:
         if p["top_text"]:
             out.append(f"   most run-to-run variance: {p['top_text']}")
         out += [f"Decision: {j}" for j in p["judgments"]]
-        return "\n".join(out)
+        # names come from the data: no control character reaches a terminal
+        return "\n".join(_text.terminal(line) for line in out)
 
     def to_markdown(self) -> str:
         """Markdown with two small tables (no extra dependency); every value escaped."""

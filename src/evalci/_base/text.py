@@ -1,0 +1,81 @@
+"""Names made safe to print: on a terminal, in Markdown, on one line.
+
+Every renderer (the report, the leaderboard, the command line) shows names
+that come from the user's data: systems, inputs, columns, metrics, file
+names. One of them can hold an ANSI escape (``"\\x1b[2J"`` clears a
+terminal), a newline (a fake table row), a pipe (a fake table cell) or HTML
+(``<script>``). This module is the one place that decides what such a name
+becomes; nothing here imports the rest of evalci.
+
+Control characters are made *visible*, not deleted: ``"a\\x1b[31m"`` prints
+as ``a\\x1b[31m`` (the four characters ``\\ x 1 b``), so two names that
+differ only in a control character still print differently, and what the
+data holds is seen. The characters treated so:
+
+* C0 controls (U+0000-U+001F) and DEL (U+007F): ``\\n``, ``\\r``, ``\\t``
+  by their short names, the others as ``\\xNN``;
+* C1 controls (U+0080-U+009F; U+009B is a one-character escape on some
+  terminals) as ``\\xNN``;
+* line and paragraph separators (U+2028, U+2029) and the bidirectional
+  embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069, which
+  reorder what a reader sees) as ``\\uNNNN``.
+
+:func:`terminal` treats a name or one line (everything above is escaped,
+newline and tab included); :func:`terminal_block` treats a block of lines
+(newline and tab kept, everything else escaped). :func:`markdown` escapes a
+name for a Markdown table cell or a line of Markdown prose: control
+characters as above, then Markdown's punctuation with a backslash, then
+``<``, ``>`` and ``&`` as HTML entities (Markdown renderers pass raw HTML
+through).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = ["markdown", "terminal", "terminal_block"]
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BLOCK = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Markdown's inline punctuation that can start emphasis, code, a link, a
+#: table cell, a heading or strike-through, and the escape itself
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+
+
+def _visible(m: re.Match) -> str:
+    ch = m[0]
+    if ch in _SHORT:
+        return _SHORT[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def terminal(text) -> str:
+    """A name or one line, safe on a terminal: every control character visible.
+
+    Examples
+    --------
+    >>> print(terminal("gpt\\x1b[31m-4o\\nrow"))
+    gpt\\x1b[31m-4o\\nrow
+    """
+    return _CONTROL.sub(_visible, str(text))
+
+
+def terminal_block(text) -> str:
+    """Lines of output, safe on a terminal: newline and tab kept, others visible."""
+    return _CONTROL_BLOCK.sub(_visible, str(text))
+
+
+def markdown(text) -> str:
+    """A name (or a phrase holding names) safe in a Markdown table cell or line.
+
+    Examples
+    --------
+    >>> print(markdown("<script>x</script>|a\\nb"))
+    &lt;script&gt;x&lt;/script&gt;\\|a\\\\nb
+    """
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", terminal(text)), quote=False)
