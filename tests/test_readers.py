@@ -312,15 +312,6 @@ def test_inspect_unmappable_value_raises(tmp_path, plain, value):
         read_inspect(tmp_path / "a.eval")
 
 
-def test_value_mapping_is_inspects():
-    pytest.importorskip("inspect_ai")
-    from inspect_ai.scorer import value_to_float
-
-    to_float = value_to_float()
-    for v in ["C", "I", "P", "N", True, False, 1, 0.25, "yes", "TRUE", "No", "0.75"]:
-        assert inspect_reader._inspect_float(v, "x") == to_float(v), v
-
-
 def test_inspect_dict_score_and_scorer(tmp_path, plain):
     samples = [
         inspect_sample(
@@ -426,14 +417,6 @@ def test_inspect_feeds_cluster_ci(two_logs, plain):
         ref, "choice", cluster="input", by="system", rng=0, n_resamples=500
     ).to_frame()
     pd.testing.assert_frame_equal(got, want)
-
-
-def test_inspect_plain_equals_inspect_ai(two_logs, monkeypatch):
-    pytest.importorskip("inspect_ai")
-    folder, _ = two_logs
-    native = read_inspect(folder)
-    monkeypatch.setattr(inspect_reader, "_inspect_ai", lambda: None)
-    pd.testing.assert_frame_equal(read_inspect(folder), native)
 
 
 # --------------------------------------------------------------------------
@@ -991,13 +974,6 @@ def test_jsonl_errors(generic):
     (folder / "d.csv").write_text("input_id,run,correct\nq1,0,1\nq1,0,0\n")
     with pytest.raises(ValueError, match="occurs more than once"):
         read_jsonl(folder / "d.csv", run="run", **kw)
-
-
-def test_inspect_ai_errors_name_the_file(tmp_path):
-    pytest.importorskip("inspect_ai")
-    (tmp_path / "cut.eval").write_bytes(b"PK\x03\x04 truncated")
-    with pytest.raises(ValueError, match=r"cut\.eval could not be read as an Inspect"):
-        read_inspect(tmp_path / "cut.eval")
 
 
 def test_inspect_cancelled_log_warns(tmp_path, plain):

@@ -1,6 +1,12 @@
 """``python -m evalci``: the command line (see :mod:`evalci.cli`)."""
 
-from evalci.reporting.cli import main
+import sys
+
+try:
+    from evalci.reporting.cli import main
+except KeyboardInterrupt:  # Ctrl-C while the libraries load: one line, as later
+    print("evalci: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -142,6 +142,14 @@ def _get(d: Any, path: str, file, what: str = "", kind: str | None = None) -> An
     return cur
 
 
+def _text_or_missing(v):
+    """A metadata value as text; missing (None, or the NaN pandas may put in
+    its place) stays missing rather than becoming the string 'nan'."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    return str(v)
+
+
 def _as_input(col: pd.Series) -> pd.Series:
     """int64 when every id is an integer, strings otherwise (stable dtypes)."""
     vals = col.tolist()
@@ -168,7 +176,7 @@ def _tidy(
         if c in ints:
             out[c] = out[c].astype("int64")
             continue
-        out[c] = out[c].map(lambda v: v if v is None else str(v)).astype(str)
+        out[c] = out[c].map(_text_or_missing).astype(str)
     dup = out.duplicated(KEYS, keep=False)
     if dup.any():
         row = out.loc[dup, ["system", "input", "run"]].iloc[0]

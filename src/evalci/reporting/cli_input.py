@@ -74,7 +74,7 @@ SYSTEM_NAMES = ("system", "model", "model_name")
 RUN_NAMES = ("run", "epoch", "run_id", "repeat", "trial", "seed")
 SOURCES = ("inspect", "lm-eval", "helm", "table")
 #: columns the framework readers add that are never a value
-_READER_META = {"task", "target", "log_file", "n_resps", "split"}
+_READER_META = {"task", "target", "log_file", "n_resps", "split", "error", "limit"}
 _INSPECT_JSON = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
 
 

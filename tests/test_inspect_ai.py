@@ -1,0 +1,82 @@
+"""Agreement with inspect_ai itself, where it is installed (the optional
+extra ``inspect``): its value mapping, its reader on the same logs, its
+errors, and a log it writes itself (mockllm). One module, so a machine
+without inspect_ai reports one skip, naming the package.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+inspect_ai = pytest.importorskip(
+    "inspect_ai", reason="inspect_ai is not installed (the optional extra 'inspect')"
+)
+
+import evalci  # noqa: E402
+from evalci.io import inspect as inspect_reader  # noqa: E402
+from evalci.readers import read_inspect  # noqa: E402
+from test_readers import two_logs  # noqa: E402, F401 - a fixture
+
+
+def test_value_mapping_is_inspects():
+    from inspect_ai.scorer import value_to_float
+
+    to_float = value_to_float()
+    for v in ["C", "I", "P", "N", True, False, 1, 0.25, "yes", "TRUE", "No", "0.75"]:
+        assert inspect_reader._inspect_float(v, "x") == to_float(v), v
+
+
+def test_inspect_plain_equals_inspect_ai(two_logs, monkeypatch):  # noqa: F811
+    folder, _ = two_logs
+    native = read_inspect(folder)
+    monkeypatch.setattr(inspect_reader, "_inspect_ai", lambda: None)
+    pd.testing.assert_frame_equal(read_inspect(folder), native)
+
+
+def test_inspect_ai_errors_name_the_file(tmp_path):
+    (tmp_path / "cut.eval").write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(ValueError, match=r"cut\.eval could not be read as an Inspect"):
+        read_inspect(tmp_path / "cut.eval")
+
+
+def _inspect_written_log(tmp_path) -> Path:
+    """A log inspect_ai writes itself: mockllm, 12 samples x 3 epochs (the
+    outputs carry their usage, so no tokenizer is fetched)."""
+    ia = inspect_ai
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import includes
+
+    rng = np.random.default_rng(5)
+    outs = []
+    for _ in range(72):
+        o = ModelOutput.from_content(
+            "mockllm/model", "yes" if rng.random() < 0.6 else "no"
+        )
+        o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        outs.append(o)
+    model = get_model("mockllm/model", custom_outputs=outs)
+    task = ia.Task(
+        dataset=[Sample(id=i, input=f"q{i}", target="yes") for i in range(12)],
+        scorer=includes(),
+    )
+    (log,) = ia.eval(task, model=model, epochs=3, log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    return Path(log.location)
+
+
+def test_matches_inspect_ai_on_its_own_log(tmp_path, monkeypatch):
+    f = _inspect_written_log(tmp_path)
+    import inspect_ai.log
+
+    head = inspect_ai.log.read_eval_log(str(f), header_only=True)
+    metrics = head.results.scores[0].metrics
+    plain = read_inspect(f)
+    r = evalci.analytic_ci(plain, "includes", cluster="input")
+    assert r.estimate == pytest.approx(metrics["accuracy"].value, abs=1e-12)
+    assert r.standard_error == pytest.approx(metrics["stderr"].value, abs=1e-12)
+    monkeypatch.setattr(inspect_reader, "_inspect_ai", lambda: inspect_ai)
+    for kw in ({}, {"samples": True}):
+        pd.testing.assert_frame_equal(read_inspect(f, **kw), plain)
