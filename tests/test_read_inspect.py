@@ -435,14 +435,18 @@ def test_member_size_checked_before_reading(tmp_path):
     with pytest.raises(
         ValueError,
         match=r"big\.eval: member 'summaries\.json' is 2,147,483,648 bytes, over "
-        r"the limit of 1,073,741,824 .*max_member_bytes=",
+        r"the limit of 268,435,456 .*max_member_bytes=",
     ):
         read_inspect(tmp_path / "big.eval")
-    # 300 MiB declared, under the limit, but holding 600 bytes: a lie, refused
+    # 300 MiB declared in a tiny archive: over the default limit, refused from
+    # its header (the hostile case: read whole it took 1 GB of memory)
+    write_zip(tmp_path / "bomb.eval", members, size={"summaries.json": 300 * 2**20})
+    with pytest.raises(ValueError, match=r"bomb\.eval: member 'summaries\.json' is 314,572,800 bytes, over"):  # fmt: skip
+        read_inspect(tmp_path / "bomb.eval")
+    # the same declared size, allowed, but holding 600 bytes: a lie, refused
     # after at most the declared size is inflated
-    write_zip(tmp_path / "lie.eval", members, size={"summaries.json": 300 * 2**20})
-    with pytest.raises(ValueError, match=r"lie\.eval: member 'summaries\.json' declares 314,572,800 bytes but holds \d+;"):  # fmt: skip
-        read_inspect(tmp_path / "lie.eval")
+    with pytest.raises(ValueError, match=r"bomb\.eval: member 'summaries\.json' declares 314,572,800 bytes but holds \d+;"):  # fmt: skip
+        read_inspect(tmp_path / "bomb.eval", max_member_bytes=2**30)
     # a real member over a lowered limit; raising the limit reads it
     write_zip(tmp_path / "ok.eval", members)
     with pytest.raises(ValueError, match=r"member 'header\.json' is .* limit of 100 "):

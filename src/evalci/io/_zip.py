@@ -24,8 +24,10 @@ from pathlib import Path
 #: zip compression method 93 (APPNOTE 4.4.5): Zstandard
 ZIP_ZSTANDARD = 93
 
-#: the default `max_member_bytes`: 1 GiB inflated
-MAX_MEMBER_BYTES = 2**30
+#: the default `max_member_bytes`: 256 MiB inflated. A real log member is far
+#: smaller (summaries and headers are kilobytes; one sample's transcript a few
+#: MiB), and a 300 MiB member in a 0.3 MB file is a zip bomb, not a log.
+MAX_MEMBER_BYTES = 2**28
 
 # what zipfile raises on a damaged member, besides BadZipFile
 _ZIP_FAULTS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError)

@@ -531,7 +531,7 @@ def read_inspect(
         summaries are read unless the log is invalidated (summaries do not
         say which samples are) or does not summarise every sample it holds.
         A ``.json`` log always holds its full samples.
-    max_member_bytes : int, default 1 GiB
+    max_member_bytes : int, default 256 MiB
         The largest member of a ``.eval`` archive (inflated, checked before
         it is read), or ``.json`` log, that is read; a larger one raises
         :class:`ValueError` naming it. Raise it for a trusted log with
