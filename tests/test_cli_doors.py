@@ -30,33 +30,11 @@ from evalci.io import readers
 from evalci.reporting import cli_errors, cli_output
 
 sys.path.insert(0, str(Path(__file__).parent))
+from test_cli import call, run  # noqa: E402
 from test_readers import inspect_sample, inspect_spec, write_eval  # noqa: E402
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 B = "200"
-
-
-def run(*args, env=None, cwd=None) -> subprocess.CompletedProcess:
-    full = {**os.environ, "PYTHONPATH": SRC, **(env or {})}
-    full.pop("EVALCI_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "evalci", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=full,
-        cwd=cwd,
-        timeout=600,
-    )
-
-
-def call(*args, capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        code = cli.main([str(a) for a in args])
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_error(code, out, err, file=None) -> str:
