@@ -296,7 +296,9 @@ def _with_missing(data, args: BootstrapArgs, root) -> BootstrapResult:
     _missing.check_policy(data, args)
     plain = args.trials is not None or not isinstance(data, pd.DataFrame)
     counts = None if plain else _missing.tally(data, args)
-    if counts is None or args.missing == "raise":  # "raise" refuses in the table
+    if counts is not None and args.missing == "raise":
+        _missing.refuse(data, args)
+    if counts is None:
         return _result(replicates(data, args, root), args)
     if args.missing == "bounds":
         rows, scored, share = _missing.scored_part(data, args)

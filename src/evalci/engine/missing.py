@@ -129,6 +129,13 @@ def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> s
     )
 
 
+def refuse(frame: pd.DataFrame, args) -> None:
+    """``missing="raise"`` on a table with missing values: the ValueError."""
+    na = missing_rows(frame, args)
+    col = next(c for c in _value_columns(args) if frame[c].isna().any())
+    raise ValueError(refusal(frame, args, na, col, "value"))
+
+
 def check_policy(data: pd.DataFrame, args) -> None:
     """``"zero"`` and ``"bounds"`` need a metric on [0, 1]: refuse the others."""
     if args.missing not in ("zero", "bounds"):
