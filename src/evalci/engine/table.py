@@ -28,8 +28,8 @@ from evalci._base.warnings import warn as _warn
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs
 from evalci.engine.cube import Cube, factorize, value_codes
-from evalci.engine.missing import refusal
 from evalci.engine.cube import group_codes as group_codes_of
+from evalci.engine.missing import refusal
 from evalci.metrics import Metric
 
 __all__ = ["cell_statistics", "prepare", "prepare_cells"]
