@@ -81,10 +81,10 @@ def test_dask_frame_missing_values_and_errors(gpqa):
     holes = gpqa.assign(correct=gpqa.correct.astype(float))
     holes.loc[[0, 5], "correct"] = np.nan
     ddf = dd.from_pandas(holes, npartitions=2)
-    with pytest.raises(ValueError, match=r"missing values; pass dropna=True"):
+    with pytest.raises(ValueError, match=r"missing values .*missing='drop'"):
         ddf.evalci.cluster_ci("correct", "input_id", by="system")
     res = ddf.evalci.cluster_ci(
-        "correct", "input_id", by="system", dropna=True, n_resamples=100, rng=0
+        "correct", "input_id", by="system", missing="drop", n_resamples=100, rng=0
     )
     assert res.n_runs.sum() == len(gpqa) - 2
     with pytest.raises(ValueError, match=r"callable `metric` needs the rows"):

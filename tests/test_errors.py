@@ -106,10 +106,11 @@ def test_nan_in_value_needs_dropna(df):
     bad = df.assign(correct=df.correct.astype(float))
     bad.loc[3, "correct"] = np.nan
     with pytest.raises(
-        ValueError, match=r"column 'correct' has 1 missing values; pass dropna=True"
+        ValueError, match=r"column 'correct' has 1 missing values .*missing='drop'"
     ):
         ci(bad, "correct", cluster="input_id")
-    res = ci(bad, "correct", cluster="input_id", dropna=True, rng=0)
+    with pytest.warns(evalci.MissingDataWarning, match="left out 1 of 20 runs"):
+        res = ci(bad, "correct", cluster="input_id", missing="drop", rng=0)
     assert res.n_runs == 19
 
 

@@ -65,6 +65,7 @@ from evalci._base.warnings import (  # noqa: E402
     EvalciWarning,
     FewClustersWarning,
     FewResamplesWarning,
+    MissingDataWarning,
     PooledGroupsWarning,
 )
 from evalci.engine.results import BootstrapResult  # noqa: E402
@@ -149,6 +150,7 @@ __all__ = [
     "EvalciWarning",
     "FewClustersWarning",
     "FewResamplesWarning",
+    "MissingDataWarning",
     "PooledGroupsWarning",
     "Metric",
     "bootstrap",

@@ -40,6 +40,15 @@ class PooledGroupsWarning(EvalciWarning):
     """Rows of one input differ in a system-like column: systems are being pooled."""
 
 
+class MissingDataWarning(EvalciWarning):
+    """Samples with a missing value were left out (``missing="drop"``).
+
+    The score is then that of the scored samples only, which is not the score
+    of the attempted ones when what goes missing is not random (e.g. the hard
+    inputs error or hit a limit). ``missing="bounds"`` assumes nothing.
+    """
+
+
 # the evalci package folder (this file is evalci/_base/warnings.py)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 

@@ -25,6 +25,7 @@ from evalci._base.validate import (
     check_option,
     check_value,
 )
+from evalci.engine.missing import policy as _missing_policy
 from evalci.metrics import Metric, get_metric
 
 __all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv", "bootstrap_iv_of"]
@@ -52,6 +53,7 @@ class BootstrapArgs:
     weights: str = "multinomial"  # resampling weights: multinomial or poisson(1)
     backend: str = "numpy"  # where the resampling runs: in process or on Dask
     block_length: int = 0  # moving_block: inputs drawn in runs of this many
+    missing: str = "raise"  # what a missing value means (evalci.engine.missing)
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -89,8 +91,13 @@ def bootstrap_iv(
     weights="multinomial",
     backend=None,
     block_length=None,
+    missing=None,
 ) -> BootstrapArgs:
-    """Validate and normalise the arguments of :func:`bootstrap`."""
+    """Validate and normalise the arguments of :func:`bootstrap`.
+
+    ``missing=None`` reads ``dropna`` (``"drop"`` or ``"raise"``), for the
+    callers that still pass ``dropna`` alone.
+    """
     check_frame(data, "for xarray objects use the DataArray accessor (da.evalci)")
     check_option(strategy, "strategy", STRATEGIES)
     check_option(method, "method", METHODS)
@@ -101,6 +108,7 @@ def bootstrap_iv(
         describe="'input' (each input counts equally) or 'run' (pool runs)",
     )
     confidence_level = check_level(confidence_level)
+    missing = _missing_policy("raise" if missing is None else missing, dropna)
     n_resamples = _check_resamples(n_resamples)
     weights, backend = _check_scale_out(weights, backend, strategy)
     block_length = _check_block_length(block_length, strategy, method, strata)
@@ -130,13 +138,14 @@ def bootstrap_iv(
         confidence_level=float(confidence_level),
         n_resamples=int(n_resamples),
         weight=weight,
-        dropna=bool(dropna),
+        dropna=missing == "drop",
         trials=trials,
         row_runs=row_runs,
         input=tuple(input_cols),
         weights=weights,
         backend=backend,
         block_length=block_length,
+        missing=missing,
     )
 
 

@@ -9,6 +9,8 @@ here: it enters through :mod:`evalci.frames` (see :mod:`evalci.frames.doors`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -16,6 +18,7 @@ from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import auto as _auto
 from evalci.engine import intervals as _intervals
+from evalci.engine import missing as _missing
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs, bootstrap_iv
 from evalci.engine.backends import replicates
@@ -116,6 +119,7 @@ def bootstrap(
     confidence_level: float = 0.95,
     n_resamples: int = 10_000,
     weight: str = "input",
+    missing: str = "raise",
     dropna: bool = False,
     rng=None,
     successes: str | None = None,
@@ -189,8 +193,25 @@ def bootstrap(
         ``"input"`` (default): each input counts equally, seed 000's estimand
         (expected score of one call on a random input). ``"run"``: runs are
         pooled, so inputs with more runs weigh more. Equal when k is constant.
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing value (NaN: an errored sample, one that hit a limit)
+        means; see the page "When samples are missing". ``"raise"`` (default):
+        refuse, with the counts. ``"drop"``: leave the missing runs out (an
+        input with no scored run disappears), with a
+        :class:`~evalci.MissingDataWarning`, as the score changes meaning.
+        ``"zero"``: a missing run counts as a failure (value 0; for 0/1
+        values, scores in [0, 1] and 0/1 metrics such as pass@k).
+        ``"bounds"``: worst-case bounds for ``metric="mean"`` on [0, 1] with
+        ``strategy="cluster"``: with ``c`` the share scored, ``low`` and
+        ``high`` are ``c * low_scored`` and ``c * high_scored + (1 - c)``,
+        where ``low_scored``/``high_scored`` is the interval of the scored
+        part. With ``weight="input"``, ``c`` is the mean of each input's
+        scored share of its runs. Whenever a value is missing, the result
+        counts attempted, scored and missing runs (and errored, hit a limit,
+        when the table has ``error``/``limit`` columns).
     dropna : bool
-        Drop rows whose value (or metric columns) is missing instead of raising.
+        Deprecated: ``dropna=True`` is ``missing="drop"`` (with a
+        ``DeprecationWarning``); with another ``missing`` it is an error.
     rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
         Seed (SPEC 7). Fixes the result, whatever the row order of ``data``.
     successes, trials : str, optional
@@ -254,6 +275,7 @@ def bootstrap(
     0    openai/gpt-5-nano-2025-08-07       198     990
     1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
+    missing, dropna = _missing.resolve(missing, dropna), False
     return _auto.resolve(_bootstrap, dict(locals()))
 
 
@@ -266,7 +288,33 @@ def _bootstrap(data, value, cluster, *, input, rng, compute, **options):
             "backend='dask' to resample on Dask."
         )
     args = bootstrap_iv(data, value, cluster, **options, input=input)
-    return _result(replicates(data, args, _rs.seed_sequence(rng)), args)
+    return _with_missing(data, args, _rs.seed_sequence(rng))
+
+
+def _with_missing(data, args: BootstrapArgs, root) -> BootstrapResult:
+    """The pass under ``args.missing``, with the counts on the result."""
+    _missing.check_policy(data, args)
+    plain = args.trials is not None or not isinstance(data, pd.DataFrame)
+    counts = None if plain else _missing.tally(data, args)
+    if counts is not None and args.missing == "raise":
+        _missing.refuse(data, args)
+    if counts is None:
+        return _result(replicates(data, args, root), args)
+    if args.missing == "bounds":
+        rows, scored, share = _missing.scored_part(data, args)
+        res = _result(replicates(rows, scored, root), scored)
+        share = pd.Series(share, index=counts.index)
+        if res.groups is not None:
+            share = share.reindex(res.groups)
+        res = replace(res, weight=args.weight)._bounded(share.to_numpy())
+    else:
+        if args.missing == "drop":
+            _missing.warn_dropped(counts)
+        else:
+            data = _missing.filled(data, args)
+        res = _result(replicates(data, args, root), args)
+    counts = _missing.aligned(counts, res.groups)
+    return replace(res, missing=args.missing, counts=counts)
 
 
 def cluster_ci(
@@ -281,6 +329,7 @@ def cluster_ci(
     confidence_level: float = 0.95,
     n_resamples: int = 10_000,
     weight: str = "input",
+    missing: str = "raise",
     dropna: bool = False,
     rng=None,
     successes: str | None = None,
@@ -334,8 +383,13 @@ def cluster_ci(
         ``"input"`` (default): each input counts equally (the expected score
         of one call on a random input). ``"run"``: runs are pooled, so inputs
         with more runs weigh more. Equal when k is constant.
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing value means: refuse (default), leave the run out
+        (with a :class:`~evalci.MissingDataWarning`), count it as a failure,
+        or worst-case bounds (``metric="mean"`` on [0, 1]); see
+        :func:`bootstrap` and the page "When samples are missing".
     dropna : bool
-        Drop rows whose value (or metric columns) is missing instead of raising.
+        Deprecated: ``dropna=True`` is ``missing="drop"``.
     rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
         Seed (SPEC 7). Fixes the result, whatever the row order of ``data``.
     successes, trials : str, optional
@@ -396,6 +450,7 @@ def cluster_ci(
         confidence_level=confidence_level,
         n_resamples=n_resamples,
         weight=weight,
+        missing=missing,
         dropna=dropna,
         rng=rng,
         successes=successes,

@@ -10,6 +10,8 @@ import pandas as pd
 
 from evalci._base.typing import METHODS
 from evalci.engine import intervals as _intervals
+from evalci.engine.missing import bounds as _bounds
+from evalci.engine.missing import note as _missing_words
 
 __all__ = ["BootstrapResult"]
 
@@ -116,6 +118,19 @@ class BootstrapResult(_GroupedResult):
     groups : pandas.Index or None
         The groups (one per ``by`` value; a MultiIndex for several ``by``
         columns) that index each per-group Series; None without ``by``.
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing value was taken to mean (see :func:`evalci.bootstrap`).
+    counts : pandas.DataFrame or None
+        When some values were missing: one row per group (in group order)
+        with ``n_attempted``, ``n_scored``, ``n_missing`` runs, by cause when
+        the table said (``n_errored``, ``n_hit_limit``) and
+        ``n_inputs_unscored`` (inputs with no scored run); None otherwise.
+    share_scored, low_scored, high_scored : float, pandas.Series or None
+        ``missing="bounds"`` only: the share scored ``c`` and the interval of
+        the scored part, from which ``low = c * low_scored`` and
+        ``high = c * high_scored + (1 - c)``. ``estimate`` is then the score
+        of the scored part; the score of every attempted sample lies in
+        ``[c * estimate, c * estimate + 1 - c]`` on this table.
     """
 
     estimate: object
@@ -139,6 +154,11 @@ class BootstrapResult(_GroupedResult):
     cluster: tuple = ()
     input: tuple = ()
     kernel: str = "index"
+    missing: str = "raise"
+    counts: pd.DataFrame | None = field(default=None, repr=False)
+    share_scored: object = None
+    low_scored: object = None
+    high_scored: object = None
 
     _PER_GROUP = _FIELDS
     _SETTINGS = (
@@ -210,19 +230,39 @@ class BootstrapResult(_GroupedResult):
         low, high, z0 = _intervals.interval(
             dist, self._arrays("estimate"), method, level, accel=accel
         )
-        one = self.groups is None
-        conv = (
-            (lambda v: float(v[0]))
-            if one
-            else (lambda v: pd.Series(v, index=self.groups))
-        )
-        return replace(
+        out = replace(
             self,
-            low=conv(low),
-            high=conv(high),
-            z0=conv(z0),
+            low=self._per_group(low),
+            high=self._per_group(high),
+            z0=self._per_group(z0),
             method=method,
             confidence_level=level,
+        )
+        if self.share_scored is None:
+            return out
+        return out._bounded(self._arrays("share_scored"))
+
+    def _per_group(self, v):
+        """An array of one value per group as this result holds it."""
+        if self.groups is None:
+            return float(np.asarray(v).reshape(-1)[0])
+        return pd.Series(np.asarray(v), index=self.groups)
+
+    def _bounded(self, share) -> BootstrapResult:
+        """This interval of the scored part, as worst-case bounds of the score.
+
+        ``share`` is the share scored ``c`` per group: ``low`` becomes
+        ``c * low`` and ``high`` ``c * high + (1 - c)``; the interval of the
+        scored part is kept as ``low_scored``/``high_scored``.
+        """
+        low, high = _bounds(self._arrays("low"), self._arrays("high"), share)
+        return replace(
+            self,
+            low=self._per_group(low),
+            high=self._per_group(high),
+            low_scored=self.low,
+            high_scored=self.high,
+            share_scored=self._per_group(share),
         )
 
     # -- Monte-Carlo error of the bootstrap itself ---------------------------
@@ -283,6 +323,14 @@ class BootstrapResult(_GroupedResult):
         frame = pd.DataFrame(cols)
         if self._nested:
             frame.insert(4, "n_clusters", np.atleast_1d(np.asarray(self.n_clusters)))
+        if self.share_scored is not None:
+            frame.insert(3, "low_scored", self._arrays("low_scored"))
+            frame.insert(4, "high_scored", self._arrays("high_scored"))
+        if self.counts is not None:
+            for name in self.counts.columns:
+                frame[name] = self.counts[name].to_numpy()
+        if self.share_scored is not None:
+            frame["share_scored"] = self._arrays("share_scored")
         frame["confidence_level"] = self.confidence_level
         frame["method"] = self.method
         frame["strategy"] = self.strategy
@@ -309,8 +357,16 @@ class BootstrapResult(_GroupedResult):
         return (
             f"{self.confidence_level:.0%} {self.method} interval, {self.strategy} "
             f"bootstrap ({self.n_resamples} resamples), metric={self.metric}, "
-            f"weight={self.weight}{self._resampling()}"
+            f"weight={self.weight}{self._resampling()}{self._missing_note()}"
         )
+
+    def _missing_note(self) -> str:
+        """``"; missing='drop': scored 183 of 200 runs; 17 errored"`` (or "")."""
+        if self.counts is None:
+            return ""
+        total = self.counts.sum(numeric_only=True)
+        what = "worst-case bounds" if self.missing == "bounds" else "missing"
+        return f"; {what} ({self.missing!r}): {_missing_words(total)}"
 
     def plot(self, ax=None, *, sort=True):
         """Forest plot of each group's interval: :func:`evalci.plotting.intervals`.
@@ -339,4 +395,5 @@ class BootstrapResult(_GroupedResult):
             + (f"n_clusters={self.n_clusters}, " if self._nested else "")
             + f"method={self.method!r}, "
             f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
+            + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
         )

@@ -29,6 +29,7 @@ from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs
 from evalci.engine.cube import Cube, factorize, value_codes
 from evalci.engine.cube import group_codes as group_codes_of
+from evalci.engine.missing import refusal
 from evalci.metrics import Metric
 
 __all__ = ["cell_statistics", "prepare", "prepare_cells"]
@@ -75,11 +76,7 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
         if not args.dropna:
             col = next(c for c in value_cols if frame[c].isna().any())
             role = "value" if args.trials is None else "successes/trials"
-            raise ValueError(
-                f"`{role}`: column {col!r} has {int(frame[col].isna().sum())} missing "
-                "values; pass dropna=True to drop those rows, or fill them (e.g. "
-                "count a missing answer as 0)."
-            )
+            raise ValueError(refusal(frame, args, na.to_numpy(), col, role))
         frame = frame.loc[~na.to_numpy()]
     if args.trials is not None:
         check_finite(frame, [args.value], "successes")

@@ -365,8 +365,25 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
     from evalci.engine.bootstrap import bootstrap as pandas_bootstrap
 
     given = _bind(pandas_bootstrap, ddf, value, cluster, **kwargs)
+    given["missing"] = _dask_missing(given["missing"], given["dropna"])
+    given["dropna"] = False
     with caller_warnings():
         return _auto.resolve(_bootstrap_resamples, given)
+
+
+def _dask_missing(missing, dropna) -> str:
+    """``missing=`` on a Dask DataFrame: "raise" or "drop" (rows dropped on
+    the workers); the policies that need the whole table are refused."""
+    from evalci.engine import missing as _missing
+
+    missing = _missing.resolve(missing, dropna)
+    if missing not in ("raise", "drop"):
+        raise NotImplementedError(
+            f"missing={missing!r} is not supported on a Dask DataFrame yet (it "
+            "would need each input's attempted runs); use missing='raise' or "
+            "'drop', or compute the table first (ddf.compute())."
+        )
+    return missing
 
 
 def cluster_ci(ddf, value=None, cluster=None, **kwargs):

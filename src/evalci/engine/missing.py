@@ -1,0 +1,281 @@
+"""Missing samples: the ``missing=`` policies of the bootstrap entry points.
+
+A sample whose value is missing (NaN: it errored, hit a limit, was never
+scored) is data. ``missing=`` says what it means, and the result counts it
+(attempted, scored, missing, and by cause when the table says: an ``error``
+column gives ``n_errored``, a ``limit`` column ``n_hit_limit``):
+
+``"raise"`` (the default)
+    Refuse, saying how many values are missing, in how many inputs, naming a
+    few, and listing the choices.
+``"drop"``
+    Leave the missing runs out (numerator and denominator; an input with no
+    scored run disappears). This changes the estimand, so a
+    :class:`~evalci.MissingDataWarning` says so. Any metric.
+``"zero"``
+    Count a missing run as a failure: its value becomes 0. For a metric on
+    [0, 1] whose 0 is a failure: ``"mean"`` of 0/1 values or of scores in
+    [0, 1], and the 0/1 metrics (``binary``, e.g. pass@k). Works on runs: the
+    input keeps all its runs.
+``"bounds"``
+    Worst-case (Manski) bounds, assuming nothing about the missing runs:
+    with ``c`` the share scored, the score lies in
+    ``[c * low_obs, c * high_obs + (1 - c)]``, where ``low_obs``/``high_obs``
+    are the ends of the sampling interval of the scored part. For
+    ``metric="mean"`` of values in [0, 1] and ``strategy="cluster"`` only:
+    any other metric's range (or its dependence on a missing run) is unknown
+    here, so it is refused.
+
+With runs nested in inputs and ``weight="input"``, ``c`` is the mean over
+inputs of each input's scored share, and the scored part weights each
+scored run by one over its input's *attempted* runs, so that
+``score = c * scored_part + (1 - c) * missing_part`` holds exactly (a wholly
+missing input counts with share 0). With ``weight="run"``, ``c`` is the
+share of scored runs and the scored part pools them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from evalci._base.validate import check_option
+from evalci._base.warnings import MissingDataWarning
+from evalci._base.warnings import warn as _warn
+from evalci.engine.cube import factorize
+from evalci.engine.cube import group_codes as group_codes_of
+from evalci.metrics import Metric
+from evalci.metrics.base import _ratio
+
+__all__ = ["MISSING", "bounds", "check_policy", "policy", "resolve", "tally"]
+
+#: The choices of ``missing=``.
+MISSING = ("raise", "drop", "zero", "bounds")
+
+_CHOICES = (
+    "'raise' (refuse), 'drop' (leave them out; changes the estimand), 'zero' "
+    "(count each as a failure) or 'bounds' (worst-case bounds)"
+)
+
+#: Columns that say why a sample is missing, and the count each gives.
+CAUSES = (("error", "n_errored", "errored"), ("limit", "n_hit_limit", "hit a limit"))
+
+#: The weight column of the bounds' scored part (one over attempted runs).
+_WEIGHT = "__evalci_missing_weight__"
+
+
+def policy(missing, dropna=False) -> str:
+    """``missing=`` checked, with ``dropna=True`` read as ``"drop"`` (no warning)."""
+    check_option(missing, "missing", MISSING, describe=f"one of {_CHOICES}")
+    dropna = bool(dropna)
+    if dropna and missing not in ("raise", "drop"):
+        raise ValueError(
+            f"`dropna=True` and `missing={missing!r}` disagree: dropna=True is the "
+            "old name of missing='drop'. Pass missing= alone."
+        )
+    return "drop" if dropna else missing
+
+
+def resolve(missing, dropna) -> str:
+    """:func:`policy` at an entry point: ``dropna=True`` warns that it is deprecated."""
+    out = policy(missing, dropna)
+    if dropna:
+        _warn(
+            "`dropna=True` is deprecated: pass missing='drop' (the same rows "
+            "dropped), or choose another policy: missing='zero' or 'bounds'.",
+            DeprecationWarning,
+        )
+    return out
+
+
+def _value_columns(args) -> list[str]:
+    metric = args.metric
+    return [args.value] + (list(metric.columns) if isinstance(metric, Metric) else [])
+
+
+def missing_rows(frame: pd.DataFrame, args) -> np.ndarray:
+    """Which rows miss their value (or a metric column)."""
+    return frame[_value_columns(args)].isna().any(axis=1).to_numpy()
+
+
+def _stated(col: pd.Series) -> np.ndarray:
+    """Rows where a cause column holds something (not missing, not empty)."""
+    s = col.astype(object)
+    return (s.notna() & (s.astype(str).str.strip() != "")).to_numpy()
+
+
+def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> str:
+    """The message of ``missing="raise"``: how many, where, why, the choices."""
+    n = int(frame[col].isna().sum())
+    where = ""
+    units = list(args.input or args.cluster)
+    if units:
+        keys = frame.loc[na, units].drop_duplicates()
+        few = [k[0] if len(k) == 1 else k for k in keys.head(3).itertuples(index=False)]
+        more = ", ..." if len(keys) > 3 else ""
+        where = f" in {len(keys)} inputs ({', '.join(map(repr, few))}{more})"
+    why = [
+        f"{int((_stated(frame[c]) & na).sum())} {text}"
+        for c, _, text in CAUSES
+        if c in frame.columns and (_stated(frame[c]) & na).any()
+    ]
+    why = f"; {', '.join(why)}" if why else ""
+    return (
+        f"`{role}`: column {col!r} has {n} missing values (of {len(frame)} rows)"
+        f"{where}{why}. Say what a missing sample means with `missing`: "
+        f"{_CHOICES}; missing='drop' is the old dropna=True. Or fill them."
+    )
+
+
+def refuse(frame: pd.DataFrame, args) -> None:
+    """``missing="raise"`` on a table with missing values: the ValueError."""
+    na = missing_rows(frame, args)
+    col = next(c for c in _value_columns(args) if frame[c].isna().any())
+    raise ValueError(refusal(frame, args, na, col, "value"))
+
+
+def check_policy(data: pd.DataFrame, args) -> None:
+    """``"zero"`` and ``"bounds"`` need a metric on [0, 1]: refuse the others."""
+    if args.missing not in ("zero", "bounds"):
+        return
+    metric, what = args.metric, f"missing={args.missing!r}"
+    name = metric.name if isinstance(metric, Metric) else "a callable"
+    linear = isinstance(metric, Metric) and not metric.columns and metric.numeric
+    linear = linear and metric.name == "mean" and metric.per_input is None
+    zero_ok = isinstance(metric, Metric) and metric.binary and not metric.columns
+    if args.trials is not None or not (linear or (args.missing == "zero" and zero_ok)):
+        raise ValueError(
+            f"{what} needs a score on [0, 1] whose missing part can be "
+            f"{'set to 0' if args.missing == 'zero' else 'bounded'}: "
+            + ("metric='mean' of 0/1 values or scores in [0, 1], or a 0/1 metric "
+               "such as pass@k" if args.missing == "zero"
+               else "metric='mean' of 0/1 values or scores in [0, 1]")
+            + f"; the range of {'a counts table' if args.trials else repr(name)} is "
+            "unknown here. Use missing='drop' (and say so) or fill the values "
+            "yourself."
+        )  # fmt: skip
+    y = pd.to_numeric(data[args.value].dropna(), errors="coerce")
+    if y.isna().any() or ((y < 0) | (y > 1)).any():
+        raise ValueError(
+            f"{what} needs scores in [0, 1] (a failure is 0, a success 1); column "
+            f"{args.value!r} holds values outside it, so the range of its missing "
+            "part is unknown. Rescale it to [0, 1], or use missing='drop'."
+        )
+    if args.missing == "bounds" and args.strategy != "cluster":
+        raise ValueError(
+            f"missing='bounds' bounds the score of strategy='cluster' (the share "
+            f"scored is read per input); strategy={args.strategy!r} is not "
+            "supported with it. Use strategy='cluster', or missing='zero'/'drop'."
+        )
+
+
+def tally(data: pd.DataFrame, args) -> pd.DataFrame | None:
+    """Per group: attempted, scored, missing runs (and by cause); None if none miss.
+
+    One row per group in the order of the groups of the full table (a
+    :class:`pandas.RangeIndex` of one row without ``by``), indexed by group.
+    """
+    na = missing_rows(data, args)
+    if not na.any():
+        return None
+    codes, groups, n = group_codes_of(data, args.by)
+    out = {
+        "n_attempted": np.bincount(codes, minlength=n),
+        "n_scored": np.bincount(codes, weights=~na, minlength=n).astype(np.int64),
+        "n_missing": np.bincount(codes, weights=na, minlength=n).astype(np.int64),
+    }
+    for col, name, _ in CAUSES:
+        if col in data.columns:
+            hit = _stated(data[col]) & na
+            out[name] = np.bincount(codes, weights=hit, minlength=n).astype(np.int64)
+    units = list(args.input or args.cluster)
+    if units:
+        unit = factorize(data, units, "input")[0]
+        cell = unit * n + codes
+        scored = np.bincount(cell, weights=~na, minlength=int(cell.max()) + 1)
+        seen = np.unique(cell)
+        empty = seen[scored[seen] == 0]
+        out["n_inputs_unscored"] = np.bincount(empty % n, minlength=n)
+    return pd.DataFrame(out, index=groups if groups is not None else None)
+
+
+def aligned(counts: pd.DataFrame | None, groups) -> pd.DataFrame | None:
+    """``counts`` in the order of a result's groups (0 for a group not in it)."""
+    if counts is None:
+        return None
+    if groups is not None:
+        counts = counts.reindex(groups)
+    return counts.reset_index(drop=True)
+
+
+def note(row) -> str:
+    """One group's counts as words: "scored 183 of 200 runs; 17 errored"."""
+    parts = [f"scored {int(row['n_scored'])} of {int(row['n_attempted'])} runs"]
+    for _, name, text in CAUSES:
+        if name in row and row[name]:
+            parts.append(f"{int(row[name])} {text}")
+    if row.get("n_inputs_unscored", 0):
+        parts.append(f"{int(row['n_inputs_unscored'])} inputs with no scored run")
+    return "; ".join(parts)
+
+
+def warn_dropped(counts: pd.DataFrame) -> None:
+    """The warning of ``missing="drop"``: the estimand changes."""
+    n, total = int(counts.n_missing.sum()), int(counts.n_attempted.sum())
+    _warn(
+        f"missing='drop' left out {n} of {total} runs with a missing value: the "
+        "score is now that of the scored samples only (numerator and "
+        "denominator), which is not the score of the attempted ones when "
+        "failures are what go missing. missing='bounds' gives worst-case bounds; "
+        "missing='zero' counts them as failures.",
+        MissingDataWarning,
+    )
+
+
+def filled(data: pd.DataFrame, args) -> pd.DataFrame:
+    """``missing="zero"``: a missing value becomes 0 (a failure)."""
+    y = data[args.value]
+    if not y.isna().any():
+        return data
+    return data.assign(**{args.value: pd.to_numeric(y).fillna(0)})
+
+
+def _weighted_mean(weight: str) -> Metric:
+    """The scored part of the bounds: runs weighted by one over attempted runs."""
+
+    def statistics(data, value):
+        w = np.asarray(data[weight], dtype=float)
+        return np.column_stack([np.asarray(data[value], dtype=float) * w, w])
+
+    return Metric("mean", statistics=statistics, finalize=_ratio, columns=(weight,))
+
+
+def scored_part(data: pd.DataFrame, args):
+    """``(rows, args, c)`` of the bounds: the scored rows, the arguments that
+    bootstrap their part, and the share scored per group (full-table order).
+    """
+    na = missing_rows(data, args)
+    codes, _, n = group_codes_of(data, args.by)
+    if args.weight == "run":
+        share = np.bincount(codes, weights=~na, minlength=n) / np.bincount(
+            codes, minlength=n
+        )
+        return data.loc[~na], replace(args, missing="drop", dropna=True), share
+    unit = factorize(data, list(args.input or args.cluster), "input")[0]
+    cell = unit * n + codes
+    k = np.bincount(cell)[cell].astype(float)  # attempted runs of the row's input
+    w = 1.0 / k
+    per_input = np.bincount(codes, weights=w * ~na, minlength=n)
+    inputs = np.array([len(np.unique(unit[codes == g])) for g in range(n)])
+    rows = data.loc[~na].assign(**{_WEIGHT: w[~na]})
+    args = replace(
+        args, metric=_weighted_mean(_WEIGHT), weight="run", missing="drop", dropna=True
+    )
+    return rows, args, per_input / inputs
+
+
+def bounds(low, high, share):
+    """Worst-case bounds ``[c * low, c * high + (1 - c)]`` of a [0, 1] score."""
+    return share * low, share * high + (1 - share)
