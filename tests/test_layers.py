@@ -153,7 +153,8 @@ def test_the_cycle_finder_finds_a_cycle():
             *GRAPH["evalci.engine.cube"],
             "evalci.engine.table",
         }
-        assert ["evalci.engine.cube", "evalci.engine.table"] in _cycles()
+        planted = {"evalci.engine.cube", "evalci.engine.table"}
+        assert any(planted <= set(c) for c in _cycles())
     finally:
         GRAPH.clear()
         GRAPH.update(saved)
