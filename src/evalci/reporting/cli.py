@@ -387,6 +387,8 @@ def _cmd_ci(args) -> int:
 
     data = _load(args)
     kw = _boot_kwargs(args, data)
+    # the bootstrap names the policy (dropna=True is its deprecated alias)
+    kw["missing"] = "drop" if kw.pop("dropna") else "raise"
     with _working(args, "resampling"):
         res = cluster_ci(data.frame, by=[data.system, *args.by], method=args.method, **kw)  # fmt: skip
     full = res.to_frame()
