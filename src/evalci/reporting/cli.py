@@ -36,6 +36,7 @@ import pandas as pd
 
 from evalci._base import progress as _progress
 from evalci._base import text as _text
+from evalci.engine.missing import MISSING as _MISSING
 from evalci.reporting import cli_errors as _cli_errors
 from evalci.reporting import cli_input as _cli_input
 from evalci.reporting import cli_output as _cli_output
@@ -134,7 +135,7 @@ def _data_options() -> argparse.ArgumentParser:
 
 
 def _select_options(g, shown: bool = True) -> None:
-    """--split, --task, --dropna: which rows of the file are analysed."""
+    """--split, --task, --missing, --dropna: which rows of the file are analysed."""
     say = (lambda text: text) if shown else (lambda text: argparse.SUPPRESS)
     g.add_argument("--split", metavar="NAME",
                    help=say("HELM: read this split (test, valid; default: the "
@@ -142,9 +143,32 @@ def _select_options(g, shown: bool = True) -> None:
     g.add_argument("--task", metavar="NAME",
                    help=say("a file with several tasks: analyse this one (or "
                             "one result per task with --by task)"))  # fmt: skip
+    g.add_argument("--missing", choices=_MISSING,
+                   help=say("what a missing value (an errored sample) means: "
+                            "raise (the default: refuse, with the counts), drop "
+                            "(leave it out; changes the estimand), zero (a "
+                            "failure), bounds (worst-case bounds of a mean on "
+                            "[0, 1]); compare, report, plan and simulate take "
+                            "raise and drop only"))  # fmt: skip
     g.add_argument("--dropna", action="store_true",
-                   help=say("drop rows whose value is missing (e.g. errored "
-                            "samples), as the API's dropna=True"))  # fmt: skip
+                   help=say("the old name of --missing drop (kept working)"))  # fmt: skip
+
+
+def _missing(args, command: str) -> str:
+    """``--missing`` (with ``--dropna`` as ``drop``) for ``command``: the policy."""
+    missing = getattr(args, "missing", None)
+    if args.dropna and missing not in (None, "drop"):
+        raise ValueError(
+            f"--dropna is the old name of --missing drop and disagrees with "
+            f"--missing {missing}: give one of them."
+        )
+    missing = "drop" if args.dropna else (missing or "raise")
+    if command != "ci" and missing in ("zero", "bounds"):
+        raise ValueError(
+            f"--missing {missing} is not yet supported for {command} (only for "
+            "ci): use --missing drop (and say so), or fill the values."
+        )
+    return missing
 
 
 def _stat_options(method: str = "percentile") -> argparse.ArgumentParser:
@@ -357,7 +381,7 @@ def _boot_kwargs(args, data) -> dict:
         rng=args.rng,
         successes=successes,
         trials=trials,
-        dropna=args.dropna,
+        dropna=_missing(args, args.command) == "drop",
         **({} if data.input is None else {"input": data.input}),
     )
 
@@ -371,14 +395,17 @@ def _inputs_only(args, data, what: str) -> None:
         )
     cols = [c for c in (data.value, data.successes, data.trials) if c]
     na = data.frame[cols].isna().any(axis=1)
-    if na.any() and not args.dropna:
+    drop = _missing(args, what) == "drop"
+    if na.any() and not drop:
         col = next(c for c in cols if data.frame[c].isna().any())
         raise ValueError(
             f"`--value`: column {col!r} has {int(data.frame[col].isna().sum())} "
-            "missing values; pass --dropna to drop those rows, or fill them."
+            "missing values; pass --missing drop (or --dropna) to drop those rows, "
+            "or fill them."
         )
     if na.any():
-        _say(f"--dropna: dropped {int(na.sum())} rows with a missing value")
+        said = "--dropna" if args.dropna else "--missing drop"
+        _say(f"{said}: dropped {int(na.sum())} rows with a missing value")
         data.frame = data.frame.loc[~na.to_numpy()].reset_index(drop=True)
 
 
@@ -388,7 +415,8 @@ def _cmd_ci(args) -> int:
     data = _load(args)
     kw = _boot_kwargs(args, data)
     # the bootstrap names the policy (dropna=True is its deprecated alias)
-    kw["missing"] = "drop" if kw.pop("dropna") else "raise"
+    kw.pop("dropna")
+    kw["missing"] = _missing(args, "ci")
     with _working(args, "resampling"):
         res = cluster_ci(data.frame, by=[data.system, *args.by], method=args.method, **kw)  # fmt: skip
     full = res.to_frame()

@@ -20,8 +20,8 @@ The contract (docs/cli.md, "Errors and exit codes"):
 Warnings print as ``evalci: warning: <text>``, one line. In every line the
 library's argument names become the options that set them (```value``` ->
 ```--value```, ``dropna=True`` -> ``--dropna``, ``input='q'`` ->
-``--input q``), and control characters in names from the data are made
-visible (:func:`evalci._base.text.terminal`).
+``--input q``, ``missing='drop'`` -> ``--missing drop``), and control
+characters in names from the data are made visible (:func:`evalci._base.text.terminal`).
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ OPTIONS = {
     "stat": "--stat",
     "split": "--split",
     "dropna": "--dropna",
+    "missing": "--missing",
 }
 _DEBUG = "EVALCI_DEBUG"
 
