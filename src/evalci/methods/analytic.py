@@ -31,6 +31,7 @@ from evalci._base.warnings import (
 from evalci.engine.cube import factorize, value_codes
 from evalci.engine.cube import group_codes as group_codes_of
 from evalci.engine.results import _GroupedResult
+from evalci.methods import analytic_missing as _missing
 from evalci.methods._messages import _show, _where
 from evalci.methods.analytic_args import (
     _CLUSTERED_METHODS,
@@ -120,6 +121,17 @@ class AnalyticResult(_GroupedResult):
     groups : pandas.Index or None
         The groups (one per ``by`` value; a MultiIndex for several ``by``
         columns) that index each per-group Series; None without ``by``.
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing outcome was taken to mean (see :func:`analytic_ci`).
+    counts : pandas.DataFrame or None
+        When some outcomes were missing: one row per group with
+        ``n_attempted``, ``n_scored``, ``n_missing`` runs (by cause when the
+        table says: ``n_errored``, ``n_hit_limit``), as on
+        :class:`~evalci.BootstrapResult`; None otherwise.
+    share_scored, low_scored, high_scored : float, pandas.Series or None
+        ``missing="bounds"`` only: the share scored ``c`` and the closed-form
+        interval of the scored part; ``low = c * low_scored`` and
+        ``high = c * high_scored + (1 - c)``, ``estimate`` the scored part's.
     """
 
     estimate: object
@@ -133,8 +145,13 @@ class AnalyticResult(_GroupedResult):
     weight: str
     rule_of_three: object = False
     groups: pd.Index | None = field(default=None, repr=False)
+    missing: str = "raise"
+    counts: pd.DataFrame | None = field(default=None, repr=False)
+    share_scored: object = None
+    low_scored: object = None
+    high_scored: object = None
 
-    _PER_GROUP = _FIELDS
+    _PER_GROUP = (*_FIELDS, "share_scored", "low_scored", "high_scored")
     _SETTINGS = ("confidence_level", "method", "weight")
 
     def to_frame(self) -> pd.DataFrame:
@@ -153,6 +170,12 @@ class AnalyticResult(_GroupedResult):
         frame = pd.DataFrame(
             {name: np.atleast_1d(np.asarray(getattr(self, name))) for name in _FIELDS}
         )
+        if self.share_scored is not None:
+            for name in ("low_scored", "high_scored", "share_scored"):
+                frame[name] = np.atleast_1d(np.asarray(getattr(self, name)))
+        if self.counts is not None:
+            for name in self.counts.columns:
+                frame[name] = self.counts[name].to_numpy()
         frame["confidence_level"] = self.confidence_level
         frame["method"] = self.method
         frame["weight"] = self.weight
@@ -192,6 +215,7 @@ def analytic_ci(
     confidence_level: float = 0.95,
     truth: str | None = None,
     weight: str = "input",
+    missing: str = "raise",
 ) -> AnalyticResult:
     """Closed-form confidence interval of a mean score, a proportion or kappa.
 
@@ -269,6 +293,20 @@ def analytic_ci(
         ``"input"``: each input counts equally (seed 000's estimand: the
         expected score of one call on a random input); ``"run"``: runs are
         pooled. Matters only for ``"clt"`` with unequal k.
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing outcome (NaN: an errored sample, one that hit a limit)
+        means, as in :func:`evalci.bootstrap` (page "When samples are
+        missing"). ``"raise"`` (default): refuse, with the counts.
+        ``"drop"``: leave the missing rows out (a ``MissingDataWarning`` says
+        the estimand changed). ``"zero"``: a missing outcome is a failure
+        (0; outcomes on [0, 1]). ``"bounds"``: worst-case (Manski) bounds on
+        the closed-form interval of the scored part, ``[c * low_obs, c *
+        high_obs + (1 - c)]`` with ``c`` the share scored (outcomes on
+        [0, 1]); with ``weight="input"`` and k > 1 (``"clt"``,
+        ``"clustered-wilson"``) ``c`` is the mean of the inputs' scored
+        shares and the scored part weights each run by one over its input's
+        attempted runs. Cohen's kappa takes ``"raise"`` and ``"drop"`` only.
+        Whenever an outcome is missing, the result has ``counts``.
 
     Returns
     -------
@@ -377,6 +415,8 @@ def analytic_ci(
     args = _analytic_iv(
         data, value, cluster, method, by, confidence_level, truth, weight
     )
+    handled = _missing.prepare(data, args, missing)
+    data = handled.data
     y = _outcome_iv(data, args)
     cells = _cells(data, args)
     _cells_iv(cells, args)
@@ -385,8 +425,17 @@ def analytic_ci(
         rot = np.zeros(cells.n_groups, dtype=bool)
         boundary = np.zeros(cells.n_groups, dtype=bool)
     else:
-        estimate, se, low, high, rot, boundary = _mean_interval(y, args, cells)
+        estimate, se, low, high, rot, boundary = _mean_interval(
+            y, args, cells, handled.weights
+        )
     _warn_analytic(args.method, se, estimate, boundary, cells.n_inputs, cells.groups)
+    scored = {}
+    if handled.share is not None:
+        scored = dict(low_scored=low, high_scored=high)
+        low, high, scored["share_scored"] = _missing.bounded(
+            low, high, handled.share, cells.groups
+        )
+    counts = _missing.aligned(handled.counts, cells.groups)
     return AnalyticResult._from_arrays(
         groups=cells.groups,
         estimate=estimate,
@@ -399,6 +448,9 @@ def analytic_ci(
         method=args.method,
         confidence_level=args.confidence_level,
         weight=args.weight,
+        missing=handled.policy,
+        counts=counts,
+        **scored,
     )
 
 
@@ -498,8 +550,12 @@ def _kappa_interval(frame: pd.DataFrame, args: _Args, c: _Cells):
     return estimate, se, estimate - z * se, estimate + z * se
 
 
-def _mean_interval(y, args: _Args, c: _Cells):
-    """Estimate, SE, interval, rule-of-three flags and 0/N-N/N flags of a mean score."""
+def _mean_interval(y, args: _Args, c: _Cells, w=None):
+    """Estimate, SE, interval, rule-of-three flags and 0/N-N/N flags of a mean score.
+
+    ``w`` (``missing="bounds"``, clustered methods): per-row weights; the
+    scored part is then the ratio ``sum(w y) / sum(w)`` over inputs.
+    """
     level, n_groups, n_inputs = args.confidence_level, c.n_groups, c.n_inputs
     rot = np.zeros(n_groups, dtype=bool)
     boundary = np.zeros(n_groups, dtype=bool)
@@ -515,8 +571,13 @@ def _mean_interval(y, args: _Args, c: _Cells):
         rot[:] = True
         return estimate, se, low, high, rot, boundary
     if args.method in _CLUSTERED_METHODS:
-        cell_sum = np.add.reduceat(y, c.starts)
-        estimate, se = _clt(cell_sum, c.k, c.cell_group, n_inputs, args.weight)
+        if w is None:
+            cell_sum, k, weight = np.add.reduceat(y, c.starts), c.k, args.weight
+        else:
+            w = w[c.order]
+            cell_sum = np.add.reduceat(y * w, c.starts)
+            k, weight = np.add.reduceat(w, c.starts), "run"
+        estimate, se = _clt(cell_sum, k, c.cell_group, n_inputs, weight)
         if args.method == "clt":
             z = _z(level)
             low, high = estimate - z * se, estimate + z * se
