@@ -34,16 +34,26 @@ ERRORED = {("q2", 1), ("q5", 1), ("q5", 2), ("q9", 2)}
 def log(tmp_path_factory) -> Path:
     """The log as docs/missing.md builds it: a header and one member per sample."""
     rng = np.random.default_rng(22)
-    spec = {"created": "2025-03-04T10:11:12+00:00", "task": "gpqa",
-            "dataset": {"name": "gpqa"}, "model": "openai/gpt-4o", "config": {}}
+    spec = {
+        "created": "2025-03-04T10:11:12+00:00",
+        "task": "gpqa",
+        "dataset": {"name": "gpqa"},
+        "model": "openai/gpt-4o",
+        "config": {},
+    }
     path = tmp_path_factory.mktemp("logs") / "2025-03-04T10-11-12+00-00_gpqa_x1.eval"
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("header.json", json.dumps({"version": 2, "status": "success",
                                                "eval": spec}))  # fmt: skip
         for epoch in (1, 2):
             for i in range(12):
-                s = {"id": f"q{i}", "epoch": epoch, "input": "...", "target": "A",
-                     "scores": {"choice": {"value": "CI"[rng.random() < 0.3]}}}
+                s = {
+                    "id": f"q{i}",
+                    "epoch": epoch,
+                    "input": "...",
+                    "target": "A",
+                    "scores": {"choice": {"value": "CI"[rng.random() < 0.3]}},
+                }
                 if (f"q{i}", epoch) in ERRORED:
                     s |= {"scores": {}, "error": {"message": "RuntimeError: boom"}}
                 z.writestr(f"samples/q{i}_epoch_{epoch}.json", json.dumps(s))

@@ -53,7 +53,9 @@ def test_raise_is_the_default_and_counts(df):
 
 
 def test_an_unknown_policy_is_refused(df):
-    with pytest.raises(ValueError, match=r"`missing` must be one of 'raise'.*not 'nope'"):
+    with pytest.raises(
+        ValueError, match=r"`missing` must be one of 'raise'.*not 'nope'"
+    ):
         analytic_ci(df, "y", "input", missing="nope")
     with pytest.raises(ValueError, match=r"`missing` must be one of"):
         analytic_ci(df.dropna(), "y", "input", missing="nope")
@@ -61,7 +63,10 @@ def test_an_unknown_policy_is_refused(df):
 
 def test_no_missing_value_changes_nothing(df):
     full = df.fillna({"y": 1.0})
-    a, b = analytic_ci(full, "y", "input"), analytic_ci(full, "y", "input", missing="bounds")
+    a, b = (
+        analytic_ci(full, "y", "input"),
+        analytic_ci(full, "y", "input", missing="bounds"),
+    )
     assert (a.estimate, a.low, a.high) == (b.estimate, b.low, b.high)
     assert b.counts is None and b.share_scored is None
 
@@ -77,7 +82,12 @@ def test_drop_by_hand(df):
     assert (r.low, r.high) == pytest.approx((0.75 - Z * se, 0.75 + Z * se), rel=1e-12)
     assert (r.n_inputs, r.n_runs, r.missing) == (4, 7, "drop")
     row = r.to_frame().iloc[0]
-    assert (row.n_attempted, row.n_scored, row.n_missing, row.n_errored) == (10, 7, 3, 3)
+    assert (row.n_attempted, row.n_scored, row.n_missing, row.n_errored) == (
+        10,
+        7,
+        3,
+        3,
+    )
     assert row.n_inputs_unscored == 1
 
 
@@ -171,7 +181,9 @@ def test_clustered_wilson_bounds_rescale_its_scored_part(df):
 
 def test_zero_and_bounds_need_scores_on_0_1(df):
     for m in ("zero", "bounds"):
-        with pytest.raises(ValueError, match=rf"missing='{m}' needs scores in \[0, 1\]"):
+        with pytest.raises(
+            ValueError, match=rf"missing='{m}' needs scores in \[0, 1\]"
+        ):
             analytic_ci(df.assign(y=df.y * 3), "y", "input", missing=m)
     quiet(df.assign(y=df.y * 3), "y", "input", missing="drop")  # any range
 
@@ -183,7 +195,9 @@ def test_kappa_takes_raise_and_drop_only():
     with pytest.raises(ValueError, match=r"`value` column 'pred' has 2 missing"):
         analytic_ci(frame, "pred", method="fce", truth="label")
     for m in ("zero", "bounds"):
-        with pytest.raises(ValueError, match=rf"missing='{m}' is not defined for Cohen's kappa"):
+        with pytest.raises(
+            ValueError, match=rf"missing='{m}' is not defined for Cohen's kappa"
+        ):
             analytic_ci(frame, "pred", method="fce", truth="label", missing=m)
     with pytest.warns(evalci.MissingDataWarning, match="left out 3 of 30 runs"):
         r = analytic_ci(frame, "pred", method="fce", truth="label", missing="drop")
