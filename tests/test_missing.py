@@ -219,3 +219,20 @@ def test_dask_refuses_zero_and_bounds(flat):
     for m in ("zero", "bounds"):
         with pytest.raises(NotImplementedError, match=rf"missing='{m}'.*Dask"):
             evalci.cluster_ci(ddf, "y", "q", missing=m)
+
+
+def test_a_reduced_table_counts_runs_not_distinct_rows():
+    # compare on Dask reduces the rows to distinct rows with multiplicities
+    # (engine.table.ReducedRows): the refusal must count the table's rows
+    # (12, 2 missing), not the distinct rows the workers send back (7, 1).
+    dd = pytest.importorskip("dask.dataframe")
+    df = pd.DataFrame(
+        {
+            "input": (["a"] * 3 + ["b"] * 3) * 2,
+            "system": ["s"] * 6 + ["t"] * 6,
+            "y": [1.0, np.nan, np.nan, 1.0, 0.0, 0.0] + [1.0] * 3 + [0.0] * 3,
+        }
+    )
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match=r"has 2 missing values \(of 12 rows\)"):
+        evalci.compare(ddf, "y", "input", n_resamples=50)

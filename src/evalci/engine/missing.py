@@ -100,6 +100,14 @@ def missing_rows(frame: pd.DataFrame, args) -> np.ndarray:
     return frame[_value_columns(args)].isna().any(axis=1).to_numpy()
 
 
+def _runs(frame: pd.DataFrame, args) -> np.ndarray:
+    """How many runs each row stands for: 1, or its multiplicity when the
+    table was reduced to distinct rows (``args.row_runs``, e.g. on Dask)."""
+    if args.row_runs is None:
+        return np.ones(len(frame), dtype=np.int64)
+    return frame[args.row_runs].to_numpy(dtype=np.int64)
+
+
 def _stated(col: pd.Series) -> np.ndarray:
     """Rows where a cause column holds something (not missing, not empty)."""
     s = col.astype(object)
@@ -108,7 +116,8 @@ def _stated(col: pd.Series) -> np.ndarray:
 
 def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> str:
     """The message of ``missing="raise"``: how many, where, why, the choices."""
-    n = int(frame[col].isna().sum())
+    runs = _runs(frame, args)
+    n = int(runs[frame[col].isna().to_numpy()].sum())
     where = ""
     units = list(args.input or args.cluster)
     if units:
@@ -117,13 +126,13 @@ def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> s
         more = ", ..." if len(keys) > 3 else ""
         where = f" in {len(keys)} inputs ({', '.join(map(repr, few))}{more})"
     why = [
-        f"{int((_stated(frame[c]) & na).sum())} {text}"
+        f"{int(runs[_stated(frame[c]) & na].sum())} {text}"
         for c, _, text in CAUSES
         if c in frame.columns and (_stated(frame[c]) & na).any()
     ]
     why = f"; {', '.join(why)}" if why else ""
     return (
-        f"`{role}`: column {col!r} has {n} missing values (of {len(frame)} rows)"
+        f"`{role}`: column {col!r} has {n} missing values (of {int(runs.sum())} rows)"
         f"{where}{why}. Say what a missing sample means with `missing`: "
         f"{_CHOICES}; missing='drop' is the old dropna=True. Or fill them."
     )
@@ -181,15 +190,15 @@ def tally(data: pd.DataFrame, args) -> pd.DataFrame | None:
     if not na.any():
         return None
     codes, groups, n = group_codes_of(data, args.by)
-    out = {
-        "n_attempted": np.bincount(codes, minlength=n),
-        "n_scored": np.bincount(codes, weights=~na, minlength=n).astype(np.int64),
-        "n_missing": np.bincount(codes, weights=na, minlength=n).astype(np.int64),
-    }
+    runs = _runs(data, args)
+
+    def count(rows):
+        return np.bincount(codes, weights=runs * rows, minlength=n).astype(np.int64)
+
+    out = {"n_attempted": count(1), "n_scored": count(~na), "n_missing": count(na)}
     for col, name, _ in CAUSES:
         if col in data.columns:
-            hit = _stated(data[col]) & na
-            out[name] = np.bincount(codes, weights=hit, minlength=n).astype(np.int64)
+            out[name] = count(_stated(data[col]) & na)
     units = list(args.input or args.cluster)
     if units:
         unit = factorize(data, units, "input")[0]

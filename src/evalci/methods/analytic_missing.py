@@ -65,6 +65,7 @@ class _View:
     trials: None = None
     strategy: str = "cluster"
     dropna: bool = False
+    row_runs: None = None  # analytic tables are never reduced
 
 
 def _view(args, value: str, policy: str = "raise") -> _View:
