@@ -358,8 +358,8 @@ def two_systems(a, b, k=1):
 )
 def test_dropna_drops_missing_rows_before_pairing(metric):
     # 12-9-19 split at k=1; A's only run of input 0 and B's of input 5 are NaN.
-    # dropna=True must drop those rows *before* checking that every input is
-    # present for both systems: inputs 0 and 5 are then unpaired.
+    # missing='drop' must drop those runs *before* checking that every input is
+    # present for both systems: inputs 0 and 5 are then unpaired, and dropped.
     df = win_loss_tie(12, 9, 19).astype({"correct": float})
     holes = df.copy()
     holes.loc[(holes.system == "A") & (holes.input_id == 0), "correct"] = np.nan
@@ -367,14 +367,21 @@ def test_dropna_drops_missing_rows_before_pairing(metric):
     before = holes.copy()
     kw = dict(cluster="input_id", metric=metric, n_resamples=2000, rng=0)
     with pytest.raises(
-        ValueError,
-        match=r"2 inputs are present for some systems but not others \(after "
-        r"dropna=True dropped 2 rows with missing values\).*0 \(missing for "
-        r"\['A'\]\), 5 \(missing for \['B'\]\).*missing='drop'",
+        ValueError, match=r"column 'correct' has 2 missing values \(of 80 rows\)"
     ):
-        holes.evalci.compare("correct", dropna=True, **kw)
-    with pytest.warns(evalci.MissingInputsWarning, match=r"dropped 2 of 40 inputs"):
-        res = holes.evalci.compare("correct", dropna=True, missing="drop", **kw)
+        holes.evalci.compare("correct", **kw)
+    with (
+        pytest.warns(evalci.MissingInputsWarning, match=r"dropped 2 of 40 inputs"),
+        pytest.warns(evalci.MissingDataWarning, match=r"left out 2 of 80 runs"),
+    ):
+        res = holes.evalci.compare("correct", missing="drop", **kw)
+    with (
+        pytest.warns(DeprecationWarning, match="dropna=True"),
+        pytest.warns(evalci.MissingInputsWarning),
+        pytest.warns(evalci.MissingDataWarning),
+    ):
+        old = holes.evalci.compare("correct", dropna=True, **kw)
+    pd.testing.assert_frame_equal(old.table, res.table)
     pd.testing.assert_frame_equal(holes, before)  # the user's frame is untouched
     # the answer is the comparison on the 38 inputs both systems have
     shared = df[~df.input_id.isin([0, 5])]

@@ -83,10 +83,12 @@ def test_dask_frame_missing_values_and_errors(gpqa):
     ddf = dd.from_pandas(holes, npartitions=2)
     with pytest.raises(ValueError, match=r"missing values .*missing='drop'"):
         ddf.evalci.cluster_ci("correct", "input_id", by="system")
-    res = ddf.evalci.cluster_ci(
-        "correct", "input_id", by="system", missing="drop", n_resamples=100, rng=0
-    )
+    with pytest.warns(evalci.MissingDataWarning, match=r"left out 2 of 1980 runs"):
+        res = ddf.evalci.cluster_ci(
+            "correct", "input_id", by="system", missing="drop", n_resamples=100, rng=0
+        )
     assert res.n_runs.sum() == len(gpqa) - 2
+    assert res.counts.n_missing.sum() == 2  # counted, as on pandas
     with pytest.raises(ValueError, match=r"callable `metric` needs the rows"):
         ddf.evalci.cluster_ci("correct", "input_id", metric=lambda d: d.correct.mean())
     with pytest.raises(ValueError, match=r"supports strategy='cluster'"):

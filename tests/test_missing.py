@@ -213,12 +213,53 @@ def test_accessor_forwards_missing(flat):
     assert r.estimate == pytest.approx(0.5) and r.missing == "zero"
 
 
-def test_dask_refuses_zero_and_bounds(flat):
+@pytest.mark.parametrize("m", ["drop", "zero", "bounds"])
+def test_dask_gives_the_pandas_numbers_and_counts(m):
+    # every policy on a Dask DataFrame reduces exactly and must give the
+    # numbers and the counts of the pandas table, bit for bit
     dd = pytest.importorskip("dask.dataframe")
-    ddf = dd.from_pandas(flat[["q", "y"]], npartitions=2)
-    for m in ("zero", "bounds"):
-        with pytest.raises(NotImplementedError, match=rf"missing='{m}'.*Dask"):
-            evalci.cluster_ci(ddf, "y", "q", missing=m)
+    df = _table_with_holes()
+    ddf = dd.from_pandas(df, npartitions=3)
+    kw = dict(cluster="q", by="system", missing=m, n_resamples=500, rng=3)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        want = evalci.cluster_ci(df, "y", **kw).to_frame()
+        have = evalci.cluster_ci(ddf, "y", **kw).to_frame()
+    # the labels' string dtype is Dask's own (pyarrow); the numbers are exact
+    same = {"system": object}
+    pd.testing.assert_frame_equal(have.astype(same), want.astype(same))
+    assert want.n_missing.tolist() == [1, 4]
+    kinds = [w.category for w in got]
+    assert kinds.count(evalci.MissingDataWarning) == (2 if m == "drop" else 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        a = evalci.compare(df, "y", "q", missing=m, n_resamples=500, rng=3)
+        b = evalci.compare(ddf, "y", "q", missing=m, n_resamples=500, rng=3)
+    pd.testing.assert_frame_equal(a.table, b.table)
+    pd.testing.assert_frame_equal(a.counts, b.counts, check_index_type=False)
+
+
+def test_dask_refusal_counts_the_whole_table():
+    # each partition's reduction sees its own rows only; the refusal must
+    # count all of them (5 missing of 240 runs, in 3 inputs), not one part's
+    dd = pytest.importorskip("dask.dataframe")
+    ddf = dd.from_pandas(_table_with_holes(), npartitions=3)
+    with pytest.raises(ValueError, match=r"has 5 missing values \(of 240 rows\) in 3 "):
+        evalci.cluster_ci(ddf, "y", "q", by="system", n_resamples=100)
+
+
+def _table_with_holes():
+    """40 inputs x 2 systems x 3 runs, 5 missing runs in 3 inputs."""
+    rng = np.random.default_rng(0)
+    rows = [
+        (f"q{i:02d}", s, r, float(rng.random() < 0.6 + 0.1 * (s == "b")))
+        for i in range(40)
+        for s in ("a", "b")
+        for r in range(3)
+    ]
+    df = pd.DataFrame(rows, columns=["q", "system", "run", "y"])
+    df.loc[[3, 10, 50, 51, 52], "y"] = np.nan
+    return df
 
 
 def test_a_reduced_table_counts_runs_not_distinct_rows():

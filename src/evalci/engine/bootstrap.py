@@ -24,6 +24,7 @@ from evalci.engine.args import BootstrapArgs, bootstrap_iv
 from evalci.engine.backends import replicates
 from evalci.engine.passes import Replicates
 from evalci.engine.results import BootstrapResult
+from evalci.engine.table import rows_of
 
 __all__ = ["bootstrap", "cluster_ci"]
 
@@ -287,7 +288,8 @@ def _bootstrap(data, value, cluster, *, input, rng, compute, **options):
             "pandas DataFrame is computed at once. Leave `compute` out, or pass "
             "backend='dask' to resample on Dask."
         )
-    args = bootstrap_iv(data, value, cluster, **options, input=input)
+    data, row_runs = rows_of(data)  # a table reduced exactly (e.g. on Dask)
+    args = bootstrap_iv(data, value, cluster, **options, input=input, row_runs=row_runs)
     return _with_missing(data, args, _rs.seed_sequence(rng))
 
 

@@ -58,6 +58,7 @@ _CHOICES = (
     "'raise' (refuse), 'drop' (leave them out; changes the estimand), 'zero' "
     "(count each as a failure) or 'bounds' (worst-case bounds)"
 )
+CHOICES = _CHOICES  # the words of the choices, for the other entry points
 
 #: Columns that say why a sample is missing, and the count each gives.
 CAUSES = (("error", "n_errored", "errored"), ("limit", "n_hit_limit", "hit a limit"))
@@ -267,17 +268,18 @@ def scored_part(data: pd.DataFrame, args):
     """
     na = missing_rows(data, args)
     codes, _, n = group_codes_of(data, args.by)
+    runs = _runs(data, args)  # a reduced table's rows stand for `runs` runs
     if args.weight == "run":
-        share = np.bincount(codes, weights=~na, minlength=n) / np.bincount(
-            codes, minlength=n
+        share = np.bincount(codes, weights=runs * ~na, minlength=n) / np.bincount(
+            codes, weights=runs, minlength=n
         )
         return data.loc[~na], replace(args, missing="drop", dropna=True), share
     unit = factorize(data, list(args.input or args.cluster), "input")[0]
     cell = unit * n + codes
-    k = np.bincount(cell)[cell].astype(float)  # attempted runs of the row's input
+    k = np.bincount(cell, weights=runs)[cell]  # attempted runs of the row's input
     w = 1.0 / k
-    per_input = np.bincount(codes, weights=w * ~na, minlength=n)
-    inputs = np.array([len(np.unique(unit[codes == g])) for g in range(n)])
+    per_input = np.bincount(codes, weights=w * runs * ~na, minlength=n)
+    inputs = np.bincount(np.unique(cell) % n, minlength=n)  # inputs per group
     rows = data.loc[~na].assign(**{_WEIGHT: w[~na]})
     args = replace(
         args, metric=_weighted_mean(_WEIGHT), weight="run", missing="drop", dropna=True

@@ -152,6 +152,7 @@ class EvalciDataArrayAccessor:
 
 
 if _dd is not None:
+    from evalci.frames import dask_bootstrap as _dask_bootstrap
     from evalci.frames import dask_frame as _dask
 
     @_dd.extensions.register_dataframe_accessor("evalci")
@@ -192,11 +193,11 @@ if _dd is not None:
 
         def cluster_ci(self, value=None, cluster=None, **kwargs):
             """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`."""
-            return _dask.cluster_ci(self._obj, value, cluster, **kwargs)
+            return _dask_bootstrap.cluster_ci(self._obj, value, cluster, **kwargs)
 
         def bootstrap(self, value=None, cluster=None, **kwargs):
             """Bootstrap CI (cluster strategy); see :func:`evalci.bootstrap`."""
-            return _dask.bootstrap(self._obj, value, cluster, **kwargs)
+            return _dask_bootstrap.bootstrap(self._obj, value, cluster, **kwargs)
 
         def compare(self, value=None, cluster=None, system="system", **kwargs):
             """Paired gaps between systems; see :func:`evalci.compare`."""

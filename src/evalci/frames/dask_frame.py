@@ -355,46 +355,6 @@ def _resamples_known(kwargs: dict) -> dict:
     return kwargs
 
 
-def bootstrap(ddf, value=None, cluster=None, **kwargs):
-    """:func:`evalci.bootstrap` on a Dask DataFrame (its one way in).
-
-    Every argument is checked on the metadata first; per-input statistics are
-    reduced on the workers and resampled there (:func:`bootstrap_frame`).
-    """
-    from evalci.engine import auto as _auto
-    from evalci.engine.bootstrap import bootstrap as pandas_bootstrap
-
-    given = _bind(pandas_bootstrap, ddf, value, cluster, **kwargs)
-    given["missing"] = _dask_missing(given["missing"], given["dropna"])
-    given["dropna"] = False
-    with caller_warnings():
-        return _auto.resolve(_bootstrap_resamples, given)
-
-
-def _dask_missing(missing, dropna) -> str:
-    """``missing=`` on a Dask DataFrame: "raise" or "drop" (rows dropped on
-    the workers); the policies that need the whole table are refused."""
-    from evalci.engine import missing as _missing
-
-    missing = _missing.resolve(missing, dropna)
-    if missing not in ("raise", "drop"):
-        raise NotImplementedError(
-            f"missing={missing!r} is not supported on a Dask DataFrame yet (it "
-            "would need each input's attempted runs); use missing='raise' or "
-            "'drop', or compute the table first (ddf.compute())."
-        )
-    return missing
-
-
-def cluster_ci(ddf, value=None, cluster=None, **kwargs):
-    """:func:`evalci.cluster_ci` on a Dask DataFrame: :func:`bootstrap` with
-    ``strategy="cluster"``, its arguments checked against ``cluster_ci``'s."""
-    from evalci.engine.bootstrap import cluster_ci as pandas_cluster_ci
-
-    _bind(pandas_cluster_ci, ddf, value, cluster, **kwargs)
-    return bootstrap(ddf, value, cluster, strategy="cluster", **kwargs)
-
-
 def _bootstrap_resamples(data, value, cluster, *, input, rng, compute, **options):
     """:func:`bootstrap` with an integer ``n_resamples``."""
     iv = tuple(options.pop(k) for k in _IV_NAMES)

@@ -15,7 +15,7 @@ import functools
 import inspect
 
 from evalci.engine import bootstrap as _bootstrap
-from evalci.frames import dask_frame
+from evalci.frames import dask_bootstrap, dask_frame
 from evalci.methods import compare as _compare
 from evalci.methods import ranks as _ranks
 from evalci.reporting import report as _report
@@ -37,8 +37,8 @@ def _door(pandas_fn, dask_fn):
     return door
 
 
-bootstrap = _door(_bootstrap.bootstrap, dask_frame.bootstrap)
-cluster_ci = _door(_bootstrap.cluster_ci, dask_frame.cluster_ci)
+bootstrap = _door(_bootstrap.bootstrap, dask_bootstrap.bootstrap)
+cluster_ci = _door(_bootstrap.cluster_ci, dask_bootstrap.cluster_ci)
 compare = _door(_compare.compare, dask_frame.compare)
 leaderboard = _door(_ranks.leaderboard, dask_frame.leaderboard)
 report = _door(_report.report, dask_frame.report)

@@ -8,7 +8,7 @@ replicate gap ``value_b - value_a`` is a paired bootstrap by construction
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -21,12 +21,13 @@ from evalci._base.validate import (
     check_finite,
     check_frame,
 )
-from evalci._base.warnings import DegenerateDataWarning, EvalciWarning
+from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import args as _args
 from evalci.engine import auto as _auto
 from evalci.engine import backends
 from evalci.engine import intervals as _intervals
+from evalci.engine import missing as _missing
 from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 from evalci.engine import table as _table
@@ -45,13 +46,16 @@ from evalci.methods.decisions import (  # noqa: F401 - check_options, decide: AP
     check_options,
     decide,
 )
+from evalci.methods.paired_missing import (
+    MissingInputsWarning,
+    bound_pairs,
+    bounded_gaps,
+    bounded_scores,
+    paired_rows,
+)
 from evalci.metrics import Metric
 
 __all__ = ["compare", "ComparisonResult", "decide", "MissingInputsWarning"]
-
-
-class MissingInputsWarning(EvalciWarning):
-    """Inputs present for some systems only were dropped from a paired comparison."""
 
 
 def _pairs(systems: pd.Index, baseline, pairs) -> list[tuple[int, int]]:
@@ -102,78 +106,6 @@ def _value_columns(args) -> list[str]:
     if args.trials is not None:
         cols.append(args.trials)
     return list(dict.fromkeys(cols))
-
-
-def _paired_frame(data, args, cluster, system, systems_used, missing, *, warn=True):
-    """The rows a paired comparison uses, in this order (the user's frame untouched).
-
-    1. Keep the systems compared. 2. With ``dropna``, drop rows whose value (or
-    metric / trials column) is missing. 3. Only then check that every input
-    is present for every system -- a row dropped in step 2 can take an input
-    away from one system -- and raise or drop per ``missing``.
-    """
-    frame = data[data[system].isin(systems_used)]
-    cols = _value_columns(args)
-    if args.trials is not None:
-        check_finite(frame, cols, "successes/trials")
-    else:
-        check_finite(frame, cols, "value")
-    n_na = 0
-    if args.dropna:
-        na = frame[cols].isna().any(axis=1).to_numpy()
-        n_na = int(na.sum())
-        if n_na:
-            frame = frame.loc[~na]
-    left = set(pd.unique(frame[system]))
-    gone = [s for s in systems_used if s not in left]
-    if gone:
-        raise ValueError(
-            f"`value`: system {gone[0]!r} has no rows left after dropna=True dropped "
-            f"the {n_na} rows with missing values; fill them or leave that system "
-            "out (`pairs=` / `baseline=`)."
-        )
-    return _align_inputs(frame, cluster, system, missing, n_na, warn=warn)
-
-
-def _plain(key):
-    """A key as the Python value it prints as (numpy scalars, tuples of them)."""
-    if isinstance(key, tuple):
-        return tuple(_plain(k) for k in key)
-    return key.item() if isinstance(key, np.generic) else key
-
-
-def _align_inputs(frame, cluster, system, missing, n_na=0, *, warn=True):
-    """Check (or drop) inputs that some of the compared systems lack."""
-    codes, keys = factorize(frame, cluster, "cluster")
-    sys_codes, sys_keys = factorize(frame, [system], "system")
-    present = np.zeros((len(keys), len(sys_keys)), dtype=bool)
-    present[codes, sys_codes] = True
-    partial = ~present.all(axis=1)
-    if not partial.any():
-        return frame
-    after = (
-        f" (after dropna=True dropped {n_na} rows with missing values)" if n_na else ""
-    )
-    if missing == "raise":
-        bad = np.flatnonzero(partial)[:5]
-        lacking = [
-            f"{_plain(keys[i])!r} (missing for "
-            f"{[_plain(sys_keys[j]) for j in np.flatnonzero(~present[i])][:3]})"
-            for i in bad
-        ]
-        raise ValueError(
-            f"{int(partial.sum())} inputs are present for some systems but not others"
-            f"{after}, so the comparison cannot be paired: {', '.join(lacking)}. Pass "
-            "missing='drop' to compare on the inputs all systems share."
-        )
-    if warn:
-        _warn(
-            f"dropped {int(partial.sum())} of {len(keys)} inputs that are missing for "
-            f"at least one compared system{after}; the comparison uses the "
-            f"{int((~partial).sum())} inputs all of them share.",
-            MissingInputsWarning,
-        )
-    return frame[~partial[codes]]
 
 
 def _clt_gaps(cube, weight, pairs, alternative, level):
@@ -248,7 +180,7 @@ def _win_loss_tie(score, pairs):
     ia, ib = _sides(pairs)
     diff = score[:, ib] - score[:, ia]  # (N, n_pairs)
     wins, losses = (diff > 0).sum(axis=0), (diff < 0).sum(axis=0)
-    return wins, losses, len(score) - wins - losses
+    return wins, losses, (diff == 0).sum(axis=0)  # NaN: an input not scored
 
 
 def _bounded(frame, args) -> bool:
@@ -333,10 +265,14 @@ def _paired_rows(
     weights="multinomial",
     backend=None,
 ):
-    """The validated arguments and the rows of a paired comparison: ``(args, frame)``.
+    """The validated arguments and the rows of a paired comparison: ``(args, rows)``.
 
-    One place, so that :func:`compare` and :func:`evalci.report` (its scores)
-    use the same rows. See :func:`_paired_frame` for the order of the steps.
+    ``rows`` is a :class:`~evalci.methods.paired_missing.PairedRows` (the
+    rows, the counts of what was missing, whether they hold the fillings of
+    ``missing="bounds"``). One place, so that :func:`compare`,
+    :func:`evalci.report` and :func:`evalci.leaderboard` use the same rows:
+    1. keep the systems compared; 2. the missing runs and the inputs some
+    systems lack, per ``missing`` (a dropped run can take an input away).
     """
     args = _args.bootstrap_iv(
         data,
@@ -350,18 +286,22 @@ def _paired_rows(
         confidence_level,
         n_resamples,
         weight,
-        dropna,
+        False,
         successes,
         trials,
         row_runs,
         input,
         weights=weights,
         backend=backend,
+        missing=_missing.policy(missing, dropna),
     )
-    # NaN rows first, then the same-inputs check (a dropped row can unpair them)
     keys = [*cluster, *args.input]
-    frame = _paired_frame(data, args, keys, system, systems_used, missing, warn=warn)
-    return args, frame
+    frame = data[data[system].isin(systems_used)]
+    cols = _value_columns(args)
+    check_finite(frame, cols, "successes/trials" if args.trials else "value")
+    rows = paired_rows(frame, args, keys, system, systems_used, cols, warn=warn)
+    # the pass reads the rows as they are now: nothing missing is left in them
+    return replace(args, missing="raise", dropna=False), rows
 
 
 @dataclass
@@ -556,6 +496,44 @@ def _add_decisions(table, mme, adjust, confidence_level, alternative, metric):
     table.insert(where + 1, "explanation", [e for _, e in decisions])
 
 
+def _gaps_of(rows, args, root, pairs, method, alternative, level):
+    """``(gaps, per-input scores, bounds)`` of the pairs; ``bounds`` (the
+    worst-case gaps and shares scored) is None unless ``missing="bounds"``."""
+    step = bound_pairs(pairs) if rows.bounds else pairs
+    if method == "clt":
+        g = _clt_step(rows.frame, args, root, step, alternative, level)
+    else:
+        g = _bootstrap_step(rows.frame, args, root, step, method, alternative, level)
+    score = _input_scores(g.cube, args.weight, args.metric)
+    if not rows.bounds:
+        return g, score, None
+    g, bounds = bounded_gaps(g, len(pairs), alternative)
+    ia, ib = _sides(pairs)
+    g.gap = g.estimate[ib] - g.estimate[ia]
+    return g, bounded_scores(score), bounds
+
+
+def _add_bounds(table, bounds, pairs) -> None:
+    """The columns of ``missing="bounds"`` after ``high`` (in place), and the
+    explanation saying the interval is a worst-case one."""
+    ia, ib = _sides(pairs)
+    where = table.columns.get_loc("high") + 1
+    share = bounds["share"]
+    for j, (col, val) in enumerate(
+        (
+            ("gap_bound_low", bounds["gap_bound_low"]),
+            ("gap_bound_high", bounds["gap_bound_high"]),
+            ("share_scored_a", share[ia]),
+            ("share_scored_b", share[ib]),
+        )
+    ):
+        table.insert(where + j, col, val)
+    table["explanation"] = (
+        "worst-case bounds over the missing samples (missing='bounds'): "
+        + table["explanation"]
+    )
+
+
 def compare(
     data: pd.DataFrame,
     value: str | None = None,
@@ -604,7 +582,7 @@ def compare(
         Compare every other system against this one (gap = other - baseline).
     pairs : list of (a, b), optional
         The pairs to compare (gap = b - a). Default: all pairs, in sorted order.
-    metric, strategy, strata, weight, dropna, rng, successes, trials, input, weights
+    metric, strategy, strata, weight, rng, successes, trials, input, weights
         As in :func:`evalci.bootstrap` (any metric of the core; k=1 or k>1).
         With ``input=`` naming inputs nested in the ``cluster`` (problems in
         repositories), whole clusters are resampled for every system at once,
@@ -633,11 +611,26 @@ def compare(
         Where the resampling runs, as in :func:`evalci.bootstrap` (``"dask"``
         by default for a Dask DataFrame, whose rows are reduced exactly on the
         workers first).
-    missing : {'raise', 'drop'}
-        Inputs present for one system but not another: raise an error listing
-        some of them, or drop them with a warning saying how many. Checked
-        after ``dropna=True`` has dropped rows with missing values, so the
-        comparison stays paired.
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing sample (a NaN value) and a missing input (one a
+        system has no row of) mean; see the page "When samples are missing".
+        ``"raise"`` (default): refuse, with the counts. ``"drop"``: leave the
+        missing runs out (a ``MissingDataWarning``: the estimand changes),
+        then the inputs some systems lack (a ``MissingInputsWarning``).
+        ``"zero"``: every missing run is a failure (value 0); a missing
+        input enters with the runs another system has of it, all failures.
+        ``"bounds"``: worst-case (Manski) bounds on each gap, for
+        ``metric="mean"`` on [0, 1]: ``low`` is the lower end of the gap
+        with b's missing runs at 0 and a's at 1, ``high`` the upper end of
+        the reverse filling, both from the same paired draws; the decision
+        and p-value read that interval, ``estimate_a``/``estimate_b`` and
+        ``gap`` are those of the scored parts, and the table gains
+        ``gap_bound_low``, ``gap_bound_high``, ``share_scored_a`` and
+        ``share_scored_b``. Whenever something is missing, ``result.counts``
+        counts it per system (``n_inputs_missing``: the inputs it has no row
+        of).
+    dropna : bool
+        Deprecated: ``dropna=True`` is ``missing="drop"``.
     mc_tolerance : float, optional
         With ``n_resamples="auto"``: the largest Monte-Carlo SE an endpoint
         may keep, on the metric's scale (default 0.001).
@@ -679,6 +672,7 @@ def compare(
     >>> res.table[["wins", "losses", "ties"]].iloc[0].tolist()
     [46, 62, 90]
     """
+    _missing.resolve(missing, dropna)  # the deprecation, once
     return _auto.resolve(_compare, dict(locals()))
 
 
@@ -715,7 +709,7 @@ def _compare(
     check_frame(data)
     cluster_cols, systems = _systems(data, cluster, system)
     names, pair_pos = _used_systems(systems, _pairs(systems, baseline, pairs))
-    args, frame = _paired_rows(
+    args, rows = _paired_rows(
         data,
         value,
         cluster_cols,
@@ -739,20 +733,18 @@ def _compare(
     )
     level = _pair_level(confidence_level, adjust, len(pair_pos))
     root = _rs.seed_sequence(rng)
-    if method == "clt":
-        g = _clt_step(frame, args, root, pair_pos, alternative, level)
-    else:
-        g = _bootstrap_step(frame, args, root, pair_pos, method, alternative, level)
-    score = _input_scores(g.cube, args.weight, args.metric)
+    g, score, bounds = _gaps_of(rows, args, root, pair_pos, method, alternative, level)
     if g.degenerate.any():  # no spread: the bootstrap says nothing
-        _exact_bounds(g, score, frame, args, pair_pos, names, level, alternative)
+        _exact_bounds(g, score, rows.frame, args, pair_pos, names, level, alternative)
     adjusted = _adjusted(g.p, g.at_floor, adjust)
     table = _gap_table(g, names, pair_pos, adjusted, mme, score)
     name = _metric_name(args.metric)
     _add_decisions(table, mme, adjust, confidence_level, alternative, name)
+    if bounds is not None:
+        _add_bounds(table, bounds, pair_pos)
     return ComparisonResult(
         table=table,
-        gap_distribution=g.distribution,
+        gap_distribution=None if rows.bounds else g.distribution,
         method=method,
         strategy=strategy,
         confidence_level=confidence_level,
@@ -762,4 +754,7 @@ def _compare(
         n_resamples=None if method == "clt" else args.n_resamples,
         weight=args.weight,
         metric=name,
+        missing=_missing.policy(missing, dropna),
+        counts=rows.counts,
+        bound_distributions=g.distribution if rows.bounds else None,
     )

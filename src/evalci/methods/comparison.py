@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from evalci.engine import intervals as _intervals
+from evalci.engine.missing import note as _missing_words
 from evalci.methods.decisions import _fmt_p, _pair_level
 
 __all__ = ["ComparisonResult"]
@@ -50,6 +51,17 @@ class ComparisonResult:
     n_resamples : int or None
         Bootstrap resamples behind the intervals and p-values (None for
         ``method="clt"``).
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing sample or input was taken to mean (see :func:`compare`).
+    counts : pandas.DataFrame or None
+        When something was missing: one row per compared system with
+        ``n_attempted``, ``n_scored``, ``n_missing`` runs, by cause when the
+        table says (``n_errored``, ``n_hit_limit``), ``n_inputs_unscored``
+        and ``n_inputs_missing`` (inputs the system has no row of).
+    bound_distributions : tuple of two ndarrays or None
+        ``missing="bounds"`` only: the replicates of the lower and of the
+        upper worst-case gap, each ``(n_pairs, n_resamples)``
+        (``gap_distribution`` is then None).
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -63,6 +75,9 @@ class ComparisonResult:
     n_resamples: int | None
     weight: str
     metric: str
+    missing: str = "raise"
+    counts: pd.DataFrame | None = field(default=None, repr=False)
+    bound_distributions: tuple | None = field(default=None, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         """The per-pair table (a copy)."""
@@ -87,20 +102,12 @@ class ComparisonResult:
         >>> float(gaps.mc_error().mc_error_pvalue.iloc[0]) < 0.005
         True
         """
-        if self.gap_distribution is None:
+        if self.gap_distribution is None and self.bound_distributions is None:
             raise ValueError(
                 "method='clt' draws no resamples, so it has no Monte-Carlo error."
             )
         t = self.table
-        n_pairs, b = self.gap_distribution.shape
-        level = _pair_level(self.confidence_level, self.adjust, n_pairs)
-        se_low, se_high = _intervals.endpoint_mc_error(
-            self.gap_distribution,
-            t["gap"].to_numpy(dtype=float),
-            self.method,
-            level,
-            alternative=self.alternative,
-        )
+        se_low, se_high, b = self._endpoint_errors()
         p = t["pvalue"].to_numpy(dtype=float)
         spread = p * (2.0 - p) if self.alternative == "two-sided" else p * (1.0 - p)
         se_p = np.sqrt(np.clip(spread, 0.0, None) / b)
@@ -121,6 +128,41 @@ class ComparisonResult:
                 "mc_error_share": share,
             }
         )
+
+    def _endpoint_errors(self):
+        """``(se_low, se_high, n_resamples)``; under ``missing="bounds"`` the
+        low end's from the lower worst-case gap, the high end's from the upper."""
+        t = self.table
+        if self.bound_distributions is None:
+            dists = (self.gap_distribution,) * 2
+            centres = (t["gap"].to_numpy(dtype=float),) * 2
+        else:
+            dists = self.bound_distributions
+            centres = tuple(
+                t[c].to_numpy(float) for c in ("gap_bound_low", "gap_bound_high")
+            )
+        n_pairs, b = dists[0].shape
+        level = _pair_level(self.confidence_level, self.adjust, n_pairs)
+        se = [
+            _intervals.endpoint_mc_error(
+                d, c, self.method, level, alternative=self.alternative
+            )
+            for d, c in zip(dists, centres, strict=True)
+        ]
+        return se[0][0], se[1][1], b
+
+    def _missing_note(self) -> str:
+        """One line per system of what was missing (or "")."""
+        if self.counts is None:
+            return ""
+        lines = []
+        for name, row in self.counts.iterrows():
+            words = _missing_words(row)
+            if row.get("n_inputs_missing", 0):
+                words += f"; {int(row['n_inputs_missing'])} inputs with no row"
+            lines.append(f"  {name}: {words}")
+        what = "worst-case bounds" if self.missing == "bounds" else "missing"
+        return f"\n{what} (missing={self.missing!r}):\n" + "\n".join(lines)
 
     def _shown(self) -> pd.DataFrame:
         cols = [
@@ -166,7 +208,7 @@ class ComparisonResult:
 
     def __repr__(self) -> str:
         body = self._shown().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"ComparisonResult: {self._header()}\n{body}"
+        return f"ComparisonResult: {self._header()}\n{body}{self._missing_note()}"
 
     def plot(self, ax=None, *, sort=True):
         """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`.

@@ -13,6 +13,8 @@ from scipy import special
 from evalci._base.validate import (
     check_option,
 )
+from evalci.engine.missing import CHOICES as MISSING_CHOICES
+from evalci.engine.missing import MISSING
 
 __all__ = ["check_options", "decide"]
 
@@ -68,7 +70,7 @@ def check_options(method, adjust, alternative, missing, mme) -> float | None:
         describe="None, 'bonferroni' or 'holm'",
     )
     check_option(alternative, "alternative", _ALTERNATIVES)
-    check_option(missing, "missing", ("raise", "drop"), describe="'raise' or 'drop'")
+    check_option(missing, "missing", MISSING, describe=f"one of {MISSING_CHOICES}")
     return _check_mme(mme)
 
 

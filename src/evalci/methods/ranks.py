@@ -24,11 +24,10 @@ points refuse more than :data:`MAX_PAIR_VALUES` pair-replicates.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from evalci._base import text as _text
 from evalci._base.validate import check_frame, check_level, check_option
@@ -36,11 +35,12 @@ from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import backends
 from evalci.engine import bootstrap as core
+from evalci.engine import missing as _missing
 from evalci.engine import resampling as _rs
 from evalci.engine.results import BootstrapResult
 from evalci.engine.table import rows_of
 from evalci.methods import compare as _compare
-from evalci.methods.decisions import _holm
+from evalci.methods.rank_tests import _TOL, holm, max_t, pair_gaps, stepdown
 
 __all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]
 
@@ -48,7 +48,6 @@ __all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]
 METHODS: tuple[str, ...] = ("max-t", "stepdown", "holm")
 #: Most pair-replicates (pairs x resamples): 800 MB of float64 per array.
 MAX_PAIR_VALUES = 100_000_000
-_TOL = 1e-12  # a gap's bootstrap spread below this (relative) is no spread
 
 
 # ====================================================================== result
@@ -259,107 +258,6 @@ def _plot(board: Leaderboard, ax):
 
 
 # ================================================================ the pairwise
-def _pair_index(g: int) -> tuple[np.ndarray, np.ndarray]:
-    """Positions ``(a, b)`` of every pair ``a < b`` (``np.triu_indices``)."""
-    return np.triu_indices(g, k=1)
-
-
-def pair_gaps(score: np.ndarray, replicates: np.ndarray):
-    """Every pairwise gap ``score[a] - score[b]`` (``a < b``) and its replicates.
-
-    Returns ``(a, b, gap, gaps, se, flat)``: positions, gaps ``(P,)``,
-    replicate gaps ``(P, B)``, bootstrap standard errors (``ddof=1``) and
-    which gaps have no bootstrap spread.
-    """
-    a, b = _pair_index(len(score))
-    gaps = replicates[a] - replicates[b]
-    gap = score[a] - score[b]
-    se = gaps.std(axis=1, ddof=1)
-    flat = np.ptp(gaps, axis=1) <= _TOL * np.maximum(1.0, np.abs(gap))
-    return a, b, gap, gaps, se, flat
-
-
-def _standardised(gap, gaps, se, flat):
-    """``t = gap / se`` and the centred bootstrap statistics ``(gaps - gap) / se``.
-
-    Scaled by each gap's bootstrap standard error, not re-studentised within
-    each resample (that would take a nested bootstrap); the max-t critical
-    value stays asymptotically valid because the scale is consistent
-    (Romano & Wolf 2005, section 3). Flat pairs get 0 (they leave the max).
-    """
-    s = gaps - gap[:, None]  # in place from here: one (P, B) array
-    s /= np.where(flat, 1.0, se)[:, None]
-    s[flat] = 0.0
-    return _t(gap, se, flat), s
-
-
-def _t(gap, se, flat):
-    """``gap / se``, 0 where the gap has no spread."""
-    return np.where(flat, 0.0, gap / np.where(flat, 1.0, se))
-
-
-def _critical(max_stat: np.ndarray, level: float) -> float:
-    """The ``level`` quantile of the max statistic, read conservatively (upper)."""
-    return float(np.quantile(max_stat, level, method="higher"))
-
-
-def max_t(gap, gaps, se, flat, level):
-    """Single-step max-t: which pairs are separated, and the critical value.
-
-    The ``level`` quantile ``c`` of ``max_p |gaps*_p - gap_p| / se_p`` over
-    all pairs gives simultaneous intervals ``gap_p +- c se_p`` (Mogstad et
-    al. 2024, section 3, with a nonparametric rather than their parametric
-    bootstrap of the critical value);
-    a pair is separated when its interval excludes 0.
-    """
-    t, s = _standardised(gap, gaps, se, flat)
-    c = _critical(np.maximum(s.max(axis=0), -s.min(axis=0)), level)  # max |s|
-    return np.abs(t) > c, c
-
-
-def stepdown(gap, gaps, se, flat, level):
-    """Romano & Wolf (2005) step-down max-t over the ordered hypotheses.
-
-    The hypotheses are ``theta_a <= theta_b`` and ``theta_b <= theta_a`` for
-    every pair (statistics ``t`` and ``-t``). Each step recomputes the
-    critical value over the hypotheses not yet rejected and rejects those
-    above it, until none is; the first step is :func:`max_t`. Returns
-    ``(separated, first critical value)``.
-    """
-    t, s = _standardised(gap, gaps, se, flat)
-    active = np.ones((2, len(t)), bool)  # rows: "a better", "b better"
-    signed_t, first = np.stack([t, -t]), None
-    while True:
-        fwd = s[active[0]].max(axis=0, initial=-np.inf)
-        bwd = -s[active[1]].min(axis=0, initial=np.inf)
-        c = _critical(np.maximum(fwd, bwd), level)
-        first = c if first is None else first
-        new = active & (signed_t > c)
-        if not new.any():
-            break
-        active &= ~new
-    return ~active.all(axis=0), first
-
-
-def holm(gap, se, flat, level):
-    """Holm (1979) over the ``2 P`` one-sided normal tests; separated pairs.
-
-    ``H: theta_a <= theta_b`` has the p-value ``1 - Phi(gap / se)`` (``se``
-    the gap's bootstrap standard error: ``evalci.compare`` with
-    ``method="normal", alternative="greater"``) and its mirror ``Phi(gap /
-    se)``. Holm's step-down holds the family-wise error rate under any
-    dependence. Normal rather than percentile p-values: a percentile
-    p-value cannot go below ``1 / B``, so Holm could separate nothing unless
-    ``B > 2 P / (1 - level)`` (18,600 resamples for 31 systems). Returns
-    ``(separated, adjusted p-values (2, P))``.
-    """
-    t = _t(gap, se, flat)
-    p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
-    adj, _ = _holm(p)
-    adj = adj.reshape(2, -1)
-    return (adj < 1 - level).any(axis=0), adj
-
-
 def _flat_pairs(separated, gap, flat, n_units, level, names, a, b):
     """Pairs with no bootstrap spread: separated only by an exact sign test.
 
@@ -664,8 +562,7 @@ def leaderboard(
         Outcome column and input column, as in :func:`evalci.bootstrap`.
     system : str
         Column naming the system; at least 2 systems.
-    metric, strategy, strata, weight, dropna, rng, successes, trials, input, \
-weights, backend
+    metric, strategy, strata, weight, rng, successes, trials, input, weights, backend
         As in :func:`evalci.bootstrap`.
     method : {'max-t', 'stepdown', 'holm'}
         The pairwise tests, all on the bootstrap of every gap ``a - b``
@@ -696,8 +593,14 @@ weights, backend
         Bootstrap replicates; the pairwise array holds ``G (G - 1) / 2 x
         n_resamples`` floats (37 MB for 31 systems and 10,000 resamples;
         up to three such arrays at once).
-    missing : {'raise', 'drop'}
-        Inputs that some systems lack: raise, or drop them with a warning.
+    missing : {'raise', 'drop', 'zero'}
+        What a missing sample (NaN) or an input some systems lack means, as
+        in :func:`evalci.compare`: refuse (default), leave them out (with a
+        warning), or count them as failures. ``"bounds"`` is refused here
+        (see :func:`evalci.compare` for bounded gaps). Whenever something is
+        missing, ``scores.counts`` counts it per system.
+    dropna : bool
+        Deprecated: ``dropna=True`` is ``missing="drop"``.
 
     Returns
     -------
@@ -758,12 +661,21 @@ weights, backend
     0  0.059  0.004  0.113       True
     """
     _leaderboard_iv(method, higher_is_better)
+    _missing.resolve(missing, dropna)  # dropna=True: deprecated
     cmp = _compare
     cmp.check_options("percentile", None, "two-sided", missing, None)
+    if missing == "bounds":
+        raise ValueError(
+            "missing='bounds' is not supported by leaderboard: worst-case bounds "
+            "move every system's score at once, and rank intervals under them "
+            "are not implemented. Bound the gaps that matter with "
+            "evalci.compare(..., missing='bounds'), or rank with missing='zero' "
+            "(a missing run is a failure) or 'drop'."
+        )
     data, row_runs = rows_of(data)
     check_frame(data)
     cluster_cols, systems = cmp._systems(data, cluster, system)
-    args, frame = cmp._paired_rows(
+    args, rows = cmp._paired_rows(
         data,
         value,
         cluster_cols,
@@ -786,8 +698,13 @@ weights, backend
         backend=backend,
     )
     _check_size(len(systems), args.n_resamples)  # before resampling
-    rep = backends.replicates(frame, args, _rs.seed_sequence(rng))
+    rep = backends.replicates(rows.frame, args, _rs.seed_sequence(rng))
     result = core._result(rep, args)
+    if rows.counts is not None:  # what was missing, on the scores
+        counts = _missing.aligned(rows.counts, result.groups)
+        result = replace(
+            result, missing=_missing.policy(missing, dropna), counts=counts
+        )
     return leaderboard_from_bootstrap(
         result, method=method, higher_is_better=higher_is_better
     )

@@ -178,7 +178,12 @@ def _html_body(rep, p: dict, plots: bool) -> str:
         "<h2>The numbers behind them</h2><ul>"
         f"<li>Units: {esc(p['units'])}</li>"
         f"<li>Inputs N = {rep.n_inputs}; runs per input {esc(p['k_text'])}</li>"
-        f"<li>Minimum meaningful effect: {esc(p['mme'])}</li>{flaky}</ul>"
+        + (
+            f"<li>Missing samples: {esc(p['missing_text'])}</li>"
+            if p["missing_text"]
+            else ""
+        )
+        + f"<li>Minimum meaningful effect: {esc(p['mme'])}</li>{flaky}</ul>"
         "<h2>Scores</h2>"
         + _html_table(
             "Each system's score", ("system", "score", "interval"), p["scores"]

@@ -22,6 +22,7 @@ from evalci._base.validate import (
 )
 from evalci.engine import bootstrap as core
 from evalci.engine import resampling as _rs
+from evalci.engine.missing import note as _missing_words
 from evalci.engine.results import BootstrapResult
 from evalci.methods.compare import _boot_method, _bounded, _paired_rows
 from evalci.methods.compare import compare as _compare
@@ -297,7 +298,21 @@ class Report:
             mme=mme,
             method=self._method_text(),
             units=u.statement,
+            missing_text=self._missing_text(),
         )
+
+    def _missing_text(self) -> str:
+        """What was missing, per system: "a: scored 183 of 200 runs; 17 errored"."""
+        comp = self.comparison
+        if comp.counts is None:
+            return ""
+        parts = []
+        for name, row in comp.counts.iterrows():
+            words = _missing_words(row)
+            if row.get("n_inputs_missing", 0):
+                words += f"; {int(row['n_inputs_missing'])} inputs with no row"
+            parts.append(f"{name}: {words}")
+        return f"{', '.join(parts)} (missing={comp.missing!r})"
 
     def to_text(self) -> str:
         """Plain text, one fact a line; control characters in names made visible."""
@@ -307,6 +322,10 @@ class Report:
             f"({p['method']})",
             f"Units: {p['units']}.",
             f"1. Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
+        ]
+        if p["missing_text"]:
+            out.append(f"   missing samples: {p['missing_text']}")
+        out += [
             "2-3. Scores with intervals:",
         ]
         out += [f"   {s}: {e} {ci}" for s, e, ci in p["scores"]]
@@ -330,6 +349,11 @@ class Report:
             "",
             f"- Units: {md(p['units'])}",
             f"- Inputs N = {self.n_inputs}; runs per input {md(p['k_text'])}",
+            *(
+                [f"- Missing samples: {md(p['missing_text'])}"]
+                if p["missing_text"]
+                else []
+            ),
             f"- Minimum meaningful effect: {md(p['mme'])}",
             f"- Flaky inputs (runs disagree): {md(p['flaky_text'])}",
             "",
@@ -450,7 +474,7 @@ def _check_report_args(data, mme, units):
 def _used_rows(
     comparison, data, value, cluster, system, method, missing, dropna, shared
 ):
-    """The validated arguments and the rows ``comparison`` used: ``(args, frame)``.
+    """The validated arguments and the rows ``comparison`` used: ``(args, rows)``.
 
     ``shared``: the arguments ``report`` passed to :func:`compare` as well.
     Validated by ``compare`` already, so no second warning.
@@ -584,11 +608,14 @@ def report(
         Column constant within each input; inputs are drawn within strata.
     weight : {'input', 'run'}
         ``"input"`` (default): each input counts equally; ``"run"`` pools runs.
-    missing : {'raise', 'drop'}
-        Inputs present for one system but not another: raise, or drop them
-        with a warning (as in :func:`evalci.compare`).
+    missing : {'raise', 'drop', 'zero', 'bounds'}
+        What a missing sample or a missing input means, as in
+        :func:`evalci.compare`; under ``"bounds"`` each score is bounded as
+        by :func:`evalci.cluster_ci` and each gap as by ``compare``.
+        Whenever something is missing the report says what, per system
+        ("scored 183 of 200 runs; 17 errored").
     dropna : bool
-        Drop rows whose value is missing instead of raising.
+        Deprecated: ``dropna=True`` is ``missing="drop"``.
     rng : None, int, numpy.random.Generator or numpy.random.SeedSequence
         Seed (SPEC 7); the scores and the gaps share its draws.
     units : {'points', 'fraction'}, optional
@@ -642,12 +669,15 @@ def report(
         rng=root,
         **shared,
     )
-    args, frame = _used_rows(
+    args, rows = _used_rows(
         comparison, data, value, cluster_cols, system, method, missing, dropna, shared
     )
     input_cols = list(args.input) or cluster_cols  # the unit runs are counted in
     counts = successes is not None
-    units, proportion = _units(units, frame, args, counts)
+    # "bounds": each score bounded too; the tables read the scored runs
+    frame = rows.systems
+    scored = frame[frame[value].notna()] if rows.bounds else frame
+    units, proportion = _units(units, scored, args, counts)
     scores = core.cluster_ci(
         frame,
         value,
@@ -655,8 +685,10 @@ def report(
         by=system,
         method=_boot_method(method),
         rng=root,
+        missing="bounds" if rows.bounds else "raise",
         **shared,
     )
+    frame = scored
     return Report(
         scores=scores,
         comparison=comparison,
