@@ -127,19 +127,43 @@ def test_an_unknown_policy_is_refused(log, capsys):
     assert code == 2 and "--missing" in err and "invalid choice" in err, err
 
 
-@pytest.mark.parametrize("command", ["compare", "report", "plan"])
 @pytest.mark.parametrize("missing", ["zero", "bounds"])
-def test_not_yet_supported_elsewhere(tmp_path, command, missing, capsys):
-    df = evalci.load_example()
-    df["correct"] = df["correct"].astype(float)
-    df.loc[[3, 50], "correct"] = np.nan
-    f = tmp_path / "na.csv"
-    df.to_csv(f, index=False)
-    code, out, err = call(command, f, "--missing", missing, capsys=capsys)
+def test_plan_takes_drop_only(tmp_path, missing, capsys):
+    f = _two_systems_with_holes(tmp_path)
+    code, out, err = call("plan", f, "--missing", missing, capsys=capsys)
     assert code == 2 and out == "", err
     lines = [x for x in err.splitlines() if not x.startswith("evalci: read ")]
     assert len(lines) == 1, err
-    assert f"--missing {missing} is not yet supported for {command}" in lines[0]
+    assert f"--missing {missing} is not supported for plan" in lines[0]
+
+
+def _two_systems_with_holes(tmp_path):
+    df = evalci.load_example()
+    df["correct"] = df["correct"].astype(float)
+    df.loc[[3, 50, 700], "correct"] = np.nan
+    f = tmp_path / "na.csv"
+    df.to_csv(f, index=False)
+    return f
+
+
+@pytest.mark.parametrize("missing", ["zero", "bounds"])
+def test_compare_and_report_take_every_policy(tmp_path, missing, capsys):
+    f = _two_systems_with_holes(tmp_path)
+    df = pd.read_csv(f)
+    code, out, err = call("compare", f, "--missing", missing, "--n-resamples", B,
+                          "--format", "json", capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    ref = evalci.compare(df, "correct", "input_id", missing=missing,
+                         n_resamples=int(B), rng=0).to_frame()  # fmt: skip
+    got = json.loads(out)[0]
+    for col in ("gap", "low", "high"):
+        assert got[col] == pytest.approx(ref[col][0], rel=1e-12), col
+    if missing == "bounds":
+        assert got["gap_bound_low"] == pytest.approx(ref.gap_bound_low[0], rel=1e-12)
+    code, out, err = call("report", f, "--missing", missing, "--n-resamples", B,
+                          capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    assert "missing samples: " in out and f"(missing='{missing}')" in out, out
 
 
 def test_compare_takes_missing_drop_as_dropna(tmp_path, capsys):

@@ -163,10 +163,11 @@ def _missing(args, command: str) -> str:
             f"--missing {missing}: give one of them."
         )
     missing = "drop" if args.dropna else (missing or "raise")
-    if command != "ci" and missing in ("zero", "bounds"):
+    if command not in ("ci", "compare", "report") and missing in ("zero", "bounds"):
         raise ValueError(
-            f"--missing {missing} is not yet supported for {command} (only for "
-            "ci): use --missing drop (and say so), or fill the values."
+            f"--missing {missing} is not supported for {command} (only for ci, "
+            "compare and report): use --missing drop (and say so), or fill the "
+            "values."
         )
     return missing
 
@@ -381,7 +382,7 @@ def _boot_kwargs(args, data) -> dict:
         rng=args.rng,
         successes=successes,
         trials=trials,
-        dropna=_missing(args, args.command) == "drop",
+        missing=_missing(args, args.command),
         **({} if data.input is None else {"input": data.input}),
     )
 
@@ -414,9 +415,6 @@ def _cmd_ci(args) -> int:
 
     data = _load(args)
     kw = _boot_kwargs(args, data)
-    # the bootstrap names the policy (dropna=True is its deprecated alias)
-    kw.pop("dropna")
-    kw["missing"] = _missing(args, "ci")
     with _working(args, "resampling"):
         res = cluster_ci(data.frame, by=[data.system, *args.by], method=args.method, **kw)  # fmt: skip
     full = res.to_frame()
@@ -459,6 +457,10 @@ def _cmd_compare(args) -> int:
     keep = [*args.by, "a", "b", "estimate_a", "estimate_b", "gap", "low", "high",
             "standard_error", "pvalue", "pvalue_adjusted", "decision", "explanation",
             "wins", "losses", "ties", "n_inputs"]  # fmt: skip
+    bounds = ["gap_bound_low", "gap_bound_high", "share_scored_a", "share_scored_b"]
+    keep[keep.index("high") + 1 : keep.index("high") + 1] = [
+        c for c in bounds if c in full
+    ]
     _emit(_render(shown, args.format, title, notes, full=full[keep]), args)
     return 0
 
