@@ -37,6 +37,22 @@ def _block_coords(coords, dims, chunks, index):
     return out
 
 
+def _keyed_coords(da) -> dict:
+    """``da``'s coordinates, with a dim that has none keyed by its positions.
+
+    A chunk on its own numbers the positions of such a dim from 0, so the
+    first input of every chunk would be the same input (and ten chunks of
+    100 inputs 100 inputs of 10 times the runs). The numpy path keys these
+    dims by position in the whole array (``to_dataframe``'s default index):
+    every chunk must carry those global positions.
+    """
+    coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
+    for d in da.dims:
+        if d not in coords:
+            coords[d] = ((d,), np.arange(da.sizes[d]))
+    return coords
+
+
 def _chunk_cells(block, coords, dims, name, spec, args, where):
     """``evalci-reduce``: one chunk's cells (its runs are whole: run is one chunk).
 
@@ -87,7 +103,7 @@ def _reduce_graph(da, input_dim, run_dim, strata, by, meta_args, where, token):
     data = da.data
     if run_dim in da.dims:
         data = data.rechunk({da.dims.index(run_dim): -1})
-    coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
+    coords = _keyed_coords(da)
     spec = (input_dim, run_dim, strata, tuple(by))
     blocks = data.to_delayed()
     out = []
@@ -209,8 +225,13 @@ def _template(da, input_dim, run_dim, by, n_resamples) -> xr.Dataset:
         keys = np.unique(np.asarray(da.coords[b].values).reshape(-1))
         coords[b], sizes[b] = keys, len(keys)
     for d in group_dims:
-        if d in da.coords:
-            coords[d] = np.asarray(da.coords[d].values)
+        # a dim without coordinates is labelled by position, as the numpy
+        # path labels it (its result has the coordinate 0..n-1)
+        coords[d] = (
+            np.asarray(da.coords[d].values)
+            if d in da.coords
+            else np.arange(da.sizes[d])
+        )
         sizes[d] = da.sizes[d]
     dims = [*by, *group_dims]
     shape = tuple(sizes[d] for d in dims)
