@@ -55,14 +55,19 @@ def values(kind: str, seed: int = 0):
     return v, truth
 
 
-def dataarray(kind: str, labelled: bool = True) -> xr.DataArray:
-    """The values as a DataArray; ``labelled``: input keys in shuffled order
-    (the canonical order is not the array's) and named systems, else dims
-    without coordinates (positions are the keys)."""
+def dataarray(kind: str, labels: str = "coords") -> xr.DataArray:
+    """The values as a DataArray. ``labels``: "coords", input keys in shuffled
+    order (the canonical order is not the array's) and named systems;
+    "none", dims without coordinates (positions are the keys); "repeated",
+    30 input keys that occur twice, far apart (one input, merged)."""
     v, truth = values(kind)
-    coords = {"label": ("input", truth)} if kind == "kappa" else {}
-    if labelled:
+    coords = {"subject": ("input", np.arange(N) % 3)}
+    if kind == "kappa":
+        coords["label"] = ("input", truth)
+    if labels != "none":
         keys = np.random.default_rng(1).permutation(N)
+        if labels == "repeated":
+            keys[-30:] = keys[:30]
         coords["input"] = [f"q{i:04d}" for i in keys]
         coords["system"] = ["sysB", "sysA"]
     return xr.DataArray(v, dims=("input", "run", "system"), coords=coords, name="y")
@@ -119,14 +124,24 @@ CHUNKINGS = {
 }
 
 
-@pytest.mark.parametrize("labelled", [True, False], ids=["coords", "no coords"])
-@pytest.mark.parametrize("kind", KINDS)
-def test_every_chunking_of_a_dataarray_gives_the_numpy_numbers(kind, labelled):
-    da = dataarray(kind, labelled)
-    ref = da.evalci.bootstrap(**options(kind))
+CASES = [
+    *[(kind, labels, {}) for kind in KINDS for labels in ("coords", "none")],
+    ("score", "none", {"strata": "subject"}),
+    ("binary", "coords", {"by": "subject"}),
+    ("score", "repeated", {}),
+]
+
+
+@pytest.mark.parametrize("kind, labels, extra", CASES)
+def test_every_chunking_of_a_dataarray_gives_the_numpy_numbers(kind, labels, extra):
+    da = dataarray(kind, labels)
+    ref = da.evalci.bootstrap(**options(kind), **extra)
+    layouts = {name: da.chunk(chunks) for name, chunks in CHUNKINGS.items()}
+    # the same cells in another memory order: dims transposed, then chunked
+    layouts["transposed"] = da.transpose("system", "run", "input").chunk({"input": 45})
     with dask.config.set(scheduler="sync"):
-        for name, chunks in CHUNKINGS.items():
-            got = da.chunk(chunks).evalci.bootstrap(**options(kind))
+        for name, lazy in layouts.items():
+            got = lazy.evalci.bootstrap(**options(kind), **extra)
             assert got.low.chunks is not None
             try:
                 same_dataset(ref, got)
@@ -201,7 +216,7 @@ def references():
     """The numpy numbers, computed once per kind."""
     return {
         kind: (
-            dataarray(kind, labelled=False).evalci.bootstrap(**options(kind)),
+            dataarray(kind, "none").evalci.bootstrap(**options(kind)),
             frame_ci(table(kind), kind),
         )
         for kind in KINDS
@@ -212,7 +227,7 @@ def references():
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_scheduler_gives_the_numpy_numbers(scheduler, kind, references):
     da_ref, frame_ref = references[kind]
-    da = dataarray(kind, labelled=False).chunk({"input": 40, "system": 1})
+    da = dataarray(kind, "none").chunk({"input": 40, "system": 1})
     lazy = da.evalci.bootstrap(**options(kind))
     same_dataset(da_ref, lazy)
     ddf = dd.from_pandas(table(kind), npartitions=3)
