@@ -129,6 +129,8 @@ CASES = [
     ("score", "none", {"strata": "subject"}),
     ("binary", "coords", {"by": "subject"}),
     ("score", "repeated", {}),
+    # runs resampled too: the start task gathers the array (exact too)
+    ("binary", "none", {"strategy": "hierarchical"}),
 ]
 
 
@@ -136,9 +138,13 @@ CASES = [
 def test_every_chunking_of_a_dataarray_gives_the_numpy_numbers(kind, labels, extra):
     da = dataarray(kind, labels)
     ref = da.evalci.bootstrap(**options(kind), **extra)
-    layouts = {name: da.chunk(chunks) for name, chunks in CHUNKINGS.items()}
-    # the same cells in another memory order: dims transposed, then chunked
-    layouts["transposed"] = da.transpose("system", "run", "input").chunk({"input": 45})
+    # the options beyond the plain case: two layouts that split inputs
+    names = list(CHUNKINGS) if not extra else ["ten chunks", "uneven"]
+    layouts = {name: da.chunk(CHUNKINGS[name]) for name in names}
+    if not extra:  # the same cells in another memory order, then chunked
+        layouts["transposed"] = da.transpose("system", "run", "input").chunk(
+            {"input": 45}
+        )
     with dask.config.set(scheduler="sync"):
         for name, lazy in layouts.items():
             got = lazy.evalci.bootstrap(**options(kind), **extra)
@@ -147,6 +153,15 @@ def test_every_chunking_of_a_dataarray_gives_the_numpy_numbers(kind, labels, ext
                 same_dataset(ref, got)
             except AssertionError as e:
                 raise AssertionError(f"{name}: {e}") from None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_one_run_per_input_without_a_run_dim(kind):
+    da = dataarray(kind, "none").isel(run=0, drop=True)  # run 0 is never missing
+    ref = da.evalci.bootstrap(**options(kind))
+    with dask.config.set(scheduler="sync"):
+        for chunks in ({}, {"input": 33}, {"input": 25, "system": 1}):
+            same_dataset(ref, da.chunk(chunks).evalci.bootstrap(**options(kind)))
 
 
 def test_the_numpy_dataarray_is_the_pandas_table():
