@@ -185,7 +185,10 @@ def bootstrap(
     strategy, metric, method, confidence_level, n_resamples, weight, rng, weights
         As in :func:`evalci.bootstrap`. A Dask-backed array is reduced chunk
         by chunk (each chunk's per-input statistics) and resampled as Dask
-        tasks on the current scheduler.
+        tasks on the current scheduler; any chunking and any scheduler give
+        the numbers of the numpy-backed array, bit for bit. A dim without
+        coordinates is keyed by position; an input label that occurs more
+        than once is one input (its positions merged), on both paths.
 
     Returns
     -------

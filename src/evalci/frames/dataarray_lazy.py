@@ -37,33 +37,75 @@ def _block_coords(coords, dims, chunks, index):
     return out
 
 
-def _chunk_cells(block, coords, dims, name, spec, args, where):
+def _keyed_coords(da) -> dict:
+    """``da``'s coordinates, with a dim that has none keyed by its positions.
+
+    A chunk on its own numbers the positions of such a dim from 0, so the
+    first input of every chunk would be the same input (and ten chunks of
+    100 inputs 100 inputs of 10 times the runs). The numpy path keys these
+    dims by position in the whole array (``to_dataframe``'s default index):
+    every chunk must carry those global positions.
+    """
+    coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
+    for d in da.dims:
+        if d not in coords:
+            coords[d] = ((d,), np.arange(da.sizes[d]))
+    return coords
+
+
+def _split_keys(keys, chunks) -> np.ndarray:
+    """The input labels found in more than one chunk along the input dim.
+
+    A label may repeat along the dim (the numpy path merges its positions
+    into one input). Summed per chunk, such an input's runs would be added
+    in chunk order, not the canonical order, and the last bits would depend
+    on the chunking; its rows go to the start task instead.
+    """
+    chunk_of = np.repeat(np.arange(len(chunks)), chunks)
+    seen = pd.DataFrame({"key": keys, "chunk": chunk_of})
+    counts = seen.groupby("key", sort=False, dropna=False)["chunk"].nunique()
+    return counts.index[counts.to_numpy() > 1].to_numpy()
+
+
+def _chunk_cells(block, coords, dims, name, spec, args, where, split=()):
     """``evalci-reduce``: one chunk's cells (its runs are whole: run is one chunk).
 
     Numeric metrics: the chunk's summed statistics per (input, group) cell,
     in the canonical order (:func:`evalci.engine.table.cell_statistics`), bit for
-    bit those of the numpy path. Label metrics: its distinct rows and their
-    multiplicities (exact; label data compresses). ``args`` are the
-    arguments checked once on the array's metadata (:func:`_check_args`).
+    bit those of the numpy path, and the rows of the inputs in ``split``
+    (labels other chunks hold too), summed once all are together. Label
+    metrics: its distinct rows and their multiplicities (exact; label data
+    compresses). ``args`` are the arguments checked once on the array's
+    metadata (:func:`_check_args`).
     """
     input_dim, run_dim, strata, by = spec
     arr = xr.DataArray(block, dims=dims, coords=coords, name=name)
     with caller_warnings(where):
         frame, _, _ = _long(arr, input_dim, run_dim, strata, by, args.metric)
         if _reduce._cells_apply(args):
-            return _table.cell_statistics(frame, args)
+            shared = frame[input_dim].isin(split).to_numpy()
+            whole = _table.cell_statistics(frame.loc[~shared], args)
+            return whole, frame.loc[shared]
         cols = [c for c in frame.columns if c != run_dim]
         return _reduce._distinct(frame[cols], cols)
+
+
+def _concat(parts):
+    full = [p for p in parts if len(p)]
+    return pd.concat(full, ignore_index=True) if full else parts[0]
 
 
 def _start_lazy(parts, meta_args, kwargs, where):
     """``evalci-start``: the pass from the chunks' cells (or distinct rows)."""
     with caller_warnings(where):
-        full = [p for p in parts if len(p)]
-        table = pd.concat(full, ignore_index=True) if full else parts[0]
         if _reduce._cells_apply(meta_args):
-            cube, n_runs = _table.prepare_cells(table, meta_args)
+            cells = [c for c, _ in parts]
+            shared = _concat([rows for _, rows in parts])
+            if len(shared):  # inputs split between chunks: their cells now
+                cells.append(_table.cell_statistics(shared, meta_args))
+            cube, n_runs = _table.prepare_cells(_concat(cells), meta_args)
             return engine.pass_of_cube(cube, n_runs, meta_args, kwargs["rng"])
+        table = _concat(parts)
         args = _args.bootstrap_iv_of(
             table, kwargs, **_given(meta_args), row_runs=_reduce.RUNS
         )
@@ -87,12 +129,15 @@ def _reduce_graph(da, input_dim, run_dim, strata, by, meta_args, where, token):
     data = da.data
     if run_dim in da.dims:
         data = data.rechunk({da.dims.index(run_dim): -1})
-    coords = {k: (c.dims, np.asarray(c.values)) for k, c in da.coords.items()}
+    coords = _keyed_coords(da)
     spec = (input_dim, run_dim, strata, tuple(by))
+    axis = da.dims.index(input_dim)
+    split = _split_keys(coords[input_dim][1], data.chunks[axis])
     blocks = data.to_delayed()
     out = []
     for index in np.ndindex(*blocks.shape):
         block_coords = _block_coords(coords, da.dims, data.chunks, index)
+        here = split[np.isin(split, block_coords[input_dim][1])] if len(split) else ()
         out.append(
             dask.delayed(_chunk_cells, pure=True)(
                 blocks[index],
@@ -102,6 +147,7 @@ def _reduce_graph(da, input_dim, run_dim, strata, by, meta_args, where, token):
                 spec,
                 meta_args,
                 where,
+                here,
                 dask_key_name=f"evalci-reduce-{token}-{'-'.join(map(str, index))}",
             )
         )
@@ -209,8 +255,13 @@ def _template(da, input_dim, run_dim, by, n_resamples) -> xr.Dataset:
         keys = np.unique(np.asarray(da.coords[b].values).reshape(-1))
         coords[b], sizes[b] = keys, len(keys)
     for d in group_dims:
-        if d in da.coords:
-            coords[d] = np.asarray(da.coords[d].values)
+        # a dim without coordinates is labelled by position, as the numpy
+        # path labels it (its result has the coordinate 0..n-1)
+        coords[d] = (
+            np.asarray(da.coords[d].values)
+            if d in da.coords
+            else np.arange(da.sizes[d])
+        )
         sizes[d] = da.sizes[d]
     dims = [*by, *group_dims]
     shape = tuple(sizes[d] for d in dims)
