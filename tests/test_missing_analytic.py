@@ -204,3 +204,23 @@ def test_kappa_takes_raise_and_drop_only():
     ref = analytic_ci(frame.dropna(), "pred", method="fce", truth="label")
     assert (r.estimate, r.low, r.high) == (ref.estimate, ref.low, ref.high)
     assert r.n_inputs == 27 and r.to_frame().n_missing[0] == 3
+
+
+def test_the_repr_says_what_was_missing():
+    df = pd.DataFrame(
+        {
+            "q": [1, 1, 2, 2, 3, 3],
+            "y": [1, np.nan, 0, 1, 1, 1],
+            "error": [None, "boom", None, None, None, None],
+        }
+    )
+    with pytest.warns(evalci.MissingDataWarning):
+        r = evalci.analytic_ci(df, "y", "q", missing="drop")
+    assert "missing ('drop'): scored 5 of 6 runs; 1 errored" in repr(r)
+    with pytest.warns(evalci.DegenerateDataWarning):  # group b: all 1
+        grouped = evalci.analytic_ci(
+            df.assign(s=["a"] * 3 + ["b"] * 3), "y", "q", by="s", missing="zero"
+        )
+    assert "missing ('zero'): scored 5 of 6 runs; 1 errored" in repr(grouped)
+    plain = evalci.analytic_ci(df.dropna(subset=["y"]), "y", "q")
+    assert "missing" not in repr(plain)

@@ -30,6 +30,7 @@ from evalci._base.warnings import (
 )
 from evalci.engine.cube import factorize, value_codes
 from evalci.engine.cube import group_codes as group_codes_of
+from evalci.engine.missing import note as _missing_words
 from evalci.engine.results import _GroupedResult
 from evalci.methods import analytic_missing as _missing
 from evalci.methods._messages import _show, _where
@@ -191,7 +192,17 @@ class AnalyticResult(_GroupedResult):
             return f"{self.confidence_level:.0%} one-sided rule-of-three bound"
         clustered = self.method in _CLUSTERED_METHODS
         weight = f", weight={self.weight}" if clustered else ""
-        return f"{self.confidence_level:.0%} {self.method} interval{weight}"
+        return f"{self.confidence_level:.0%} {self.method} interval{weight}" + (
+            self._missing_note()
+        )
+
+    def _missing_note(self) -> str:
+        """``"; missing ('drop'): scored 183 of 200 runs; 17 errored"`` (or "")."""
+        if self.counts is None:
+            return ""
+        total = self.counts.sum(numeric_only=True)
+        what = "worst-case bounds" if self.missing == "bounds" else "missing"
+        return f"; {what} ({self.missing!r}): {_missing_words(total)}"
 
     def _scalar_repr(self) -> str:
         sided = ", one_sided=True" if self.one_sided else ""
@@ -201,6 +212,7 @@ class AnalyticResult(_GroupedResult):
             f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
             f"method={self.method!r}, confidence_level={self.confidence_level}, "
             f"rule_of_three={self.rule_of_three}{sided})"
+            + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
         )
 
 
