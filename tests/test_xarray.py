@@ -373,7 +373,7 @@ BAD_ARGUMENTS = [
     ("compare", dict(method="nope"), ValueError, r"`method` must be one of \("),
     ("compare", dict(adjust="sidak"), ValueError, r"`adjust` must be None"),
     ("compare", dict(alternative="up"), ValueError, r"`alternative` must be one of"),
-    ("compare", dict(missing="keep"), ValueError, r"`missing` must be 'raise'"),
+    ("compare", dict(missing="keep"), ValueError, r"`missing` must be one of 'raise'"),
     (
         "compare",
         dict(mme=-0.1),

@@ -27,6 +27,7 @@ from evalci.engine import table as _table
 from evalci.engine.cube import dense_cells, factorize
 from evalci.frames import reduce as _reduce
 from evalci.frames.dataarray_lazy import _lazy_bootstrap
+from evalci.frames.dataarray_missing import policy_bootstrap
 from evalci.frames.dataarray_table import (
     _check_args,
     _check_coords,
@@ -162,6 +163,7 @@ def bootstrap(
     weight: str = "input",
     rng=None,
     weights: str = "multinomial",
+    missing: str | None = None,
 ) -> xr.Dataset:
     """Bootstrap CI of a DataArray over ``(input, run, ...)``; any strategy.
 
@@ -189,6 +191,17 @@ def bootstrap(
         the numbers of the numpy-backed array, bit for bit. A dim without
         coordinates is keyed by position; an input label that occurs more
         than once is one input (its positions merged), on both paths.
+    missing : {None, 'raise', 'drop', 'zero', 'bounds'}
+        None (default): NaN marks a run an input lacks (k may differ per
+        input) and is left out, as always. Any other value reads every cell
+        of the run dim as an attempted run and NaN as a missing sample,
+        with :func:`evalci.bootstrap`'s policies and counts: ``"raise"``
+        refuses NaN, ``"drop"`` leaves it out with a warning, ``"zero"``
+        counts it as a failure, ``"bounds"`` gives worst-case bounds. The
+        Dataset then gains ``n_attempted``, ``n_scored``, ``n_missing`` and
+        ``n_inputs_unscored`` (and, under ``"bounds"``, ``share_scored``,
+        ``low_scored``, ``high_scored``). A Dask-backed array is computed
+        first for an explicit policy.
 
     Returns
     -------
@@ -219,6 +232,8 @@ def bootstrap(
         weights=weights,
     )
     _check_args(da, input_dim, run_dim, strata, by, kwargs)
+    if missing is not None:
+        return policy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, missing)
     da = _load_coords(da)
     _check_coords(da, input_dim, run_dim, strata, by)
     if da.chunks is None:
@@ -297,6 +312,9 @@ def compare(
         Any other argument of :func:`evalci.compare` (``baseline``, ``pairs``,
         ``mme``, ``metric``, ``method``, ``adjust``, ``confidence_level``,
         ``n_resamples``, ``rng``, ...); checked before anything is computed.
+        Without ``missing=``, NaN marks a run an input lacks and is left
+        out; with it, every cell of the run dim is an attempted run and NaN
+        a missing sample, under :func:`evalci.compare`'s policies.
 
     Returns
     -------
@@ -330,8 +348,11 @@ def compare(
         da = da.compute()
     _check_coords(da, input_dim, run_dim, strata, [])
     with caller_warnings():
+        # an explicit missing= reads every cell of the run dim as a run
+        metric = get_metric(kwargs.get("metric", "mean"))
+        keep = kwargs.get("missing") is not None
         frame, name, _ = _long(
-            da, input_dim, run_dim, strata, [], get_metric(kwargs.get("metric", "mean"))
+            da, input_dim, run_dim, strata, [], metric, keep_missing=keep
         )
         return _compare(frame, name, input_dim, system_dim, strata=strata, **kwargs)
 

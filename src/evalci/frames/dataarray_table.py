@@ -141,8 +141,13 @@ def _check_args(da, input_dim, run_dim, strata, by, kwargs):
     )
 
 
-def _long(da, input_dim, run_dim, strata, by, metric):
-    """The long table of a (numpy-backed) DataArray, ready for the pandas engine."""
+def _long(da, input_dim, run_dim, strata, by, metric, keep_missing=False):
+    """The long table of a (numpy-backed) DataArray, ready for the pandas engine.
+
+    NaN marks a run an input lacks: its row is left out, unless
+    ``keep_missing`` (an explicit ``missing=`` policy reads every cell of the
+    run dim as an attempted run, NaN a missing sample).
+    """
     name = da.name if da.name is not None else "value"
     keep = {input_dim, run_dim, *([strata] if strata else []), *by}
     if isinstance(metric, Metric):
@@ -152,7 +157,7 @@ def _long(da, input_dim, run_dim, strata, by, metric):
     _refuse_inf(frame, name, list(metric.columns) if isinstance(metric, Metric) else [])
     missing = frame[name].isna().to_numpy()
     group_dims = [d for d in da.dims if d not in (input_dim, run_dim)]
-    if missing.any():
+    if missing.any() and not keep_missing:
         # an input must keep at least one run in every group
         kept = frame.loc[~missing]
         have = (
