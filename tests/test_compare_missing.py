@@ -240,3 +240,20 @@ def test_the_users_frame_is_untouched():
     for m in ("zero", "bounds"):
         evalci.compare(df, "y", "input", missing=m, n_resamples=200, rng=0)
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_dask_keeps_the_numbers_and_the_causes():
+    # the reduction on the workers keeps why a sample is missing (as a flag),
+    # so a Dask report, refusal and counts say "6 errored" as pandas does
+    dd = pytest.importorskip("dask.dataframe")
+    df = _holed()
+    ddf = dd.from_pandas(df, npartitions=3)
+    for m in ("zero", "bounds"):
+        kw = dict(missing=m, n_resamples=300, rng=0)
+        want = evalci.report(df, "y", "input", **kw).to_text()
+        assert evalci.report(ddf, "y", "input", **kw).to_text() == want
+        assert "6 errored" in want
+    with pytest.raises(ValueError, match=r"6 missing values .*; 6 errored"):
+        evalci.compare(ddf, "y", "input", n_resamples=100)
+    with pytest.raises(ValueError, match=r"6 missing values .*; 6 errored"):
+        evalci.cluster_ci(ddf, "y", "input", by="system", n_resamples=100)

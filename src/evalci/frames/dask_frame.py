@@ -202,6 +202,10 @@ def reduce_for_bootstrap(
     return rows_for_engine(distinct_rows(ddf, args), args)
 
 
+#: the columns that say why a sample is missing (engine.missing.CAUSES)
+_CAUSE_COLUMNS = ("error", "limit", "invalidated", "stopped_early")
+
+
 def distinct_rows(ddf, args, *, compute=True):
     """The exact tree reduction of the columns a pass reads: distinct rows and
     their multiplicities (:func:`compress`). A counts table is already small:
@@ -212,7 +216,28 @@ def distinct_rows(ddf, args, *, compute=True):
         cols = [args.value, args.trials]
     else:
         cols = [args.value, *args.metric.columns]
-    return compress(ddf, [*keys, *cols], compute=compute)
+    ddf, causes = flag_causes(ddf, keys + cols)
+    return compress(ddf, [*keys, *cols, *causes], compute=compute)
+
+
+def flag_causes(ddf, taken):
+    """``(ddf, causes)``: the columns that say why a sample is missing
+    (``error``, ``limit``, ...; not among ``taken``) as flags, True where
+    they say something, so that the distinct rows stay few and the counts
+    by cause survive the reduction."""
+    causes = [c for c in _CAUSE_COLUMNS if c in ddf.columns and c not in taken]
+    if causes:
+        template = _cause_flags(meta(ddf), causes)
+        ddf = ddf.map_partitions(_cause_flags, causes, meta=template)
+    return ddf, causes
+
+
+def _cause_flags(part: pd.DataFrame, causes) -> pd.DataFrame:
+    """Each cause column as True where it says something, else missing."""
+    from evalci.engine.missing import _stated
+
+    flags = {c: pd.Series(_stated(part[c]), index=part.index) for c in causes}
+    return part.assign(**{c: f.where(f).astype("boolean") for c, f in flags.items()})
 
 
 def rows_for_engine(table, args):
@@ -678,6 +703,8 @@ def report(ddf, value, cluster, system="system", **kwargs):
     keys = [*cols, system, *as_columns(a["strata"], "strata")]
     if isinstance(metric, Metric):
         keys += list(metric.columns)
+    ddf, causes = flag_causes(ddf, [*keys, value])
+    keys += causes
     return _rows_or_counts(
         _report,
         "report",
