@@ -117,11 +117,16 @@ def inspect_metrics(samples: list[dict], scorer: str = "choice") -> dict:
     }
 
 
-def eval_members(spec, samples, *, n=None, chunked=False, summaries=True, header=True):
+def eval_members(
+    spec, samples, *, n=None, chunked=False, summaries=True, header=True, stops=()
+):
     # (invalidate_samples() sets the header's `invalidated` with the samples')
     """The members eval.py writes, in its order: the journal's start.json,
     the samples (one member, or the chunked folder), the journal's summaries,
-    then at the finish summaries.json, reductions.json and header.json."""
+    then at the finish summaries.json, reductions.json and header.json;
+    ``stops`` are EarlyStop records (id, epoch, reason, metadata) for the
+    header's ``results.early_stopping`` (inspect_ai ``_eval/task/run.py``:
+    those samples never ran, and ``total_samples`` counts them)."""
     js = lambda x: json.dumps(x).encode()  # noqa: E731
     plan = inspect_header(spec, 0)["plan"]
     out = [("_journal/start.json", js({"version": 2, "eval": spec, "plan": plan}))]
@@ -145,8 +150,14 @@ def eval_members(spec, samples, *, n=None, chunked=False, summaries=True, header
         if summaries:
             out.append(("summaries.json", js([summary_of(s) for s in samples])))
         out.append(("reductions.json", js([])))
-        head = inspect_header(spec, len(samples) if n is None else n)
+        head = inspect_header(spec, len(samples) + len(stops) if n is None else n)
         head["results"]["scores"][0]["metrics"] = inspect_metrics(samples)
+        if stops:
+            head["results"]["early_stopping"] = {
+                "manager": "confident_sampler",
+                "early_stops": list(stops),
+                "metadata": {},
+            }
         if any(s.get("invalidation") for s in samples):
             head["invalidated"] = True
         out.append(("header.json", js(head)))
@@ -213,7 +224,11 @@ def test_multi_frame_zstd_member(tmp_path):
 
 def _same(a: pd.DataFrame, b: pd.DataFrame):
     pd.testing.assert_frame_equal(a, b)
-    assert a.attrs["evalci_samples"].keys() == b.attrs["evalci_samples"].keys()
+    drop = lambda df: [  # noqa: E731 - the counts but where they were read from
+        {k: v for k, v in r.items() if k != "source"}
+        for r in df.attrs["evalci_samples"]
+    ]
+    assert drop(a) == drop(b)
 
 
 @pytest.mark.parametrize("chunked", [False, True])
@@ -223,9 +238,9 @@ def test_summaries_and_samples_give_one_table(tmp_path, chunked):
     by_summary = read_inspect(f)
     by_sample = read_inspect(f, samples=True)
     _same(by_summary, by_sample)
-    (key,) = by_summary.attrs["evalci_samples"]
-    assert by_summary.attrs["evalci_samples"][key]["source"] == "summaries"
-    assert by_sample.attrs["evalci_samples"][key]["source"] == "samples"
+    (one,) = by_summary.attrs["evalci_samples"]
+    assert one["source"] == "summaries" and one["log_file"] == str(f)
+    assert [c["source"] for c in by_sample.attrs["evalci_samples"]] == ["samples"]
 
 
 def test_summaries_are_what_is_read(tmp_path):
@@ -245,7 +260,7 @@ def test_chunked_layout_reads_only_the_shell(tmp_path):
     f = write_log(tmp_path / "a.eval", samples, epochs=2, chunked=True)
     df = read_inspect(f, samples=True)
     assert df.shape[0] == 6 and set(df.run) == {1, 2}
-    counts = df.attrs["evalci_samples"][str(f)]
+    (counts,) = df.attrs["evalci_samples"]
     assert counts["found"] == 6 and counts["expected"] == 6
 
 
@@ -270,36 +285,47 @@ def test_errored_sample_keeps_its_row_and_the_counts_add_up(tmp_path):
     )
     f = write_log(tmp_path / "a.eval", samples, epochs=2)
     for kw in ({}, {"samples": True}):
-        with pytest.warns(evalci.EvalciWarning, match=r"2 of its 12 samples are inv"):
-            df = read_inspect(f, **kw)
-        assert df.shape[0] == 10 and 4 not in set(df.input)
+        df = read_inspect(f, **kw)  # no warning: every sample is a row
+        assert df.shape[0] == 12
         row = df[(df.input == 1) & (df.run == 1)].iloc[0]
         assert np.isnan(row.choice) and row.error == "boom 1"
         assert df[(df.input == 3) & (df.run == 2)].iloc[0].limit == "token"
-        assert df.error.isna().sum() == 9 and df.limit.isna().sum() == 9
-        assert df.attrs["evalci_samples"][str(f)] == {
-            "expected": 12,
-            "found": 12,
-            "scored": 9,
-            "errored": 1,
-            "unscored": 0,
-            "invalidated": 2,
-            "missing": 0,
-            "source": "samples",  # an invalidated log is read whole
-        }
+        assert df.error.isna().sum() == 11 and df.limit.isna().sum() == 11
+        # an invalidated sample keeps its row, its score NaN (it is not valid)
+        inv = df[df.input == 4]
+        assert inv.choice.isna().all() and set(inv.invalidated) == {"invalidated"}
+        assert df.invalidated.notna().sum() == 2 and "stopped_early" not in df
+        assert df.attrs["evalci_samples"] == [
+            {
+                "log_file": str(f),
+                "system": "openai/gpt-4o",
+                "task": "gpqa",
+                "split": None,
+                "expected": 12,
+                "found": 12,
+                "scored": 9,
+                "errored": 1,
+                "hit_limit": 1,
+                "invalidated": 2,
+                "stopped_early": 0,
+                "unscored": 0,
+                "missing": 0,
+                "source": "samples",  # an invalidated log is read whole
+            }
+        ]
 
 
 def test_clean_log_has_no_error_columns(tmp_path):
     df = read_inspect(write_log(tmp_path / "a.eval", grid_samples(n=3)))
     assert "error" not in df and "limit" not in df
-    assert df.attrs["evalci_samples"][str(tmp_path / "a.eval")]["scored"] == 9
+    assert [c["scored"] for c in df.attrs["evalci_samples"]] == [9]
 
 
 def test_log_cut_short_warns_with_both_numbers(tmp_path):
     f = write_log(tmp_path / "a.eval", grid_samples(n=1, epochs=1), epochs=1, n=79)
     with pytest.warns(evalci.EvalciWarning, match=r"a\.eval: its header says it holds 79 samples \(results\.total_samples\) but the file has 1"):  # fmt: skip
         df = read_inspect(f)
-    assert df.attrs["evalci_samples"][str(f)]["missing"] == 78
+    assert [c["missing"] for c in df.attrs["evalci_samples"]] == [78]
 
 
 def test_running_log_counts_from_the_dataset(tmp_path):
@@ -312,7 +338,7 @@ def test_running_log_counts_from_the_dataset(tmp_path):
     ):
         df = read_inspect(f)
     assert df.shape[0] == 4
-    counts = df.attrs["evalci_samples"][str(f)]
+    (counts,) = df.attrs["evalci_samples"]
     assert counts["source"] == "summaries" and counts["missing"] == 6
 
 
@@ -345,7 +371,7 @@ def test_summaries_missing_a_sample_fall_back_to_the_samples(tmp_path):
     write_zip(tmp_path / "a.eval", members)
     df = read_inspect(tmp_path / "a.eval")
     assert df.shape[0] == 3
-    assert df.attrs["evalci_samples"][str(tmp_path / "a.eval")]["source"] == "samples"
+    assert [c["source"] for c in df.attrs["evalci_samples"]] == ["samples"]
 
 
 def test_relogged_sample_member_last_copy_with_a_warning(tmp_path):

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import evalci
-from evalci.readers import read_helm, read_jsonl, read_lm_eval
+from evalci.readers import read_helm, read_jsonl, read_lm_eval, sample_counts
 
 DATE = "2026-03-04T10-11-12.345678"
 
@@ -121,6 +121,13 @@ def test_lm_eval_matches_its_own_score_and_stderr(tmp_path):
     f, results = write_lm_run(tmp_path, "arc_easy", 57, original=2376)
     df = read_lm_eval(tmp_path)
     assert len(df) == 57 and set(df.task) == {"arc_easy"}
+    assert sample_counts(df).to_dict("records") == [
+        {"log_file": str(f), "system": "EleutherAI/pythia-160m", "task": "arc_easy",
+         "split": None, "expected": 57, "found": 57, "scored": 57, "errored": 0,
+         "hit_limit": 0, "invalidated": 0, "stopped_early": 0, "unscored": 0,
+         "missing": 0, "source": "samples_jsonl"}
+    ]  # fmt: skip
+    # the old name keeps its old keys
     assert df.attrs["log_counts"] == [
         {"log_file": str(f), "task": "arc_easy", "found": 57, "stated": 57}
     ]
@@ -159,6 +166,8 @@ def test_lm_eval_fewer_documents_than_the_results_say(tmp_path):
     assert str(f) in msg and "holds 10 documents" in msg and "says 50" in msg
     assert f"results_{DATE}.json" in msg
     assert len(df) == 10 and df.attrs["log_counts"][0]["stated"] == 50
+    (c,) = df.attrs["evalci_samples"]
+    assert (c["expected"], c["found"], c["scored"], c["missing"]) == (50, 10, 10, 40)
     # more documents than stated: a results file of another run
     res = f.parent / f"results_{DATE}.json"
     results["n-samples"]["arc_easy"]["effective"] = 4
@@ -268,6 +277,9 @@ def test_lm_eval_two_tasks_are_keyed_apart(tmp_path):
         15,
     ]
     assert [c["task"] for c in df.attrs["log_counts"]] == ["arc_easy", "piqa"]
+    counts = sample_counts(df)
+    assert counts.task.tolist() == ["arc_easy", "piqa"]
+    assert counts.found.tolist() == [20, 15] and counts.log_file.is_unique
     one = read_lm_eval(tmp_path, task="piqa")
     assert len(one) == 15
     # one score over both tasks is not given without a word
@@ -410,6 +422,9 @@ def test_helm_test_split_matches_stats_json(tmp_path, trials):
     both = read_helm(run, split="all")
     assert len(both) == 36 * trials and set(both.split) == {"test", "valid"}
     assert both.attrs["log_counts"][0]["stated"] == 36
+    c = sample_counts(both).iloc[0]
+    assert (c.split, c.expected, c.found, c.scored, c.missing) == ("all", 36, 36, 36, 0)
+    assert c.source == "per_instance_stats" and c.system == "openai/gpt2"
 
 
 def test_helm_narrativeqa_f1_test_split(tmp_path):
@@ -492,6 +507,8 @@ def test_helm_fewer_instances_than_stats_json_says(tmp_path):
     assert "evaluated 10" in msg and len(df) == 4
     assert df.attrs["log_counts"][0]["found"] == 4
     assert df.attrs["log_counts"][0]["stated"] == 10
+    (c,) = df.attrs["evalci_samples"]
+    assert (c["split"], c["expected"], c["found"], c["missing"]) == ("test", 10, 4, 6)
 
 
 def _helm_file(tmp_path):
@@ -578,3 +595,68 @@ def test_jsonl_a_line_that_is_not_an_object(tmp_path):
     f.write_text('{"q": 1, "v": 1}\n\n[1, 2]\n')
     with pytest.raises(ValueError, match=r"t\.jsonl, line 3: the line is a list"):
         read_jsonl(f, input="q", value="v")
+
+
+# --------------------------------------------------------------------------
+# every sample accounted for: one record per file, the same keys everywhere
+# --------------------------------------------------------------------------
+
+OUTCOMES = ["scored", "errored", "invalidated", "stopped_early", "unscored"]
+
+
+def _adds_up(counts):
+    """scored + errored + invalidated + stopped_early + unscored + missing
+    is what the log said it should hold; the outcomes are what it holds."""
+    assert (counts[OUTCOMES].sum(axis=1) == counts.found).all()
+    assert (counts[OUTCOMES].sum(axis=1) + counts.missing == counts.expected).all()
+
+
+def test_lm_eval_unscored_document_counted(tmp_path):
+    f, _ = write_lm_run(tmp_path, "arc_easy", 12)
+    lines = [json.loads(x) for x in f.read_text().splitlines()]
+    lines[3]["acc"] = None  # a document lm-eval logged without its metric
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines[:9]))  # 3 lost
+    with pytest.warns(evalci.EvalciWarning, match="holds 9 documents"):
+        df = read_lm_eval(tmp_path)
+    counts = sample_counts(df)
+    assert counts[["expected", "found", "scored", "unscored", "missing"]].iloc[
+        0
+    ].tolist() == [12, 9, 8, 1, 3]
+    assert (
+        counts[["errored", "hit_limit", "invalidated", "stopped_early"]]
+        .eq(0)
+        .all(axis=None)
+    )
+    _adds_up(counts)
+
+
+def test_helm_instance_without_the_stat_is_unscored(tmp_path):
+    run = write_helm_run(tmp_path, "mmlu:subject=anatomy", "openai/gpt2",
+                         "exact_match", {"test": np.ones((6, 2))}, trials=2)  # fmt: skip
+    f = run / "per_instance_stats.json"
+    entries = json.loads(f.read_text())
+    # id1's second trial lacks the stat; id4 is gone from the file
+    entries[3]["stats"] = entries[3]["stats"][:1]
+    f.write_text(json.dumps([e for e in entries if e["instance_id"] != "id4"]))
+    with pytest.warns(evalci.EvalciWarning, match="holds 5 instances"):
+        df = read_helm(run)
+    assert df.exact_match.isna().sum() == 1
+    counts = sample_counts(df)
+    assert counts[["split", "expected", "found", "scored", "unscored", "missing"]].iloc[
+        0
+    ].tolist() == ["test", 6, 5, 4, 1, 1]
+    _adds_up(counts)
+
+
+def test_every_reader_gives_the_same_keys(tmp_path):
+    write_lm_run(tmp_path / "lm", "arc_easy", 4)
+    helm = write_helm_run(tmp_path / "helm", "mmlu", "openai/gpt2", "exact_match",
+                          {"test": np.ones((3, 1))})  # fmt: skip
+    table = tmp_path / "t.csv"
+    table.write_text("q,y\n0,1\n1,0\n")
+    frames = [read_lm_eval(tmp_path / "lm"), read_helm(helm),
+              read_jsonl(table, input="q", value="y")]  # fmt: skip
+    keys = list(evalci.readers.SAMPLE_KEYS)
+    for df in frames:
+        assert [list(r) for r in df.attrs["evalci_samples"]] == [keys]
+        _adds_up(sample_counts(df).dropna(subset=["expected"]))

@@ -81,7 +81,13 @@ from evalci.frames.doors import (  # noqa: E402
     report,
 )
 from evalci.io.example import load_example  # noqa: E402
-from evalci.io.readers import read_helm, read_inspect, read_jsonl, read_lm_eval  # noqa: E402
+from evalci.io.readers import (  # noqa: E402
+    read_helm,
+    read_inspect,
+    read_jsonl,
+    read_lm_eval,
+    sample_counts,
+)
 from evalci.methods.analytic import (  # noqa: E402
     AnalyticResult,
     McNemarResult,
@@ -124,6 +130,7 @@ __all__ = [
     "read_inspect",
     "read_jsonl",
     "read_lm_eval",
+    "sample_counts",
     "readers",
     "analytic",
     "accessors",

@@ -61,7 +61,12 @@ _CHOICES = (
 CHOICES = _CHOICES  # the words of the choices, for the other entry points
 
 #: Columns that say why a sample is missing, and the count each gives.
-CAUSES = (("error", "n_errored", "errored"), ("limit", "n_hit_limit", "hit a limit"))
+CAUSES = (
+    ("error", "n_errored", "errored"),
+    ("limit", "n_hit_limit", "hit a limit"),
+    ("invalidated", "n_invalidated", "invalidated"),
+    ("stopped_early", "n_stopped_early", "stopped early"),
+)
 
 #: The weight column of the bounds' scored part (one over attempted runs).
 _WEIGHT = "__evalci_missing_weight__"

@@ -4,7 +4,9 @@
 :func:`_load_json`, :func:`_json_lines` and :func:`_get` load JSON (or JSON Lines) and read its fields with
 errors that name the file and the field; :func:`_tidy` orders, types and
 sorts the columns of the table every reader returns (described in
-:mod:`evalci.io.readers`) and refuses duplicate (system, input, run) keys.
+:mod:`evalci.io.readers`) and refuses duplicate (system, input, run) keys;
+:func:`_sample_record` is one record of ``df.attrs["evalci_samples"]``, the
+same keys for every reader.
 """
 
 from __future__ import annotations
@@ -19,6 +21,52 @@ import numpy as np
 import pandas as pd
 
 KEYS = ["input", "run", "system"]
+
+#: The keys of a record of ``df.attrs["evalci_samples"]``, in order.
+SAMPLE_KEYS = (
+    "log_file",
+    "system",
+    "task",
+    "split",
+    "expected",
+    "found",
+    "scored",
+    "errored",
+    "hit_limit",
+    "invalidated",
+    "stopped_early",
+    "unscored",
+    "missing",
+    "source",
+)
+#: The counts of a record that add up to ``found`` (``hit_limit`` overlaps them).
+OUTCOMES = ("scored", "errored", "invalidated", "stopped_early", "unscored")
+
+
+def _sample_record(
+    log_file, system, task, split, expected, source, **counts: int
+) -> dict:
+    """One record of ``df.attrs["evalci_samples"]``: one log file (and task,
+    and split). ``counts`` are the outcomes (a format that records no such
+    cause gives 0) and ``hit_limit``; ``found`` is their sum, and ``missing``
+    what the log says it should hold beyond that (None if it says nothing).
+    """
+    unknown = set(counts) - set(OUTCOMES) - {"hit_limit"}
+    if unknown:  # a reader's bug, not the user's
+        raise TypeError(f"unknown sample counts {sorted(unknown)}")
+    found = sum(int(counts.get(k, 0)) for k in OUTCOMES)
+    rec = {
+        "log_file": None if log_file is None else str(log_file),
+        "system": None if system is None else str(system),
+        "task": None if task is None else str(task),
+        "split": None if split is None else str(split),
+        "expected": None if expected is None else int(expected),
+        "found": found,
+    }
+    rec |= {k: int(counts.get(k, 0)) for k in SAMPLE_KEYS[6:12]}
+    rec["missing"] = None if expected is None else max(int(expected) - found, 0)
+    rec["source"] = source
+    return rec
 
 
 def _files(

@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.warnings import EvalciWarning, warn
-from evalci.io._shared import KEYS, _files, _get, _kind_of, _load_json, _tidy_by
+from evalci.io._shared import (
+    KEYS,
+    _files,
+    _get,
+    _kind_of,
+    _load_json,
+    _sample_record,
+    _tidy_by,
+)
 
 __all__ = ["read_helm"]
 
@@ -156,7 +164,9 @@ def _helm_value(e: dict, stats: list, stat: str, split, file) -> dict | None:
     return hits[0] if hits else None
 
 
-def _helm_run(file: Path, stat: str, split, perturbation) -> tuple[pd.DataFrame, dict]:
+def _helm_run(file: Path, stat: str, split, perturbation) -> tuple:
+    """One run: its rows, its record of ``attrs["evalci_samples"]`` and its
+    old ``attrs["log_counts"]`` entry."""
     entries = _helm_entries(file, perturbation)
     chosen = _helm_choose(file, entries, split)
     spec = _helm_spec(file)
@@ -194,14 +204,16 @@ def _helm_run(file: Path, stat: str, split, perturbation) -> tuple[pd.DataFrame,
     found = frame["input"].nunique()
     stated = _helm_stated(file, chosen) if perturbation is None else None
     _helm_check_count(file, found, stated, chosen)
-    count = {
-        "log_file": str(file),
-        "task": frame["task"].iloc[0] if len(frame) else None,
-        "split": chosen,
-        "found": found,
-        "stated": stated,
-    }
-    return frame, count
+    task = frame["task"].iloc[0] if len(frame) else None
+    # instances with the stat in every train trial (HELM logs no error,
+    # limit or early stop: an instance has its stat or not)
+    full = frame[stat].notna().groupby(frame["input"]).all()
+    record = _sample_record(
+        file, system, task, chosen, stated, "per_instance_stats",
+        scored=int(full.sum()), unscored=int((~full).sum()),
+    )  # fmt: skip
+    old = {"log_file": str(file), "task": task, "split": chosen}
+    return frame, record, old | {"found": found, "stated": stated}
 
 
 def _num(v) -> float:
@@ -284,10 +296,19 @@ def read_helm(
         ``log_file``. An instance without the stat has NaN values. ``task``
         is part of the key: runs of several tasks are rows side by side,
         sorted by (system, task, input, run), never one score.
-        ``attrs["log_counts"]``: per run, ``{"log_file", "task", "split",
-        "found", "stated"}``, the instances read against the
-        ``num_instances`` of ``stats.json`` (None without it); fewer found
-        than stated warns.
+
+        ``attrs["evalci_samples"]``: one record per run, with the keys every
+        reader gives (:func:`evalci.readers.sample_counts` makes it a
+        table), counting instances: ``expected`` is the ``num_instances`` of
+        the split read in ``stats.json`` (None without it, or under a
+        perturbation), ``found`` the instances in the table, ``scored``
+        those with the stat in every train trial, ``unscored`` the rest,
+        ``missing`` = ``expected - found``; ``errored``, ``hit_limit``,
+        ``invalidated`` and ``stopped_early`` are 0 (HELM logs none of
+        them), ``split`` is the split read and ``source``
+        ``"per_instance_stats"``. Fewer found than expected warns.
+        ``attrs["log_counts"]`` is the old name: per run ``{"log_file",
+        "task", "split", "found", "stated"}``.
 
     Notes
     -----
@@ -339,5 +360,6 @@ def read_helm(
         )
     values = [stat, f"{stat}_sum", f"{stat}_count"]
     out = _tidy_by(frame, values, ["split", "task", "log_file"], ["task"])
-    out.attrs["log_counts"] = [r[1] for r in runs]
+    out.attrs["evalci_samples"] = [r[1] for r in runs]
+    out.attrs["log_counts"] = [r[2] for r in runs]  # the old name and keys
     return out

@@ -3,9 +3,10 @@
 :func:`read_inspect` reads each log with ``inspect_ai`` when it is
 installed, else with :mod:`json` and :mod:`zipfile` (and zstd, through
 :mod:`evalci.io._zip`) following Inspect's own layout; it reads the scores
-from the sample summaries unless asked for the full samples, accounts for
-every sample (``DataFrame.attrs["evalci_samples"]``), and maps score values
-as Inspect's ``value_to_float`` does.
+from the sample summaries unless asked for the full samples, keeps every
+sample as a row (errored, invalidated and stopped early ones with their
+cause), counts them (``DataFrame.attrs["evalci_samples"]``), and maps score
+values as Inspect's ``value_to_float`` does.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from evalci.io._shared import (
     _get,
     _kind_of,
     _load_json,
+    _sample_record,
     _tidy,
 )
 from evalci.io._zip import MAX_MEMBER_BYTES, SafeZip
@@ -94,6 +96,8 @@ def _inspect_ai():
 _OPTION = "read_inspect(..., max_member_bytes=)"
 #: the fields of a sample (or summary) the table is built from
 _FIELDS = {"id", "epoch", "target", "scores", "error", "limit", "invalidation"}
+#: the columns that say why a sample has no valid score (where one does)
+_STOPS = ("error", "limit", "invalidated", "stopped_early")
 
 
 @dataclass
@@ -343,40 +347,96 @@ def _scores(s: dict, file: Path, what: str, scorer) -> dict[str, float]:
     return out
 
 
+def _invalidation(v: Any) -> str:
+    """An invalidation's words for the ``invalidated`` column: its
+    ``ProvenanceData`` (inspect_ai ``log/_edit.py``: timestamp, author,
+    reason, metadata) gives its reason, else who invalidated it."""
+    if isinstance(v, dict):
+        if v.get("reason"):
+            return str(v["reason"])
+        return f"invalidated by {v['author']}" if v.get("author") else "invalidated"
+    return str(v).strip() or "invalidated"
+
+
+def _early_stops(header: dict, file: Path) -> list[dict]:
+    """``results.early_stopping.early_stops``: the samples Inspect's
+    EarlyStopping manager never ran (inspect_ai ``util/_early_stopping.py``,
+    ``EarlyStop``: id, epoch, reason, metadata); they are in no sample."""
+    res = header.get("results")
+    if not isinstance(res, dict) or res.get("early_stopping") is None:
+        return []
+    _get(res, "early_stopping", file, "results", kind="an object")
+    what = "results.early_stopping"
+    stops = _get(res["early_stopping"], "early_stops", file, what, kind="a list")
+    for s in stops:
+        _record_key(s, file, f"`{what}.early_stops`")
+    return stops
+
+
+def _outcome(row: dict, values: dict) -> str:
+    """Which count a sample goes to: invalidated, errored, scored, unscored."""
+    if row["invalidated"] is not None:
+        return "invalidated"
+    if row["error"] is not None:
+        return "errored"
+    return "scored" if values else "unscored"
+
+
 def _inspect_rows(log: _Log, scorer) -> tuple[pd.DataFrame, dict]:
-    """The log's rows (invalidated samples left out) and its sample counts."""
+    """The log's rows and its record of ``attrs["evalci_samples"]``.
+
+    Every sample is a row; an invalidated one keeps its row with its values
+    NaN (its score is not valid) and ``invalidated`` saying why, and each
+    sample the EarlyStopping hook stopped before it ran is a row too, its
+    values NaN and ``stopped_early`` holding the stop's reason.
+    """
     file = log.file
     spec = _get(log.header, "eval", file, "the log", kind="an object")
     model = _get(spec, "model", file, "the eval spec", kind="a string")
     task = _get(spec, "task", file, "the eval spec", kind="a string")
     counts = dict.fromkeys(("scored", "errored", "unscored", "invalidated"), 0)
-    rows = []
+    counts["hit_limit"] = 0
+    rows, seen = [], set()
     for s in log.records:
         sid, ep = s["id"], s["epoch"]
-        if s.get("invalidation") is not None:
-            counts["invalidated"] += 1
-            continue
+        seen.add((str(sid), ep))
         what = f"sample {sid!r} epoch {ep}"
         target = s.get("target")
         row = {"input": sid, "run": ep, "system": model, "task": task}
         row["target"] = target if isinstance(target, str) else json.dumps(target)
         row["error"] = _text(s.get("error"), "message")
         row["limit"] = _text(s.get("limit"), "type")
+        inv = s.get("invalidation")
+        row["invalidated"] = None if inv is None else _invalidation(inv)
+        row["stopped_early"] = None
         values = _scores(s, file, what, scorer)
+        counts[_outcome(row, values)] += 1
+        counts["hit_limit"] += row["limit"] is not None
+        if row["invalidated"] is not None:  # the score is not valid: NaN
+            values = dict.fromkeys(values, math.nan)
         row.update(values)
-        kind = "errored" if row["error"] is not None else "scored"
-        counts["unscored" if kind == "scored" and not values else kind] += 1
         rows.append(row)
-    empty = [*KEYS, "task", "target", "error", "limit"]
+    # a stop whose sample was logged anyway (a re-run) is the sample's row
+    stops = [
+        x
+        for x in _early_stops(log.header, file)
+        if (str(x["id"]), x["epoch"]) not in seen
+    ]
+    for x in stops:
+        row = dict.fromkeys(_STOPS + ("target",))
+        row |= {"input": x["id"], "run": x["epoch"], "system": model, "task": task}
+        row["stopped_early"] = str(x.get("reason") or "").strip() or "stopped early"
+        rows.append(row)
+    empty = [*KEYS, "task", "target", *_STOPS]
     frame = pd.DataFrame(rows, columns=None if rows else empty)
     frame["log_file"] = str(file)
     expected, said = _expected(log.header, file)
-    found = len(log.records)
-    counts = {"expected": expected, "found": found} | counts
-    counts["missing"] = None if expected is None else max(expected - found, 0)
-    counts["source"] = log.source
-    _warn_counts(log, counts, said)
-    return frame, counts
+    record = _sample_record(
+        file, model, task, None, expected, log.source,
+        stopped_early=len(stops), **counts,
+    )  # fmt: skip
+    _warn_counts(log, record, said)
+    return frame, record
 
 
 def _expected(header: dict, file: Path) -> tuple[int | None, str]:
@@ -407,18 +467,16 @@ def _warn_counts(log: _Log, counts: dict, said: str) -> None:
         parts.append(
             f"its header says it holds {expected} samples ({said}) but the file "
             f"has {found}"
+            + (
+                f" ({k} of them stopped early)"
+                if (k := counts["stopped_early"])
+                else ""
+            )
         )
     if parts:
         warn(
             f"{file}: " + "; ".join(parts) + f"; the table holds the {found} "
             "samples it has, which may not be all.",
-            EvalciWarning,
-        )
-    if counts["invalidated"]:
-        warn(
-            f"{file}: {counts['invalidated']} of its {found} samples are "
-            "invalidated (`invalidation` set) and left out of the table; "
-            "df.attrs['evalci_samples'] counts them.",
             EvalciWarning,
         )
     if log.doubled:
@@ -480,9 +538,10 @@ def _eval_sets(logs: list[_Log]) -> tuple[list[_Log], list[str]]:
 
 
 def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """``error`` and ``limit`` before ``log_file``, where a sample has one
-    (a clean log's table keeps its columns); missing stays missing."""
-    stops = [c for c in ("error", "limit") if frame[c].notna().any()]
+    """``error``, ``limit``, ``invalidated`` and ``stopped_early`` before
+    ``log_file``, each where a sample has one (a clean log's table keeps its
+    columns); missing stays missing."""
+    stops = [c for c in _STOPS if frame[c].notna().any()]
     if not stops:
         return out
     side = frame[KEYS + stops].copy()
@@ -544,23 +603,36 @@ def read_inspect(
         ``system`` (``eval.model``), one ``float64`` column per scorer
         (named after it; a dict-valued score gives one column per key,
         ``<scorer>_<key>``), then ``task`` (``eval.task``), ``target`` (the
-        sample's target; a list target as JSON), ``error`` (the error that
-        stopped the sample, missing if none) and ``limit`` (the limit that
-        stopped it: ``"token"``, ``"time"``, ...), each only when some
-        sample has one, and ``log_file``. An errored sample keeps its row:
-        its values are NaN (unless it was scored on error) and ``error``
-        holds the message.
+        sample's target; a list target as JSON), and, each only when some
+        sample has one: ``error`` (the error that stopped the sample),
+        ``limit`` (the limit that stopped it: ``"token"``, ``"time"``, ...),
+        ``invalidated`` (the invalidation's ``reason``, else ``"invalidated
+        by <author>"``) and ``stopped_early`` (the reason Inspect's
+        EarlyStopping hook gave, else ``"stopped early"``); then
+        ``log_file``. Every sample keeps its row: an errored one has NaN
+        values (unless it was scored on error) and its message in
+        ``error``; an invalidated one has NaN values (its score is not
+        valid); a sample stopped early was never run, so it is in no sample
+        of the log: its row, from ``results.early_stopping.early_stops``,
+        has NaN values. So ``missing=`` (``"raise"`` by default) decides
+        what they mean, and counts them by cause.
 
-        ``df.attrs["evalci_samples"]`` accounts for every sample, per log
-        file: ``{file: {"expected", "found", "scored", "errored",
-        "unscored", "invalidated", "missing", "source"}}``. ``expected`` is
-        what the header says the log holds (``results.total_samples``, or
-        for a log still being written ``eval.dataset.samples`` x
-        ``eval.config.epochs``; None if it says nothing), ``found`` the
-        (sample, epoch) records in the file, ``scored`` those with a score
-        and no error, ``errored`` those with an error, ``unscored`` those
-        with neither, ``invalidated`` those left out, ``missing`` =
-        ``expected - found``, ``source`` ``"summaries"`` or ``"samples"``.
+        ``df.attrs["evalci_samples"]`` accounts for every sample: a list of
+        one record per log file, with the keys every reader gives
+        (:func:`evalci.readers.sample_counts` makes it a table): ``log_file``, ``system``,
+        ``task``, ``split`` (None), ``expected`` (what the header says the
+        log holds: ``results.total_samples``, or for a log still being
+        written ``eval.dataset.samples`` x ``eval.config.epochs``; None if it
+        says nothing), ``found`` (the (sample, epoch) pairs the log accounts
+        for: its samples and its early stops, each a row), of which
+        ``scored`` (a score and no error), ``errored``, ``invalidated``,
+        ``stopped_early`` and ``unscored`` (neither a score nor an error),
+        which add up to ``found``; ``hit_limit`` (those a limit stopped:
+        they are counted under one of the others too), ``missing``
+        (``expected - found``, None when ``expected`` is) and ``source``
+        (``"summaries"`` or ``"samples"``). So ``scored + errored +
+        invalidated + stopped_early + unscored + missing == expected``.
+        (Until this release it was a dict keyed by file.)
         ``df.attrs["evalci_superseded"]`` lists the eval-set logs that a
         newer attempt at their task replaced.
 
@@ -578,8 +650,7 @@ def read_inspect(
     EvalciWarning
         A log whose status is not ``"success"`` (``"started"``, ``"error"``,
         ``"cancelled"``), or that holds fewer samples than its header says
-        (naming both numbers); a log with invalidated samples (they are left
-        out, and counted); a task of an eval set without a log.
+        (naming both numbers); a task of an eval set without a log.
 
     Notes
     -----
@@ -623,8 +694,8 @@ def read_inspect(
     0      0    1  openai/gpt-4o     1.0
     1      0    2  openai/gpt-4o     1.0
     2      1    1  openai/gpt-4o     1.0
-    >>> df.attrs["evalci_samples"][str(d / "gpqa.eval")]["scored"]
-    8
+    >>> [(c["found"], c["scored"]) for c in df.attrs["evalci_samples"]]
+    [(8, 8)]
     """
     files = _files(paths, ("*.eval", "*.json"), "paths", "Inspect log", _is_log)
     if isinstance(max_member_bytes, bool) or not isinstance(max_member_bytes, int):
@@ -645,13 +716,14 @@ def read_inspect(
         else:
             logs.append(_plain_json(f, max_member_bytes))
     logs, superseded = _eval_sets(logs)
-    frames, counts = [], {}
+    frames, counts = [], []
     for log in logs:
-        frame, counts[str(log.file)] = _inspect_rows(log, scorer)
+        frame, record = _inspect_rows(log, scorer)
         frames.append(frame)
+        counts.append(record)
     frame = pd.concat(frames, ignore_index=True)
     meta = ["task", "target", "log_file"]
-    fixed = [*KEYS, "task", "target", "error", "limit", "log_file"]
+    fixed = [*KEYS, "task", "target", *_STOPS, "log_file"]
     values = [c for c in frame.columns if c not in fixed]
     names = ", ".join(str(log.file) for log in logs)
     if scorer is not None and not values:

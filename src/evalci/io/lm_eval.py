@@ -22,6 +22,7 @@ from evalci.io._shared import (
     _json_lines,
     _kind_of,
     _load_json,
+    _sample_record,
     _tidy_by,
 )
 
@@ -261,8 +262,9 @@ def _lm_scored(
     return rows
 
 
-def _lm_file(f: Path, task: str, date: str, filter, score) -> tuple[pd.DataFrame, dict]:
-    """One samples file: its rows, and the documents found against stated."""
+def _lm_file(f: Path, task: str, date: str, filter, score) -> tuple:
+    """One samples file: its rows, its record of ``attrs["evalci_samples"]``,
+    and its old ``attrs["log_counts"]`` entry (found against stated)."""
     lines = _lm_lines(f)
     results, res_file = _lm_results(f, date)
     if score is not None:
@@ -282,10 +284,18 @@ def _lm_file(f: Path, task: str, date: str, filter, score) -> tuple[pd.DataFrame
     stated = _lm_stated(results, res_file, task)
     found, _ = _lm_check_count(lines, f, stated, res_file)
     frame = pd.DataFrame(rows)
-    frame["system"] = _lm_system(results, res_file, f.parent)
+    system = _lm_system(results, res_file, f.parent)
+    frame["system"] = system
     frame["task"], frame["log_file"] = task, str(f)
-    count = {"log_file": str(f), "task": task, "found": found, "stated": stated}
-    return frame, count
+    # documents with a number in every value column of each of their rows
+    # (lm-eval logs no error, limit or early stop: a document is scored or not)
+    full = frame[values].notna().all(axis=1).groupby(frame["input"]).all()
+    record = _sample_record(
+        f, system, task, None, stated, "samples_jsonl",
+        scored=int(full.sum()), unscored=int((~full).sum()),
+    )  # fmt: skip
+    old = {"log_file": str(f), "task": task, "found": found, "stated": stated}
+    return frame, record, old
 
 
 def read_lm_eval(
@@ -327,10 +337,20 @@ def read_lm_eval(
         ``task`` (from the file name), ``target``, ``n_resps`` (responses per
         request, i.e. the task's ``repeats``) and ``log_file``. ``task`` is
         part of the key (tasks read together are rows side by side, sorted
-        by (system, task, input, run)). ``attrs["log_counts"]``: per
-        samples file, ``{"log_file", "task", "found", "stated"}``, the
-        documents read against the results file's ``n-samples``
-        ``effective`` (None without it); a difference warns.
+        by (system, task, input, run)).
+
+        ``attrs["evalci_samples"]``: one record per samples file, with the
+        keys every reader gives (:func:`evalci.readers.sample_counts` makes
+        it a table), counting documents: ``expected`` is the results file's
+        ``n-samples`` ``effective`` (None without it), ``found`` the
+        documents in the table, ``scored`` those with a number in every
+        value column, ``unscored`` the rest, ``missing`` =
+        ``expected - found``; ``errored``, ``hit_limit``, ``invalidated``
+        and ``stopped_early`` are 0 (lm-eval logs none of them), ``split``
+        is None and ``source`` ``"samples_jsonl"``. A difference between
+        the documents found and ``effective`` warns. ``attrs["log_counts"]``
+        is the old name: per samples file ``{"log_file", "task", "found",
+        "stated"}`` (``found`` the fewest documents under any filter).
 
     Raises
     ------
@@ -383,7 +403,7 @@ def read_lm_eval(
     3      3    0  EleutherAI/pythia-160m  1.0  arc_easy
     """
     files = _files(path, ("samples_*.jsonl",), "path", "lm-eval samples file")
-    frames, counts = [], []
+    frames, counts, old = [], [], []
     for f in files:
         m = _LM_SAMPLES.match(f.name)
         if m is None:
@@ -393,9 +413,10 @@ def read_lm_eval(
             )
         if task is not None and m["task"] != task:
             continue
-        frame, count = _lm_file(f, m["task"], m["date"], filter, score)
+        frame, record, was = _lm_file(f, m["task"], m["date"], filter, score)
         frames.append(frame)
-        counts.append(count)
+        counts.append(record)
+        old.append(was)
     if not frames:
         raise ValueError(f"`task`: no samples file of task {task!r} under {path}.")
     frame = pd.concat(frames, ignore_index=True)
@@ -404,5 +425,6 @@ def read_lm_eval(
     if not values:
         raise ValueError(f"{path}: no sample has a numeric metric.")
     out = _tidy_by(frame, values, meta, ["task"], ints=("n_resps",))
-    out.attrs["log_counts"] = counts
+    out.attrs["evalci_samples"] = counts
+    out.attrs["log_counts"] = old  # the old name, and its old keys
     return out

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalci.io._shared import KEYS, _files, _json_lines, _kind_of, _tidy
+from evalci.io._shared import (
+    KEYS,
+    _files,
+    _json_lines,
+    _kind_of,
+    _sample_record,
+    _tidy,
+)
 
 __all__ = ["read_jsonl"]
 
@@ -82,6 +89,11 @@ def read_jsonl(
     pandas.DataFrame
         ``input``, ``run``, ``system``, the value columns, the metadata
         columns (as strings), sorted by (system, input, run).
+        ``attrs["evalci_samples"]``: one record per system, with the keys
+        every reader gives (:func:`evalci.readers.sample_counts`), counting
+        rows: ``found`` the system's rows, ``scored`` those with every value,
+        ``unscored`` the rest; a table states no ``expected`` (None, and so
+        ``missing``) nor any cause (0); ``source`` is the format.
 
     Examples
     --------
@@ -163,4 +175,21 @@ def read_jsonl(
     for old, new in meta.items():
         out[new] = data[old]
     out["input"] = list(data[input])  # keep Python ints for the dtype rule
-    return _tidy(out, values, list(meta.values()))
+    out = _tidy(out, values, list(meta.values()))
+    # a plain table says nothing of what it should hold, nor why a value is
+    # missing: per system, the rows with every value and the rest
+    full = out[values].notna().all(axis=1)
+    out.attrs["evalci_samples"] = [
+        _sample_record(
+            file,
+            name,
+            None,
+            None,
+            None,
+            format,
+            scored=int(ok.sum()),
+            unscored=int((~ok).sum()),
+        )  # fmt: skip
+        for name, ok in full.groupby(out["system"], sort=False)
+    ]
+    return out
