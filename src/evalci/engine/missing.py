@@ -3,7 +3,8 @@
 A sample whose value is missing (NaN: it errored, hit a limit, was never
 scored) is data. ``missing=`` says what it means, and the result counts it
 (attempted, scored, missing, and by cause when the table says: an ``error``
-column gives ``n_errored``, a ``limit`` column ``n_hit_limit``):
+column gives ``n_errored``, ``limit`` ``n_hit_limit``, ``invalidated``
+``n_invalidated`` and ``stopped_early`` ``n_stopped_early``):
 
 ``"raise"`` (the default)
     Refuse, saying how many values are missing, in how many inputs, naming a
