@@ -28,6 +28,7 @@ Callable metrics resample rows and stay in one process.
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import numpy as np
 
@@ -35,6 +36,8 @@ from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 
 __all__ = ["TASK_STREAMS", "finish", "lazy_finish", "replicate_blocks"]
+
+_RUN_LEVEL = ("single_draw", "hierarchical")
 
 #: Streams (of 64 replicates) per task: 1,024 replicates. Scheduling and
 #: memory only; results never depend on it.
@@ -51,14 +54,18 @@ def active_client():
 
 
 def _ship(obj, name: str):
-    """``obj`` as a graph input every task can read: scattered once on a
-    ``distributed`` client, else one named graph key."""
+    """``obj`` as a graph input every task can read: one named key holding
+    the object itself.
+
+    It lives in the graph, not in a worker's memory only: on a ``distributed``
+    client the scheduler keeps the task, so if the worker holding the object
+    dies before a copy exists the key is simply computed again elsewhere (a
+    scattered future would be lost with it, and every task reading it
+    cancelled). Its size is bounded by :func:`_group_works` and the tiles.
+    """
     import dask
 
-    client = active_client()
-    if client is not None:
-        return client.scatter(obj, hash=False)
-    return dask.delayed(obj, name=name)
+    return dask.delayed(obj, name=name, traverse=False)
 
 
 def _blocks(n_resamples: int) -> list[tuple[int, int]]:
@@ -73,6 +80,47 @@ def _blocks(n_resamples: int) -> list[tuple[int, int]]:
 def _tiled(work: engine.UnitWork) -> bool:
     """Whether the unit's index kernel draws tile by tile (very many inputs)."""
     return work.unit is not None and _rs.tiled(work.unit, work.strategy)
+
+
+def _group_works(work: engine.UnitWork) -> list:
+    """``(lo, hi, work)`` per block of groups of an untiled index-kernel unit
+    (:func:`evalci.engine.resampling.group_blocks`); one block, the unit's
+    own work, for the other kernels."""
+    unit = work.unit
+    one = [(0, None, work)]
+    if unit is None or work.weights == "poisson" or work.strategy in _RUN_LEVEL:
+        return one
+    n, g, m = unit.T.shape
+    spans = _rs.group_blocks(n, g, m)
+    if len(spans) == 1:
+        return one
+    return [
+        (
+            lo,
+            hi,
+            replace(work, unit=replace(unit, T=np.ascontiguousarray(unit.T[:, lo:hi]))),
+        )
+        for lo, hi in spans
+    ]
+
+
+def _group_block(work, first: int, n_streams: int):
+    """One ``evalci-resample`` task of a block of groups: its finished replicates."""
+    sums = _rs.stream_replicate_sums(
+        work.unit,
+        work.root,
+        work.strategy,
+        first,
+        n_streams,
+        weights=work.weights,
+        group_block=True,
+    )
+    return work.finalize(sums)
+
+
+def _join(parts):
+    """One ``evalci-groups`` task: a block's replicates, its groups' blocks side by side."""
+    return np.concatenate(parts, axis=1)
 
 
 def _block(work, first: int, n_streams: int):
@@ -176,11 +224,38 @@ def replicate_blocks(p: engine.Pass, token: str | None = None) -> list[list]:
         if _tiled(work):
             out.append(_tile_graph(work, token, u, blocks))
             continue
-        shipped = _ship(work, f"evalci-statistics-{token}-{u}")
+        groups = _group_works(work)
+        if len(groups) == 1:
+            shipped = _ship(work, f"evalci-statistics-{token}-{u}")
+            out.append(
+                [
+                    dask.delayed(_block, pure=True)(
+                        shipped,
+                        first,
+                        n,
+                        dask_key_name=f"evalci-resample-{token}-{u}-{b}",
+                    )
+                    for b, (first, n) in enumerate(blocks)
+                ]
+            )
+            continue
+        shipped = [
+            _ship(w, f"evalci-statistics-{token}-{u}-g{c}")
+            for c, (_, _, w) in enumerate(groups)
+        ]
         out.append(
             [
-                dask.delayed(_block, pure=True)(
-                    shipped, first, n, dask_key_name=f"evalci-resample-{token}-{u}-{b}"
+                dask.delayed(_join, pure=True)(
+                    [
+                        dask.delayed(_group_block, pure=True)(
+                            w,
+                            first,
+                            n,
+                            dask_key_name=f"evalci-resample-{token}-{u}-{b}-g{c}",
+                        )
+                        for c, w in enumerate(shipped)
+                    ],
+                    dask_key_name=f"evalci-groups-{token}-{u}-{b}",
                 )
                 for b, (first, n) in enumerate(blocks)
             ]
@@ -212,7 +287,9 @@ def finish(p: engine.Pass) -> engine.Replicates:
     if not p.fast:  # a callable resamples rows: one process
         return engine.finish_pass(p)
     graph = replicate_blocks(p)
-    computed = dask.compute(*graph)
+    # the statistics travel in the graph (see _ship): no warning for that
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1TB"}):
+        computed = dask.compute(*graph)
     reps = [np.concatenate(blocks) for blocks in computed]
     return engine.finish_pass(p, finished=reps)
 
