@@ -97,7 +97,9 @@ PHASES = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode, prefix, state, nth", PHASES)
-def test_a_worker_killed_at_any_phase_changes_nothing(cluster, mode, prefix, state, nth):
+def test_a_worker_killed_at_any_phase_changes_nothing(
+    cluster, mode, prefix, state, nth
+):
     lc, client = cluster
     client.wait_for_workers(2, timeout=60)
     df = scores()

@@ -263,6 +263,65 @@ def replicate_blocks(p: engine.Pass, token: str | None = None) -> list[list]:
     return out
 
 
+#: Bytes of a worker's own that a resample task cannot use (the interpreter,
+#: numpy, pandas and distributed themselves: ~100-130 MB measured).
+WORKER_BASELINE = 130 * 2**20
+
+
+def task_bytes(work: engine.UnitWork) -> int:
+    """About the peak bytes one resample task of ``work`` holds.
+
+    Its statistics (a block of groups, or a tile of inputs), the draws of
+    one row chunk (index, counts and weights: 24 bytes per draw) and its
+    replicate sums and finished replicates. Pattern tables are small:
+    their tasks count their output only.
+    """
+    unit = work.unit
+    out = _rs.STREAM_SIZE * TASK_STREAMS * 8
+    if unit is None:
+        return out
+    n, g, m = unit.T.shape
+    out *= 2 * g * m
+    if _tiled(work):
+        return out + 8 * min(n, _rs.TILE_SIZE) * g * m + 24 * _rs.DRAW_CALL
+    if work.weights == "poisson":
+        piece = min(n, _rs.TILE_SIZE)
+        return out + 8 * piece * g * m + 24 * _rs._rows_per_call(piece) * piece
+    if work.strategy in _RUN_LEVEL or unit.block_length:
+        rows = sum(r.nbytes for r in unit.rows)
+        return out + unit.T.nbytes + rows + 24 * _rs.STREAM_SIZE * n
+    widest = max(hi - lo for lo, hi in _rs.group_blocks(n, g, m))
+    return out + 8 * n * widest * m + 24 * _rs.draw_rows(n) * n
+
+
+def check_worker_memory(p: engine.Pass, client) -> None:
+    """Refuse, before any task runs, a pass whose resample tasks cannot fit
+    in the workers' ``memory_limit`` (below the pause threshold)."""
+    import dask
+
+    limits = [
+        w.get("memory_limit") or 0
+        for w in client.scheduler_info(n_workers=-1)["workers"].values()
+    ]
+    limits = [x for x in limits if x]
+    if not limits or not p.fast:
+        return
+    pause = dask.config.get("distributed.worker.memory.pause") or 1.0
+    room = min(limits) * pause - WORKER_BASELINE
+    need = max(task_bytes(p.work(u)) for u in range(len(p.units)))
+    if need > room:
+        raise ValueError(
+            f"a resample task needs about {need / 2**20:,.0f} MB, and the smallest "
+            f"worker allows {max(room, 0) / 2**20:,.0f} MB (memory_limit="
+            f"{min(limits) / 2**20:,.0f} MB, paused at {pause:.0%}, less about "
+            f"{WORKER_BASELINE / 2**20:.0f} MB for the worker itself); start the "
+            f"workers with memory_limit of at least "
+            f"{(need + WORKER_BASELINE) / pause / 2**20:,.0f} MB, or lower "
+            "evalci.engine.resampling.GROUP_BLOCK_BYTES (statistics per block of "
+            "systems; a fixed setting: other bits where blocks change)."
+        )
+
+
 def finish(p: engine.Pass) -> engine.Replicates:
     """Resample every unit of ``p`` on the current Dask scheduler, then finish.
 
@@ -286,6 +345,9 @@ def finish(p: engine.Pass) -> engine.Replicates:
 
     if not p.fast:  # a callable resamples rows: one process
         return engine.finish_pass(p)
+    client = active_client()
+    if client is not None:
+        check_worker_memory(p, client)
     graph = replicate_blocks(p)
     # the statistics travel in the graph (see _ship): no warning for that
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1TB"}):
