@@ -434,7 +434,12 @@ def case_e(tmp, quick: bool) -> None:
     kw = dict(by="system", n_resamples=b, rng=0)
     times, results = {}, {}
     for workers in (1, 2):
-        with cluster(workers, memory_limit=limit) as client:
+        # the task-based shuffle: P2P's buffers (100 MB by default) and the
+        # worker itself do not fit in 300 MB (measured: KilledWorker)
+        with (
+            dask.config.set({"dataframe.shuffle.method": "tasks"}),
+            cluster(workers, memory_limit=limit) as client,
+        ):
             res, t, c, w, tasks = on_cluster(
                 client,
                 lambda: dd.read_parquet(path).evalci.cluster_ci(
@@ -454,7 +459,10 @@ def case_e(tmp, quick: bool) -> None:
     )
     n = 20_000 if quick else 10_000_000
     path = to_parquet(frame(n, 1, 1, "continuous"), f"{tmp}/e10", PART_E)
-    with cluster(2, memory_limit=limit) as client:
+    with (
+        dask.config.set({"dataframe.shuffle.method": "tasks"}),
+        cluster(2, memory_limit=limit) as client,
+    ):
         res, t, c, w, tasks = on_cluster(
             client,
             lambda: dd.read_parquet(path).evalci.cluster_ci(

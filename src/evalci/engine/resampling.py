@@ -13,9 +13,9 @@ Within one stream the order of draws is fixed:
 2. for run-level strategies, then for each group of the unit in order, the run
    offsets inside the drawn clusters.
 
-The cluster-level count matrix ``W`` (how often each input was drawn in each
-replicate) comes from one flattened ``bincount``; replicate statistics are
-then one matrix product ``W @ T``.
+The count matrix ``W`` (how often each input was drawn in each replicate)
+comes from bincounts of row chunks (:func:`draw_rows`), the statistics from
+products ``W @ T`` per block of groups (:func:`group_blocks`; issue 23).
 
 **Input tiles (issue 12).** For the cluster strategy with ``N > TILE_SIZE``
 inputs the counts are drawn in two stages, so that a task holding one tile of
@@ -81,9 +81,8 @@ TILE_SIZE = 2**20
 #: (replicates grouped by ``max(1, DRAW_CALL // n_p)``). Fixed: changing it
 #: changes results of tiled units.
 DRAW_CALL = 2**21
-#: Bytes of per-input statistics in one block of groups of the index kernel
-#: (:func:`group_blocks`): a Dask task holds one block. Fixed: the blocks
-#: are products of their own, which a BLAS may round differently.
+#: Bytes of statistics per block of groups (:func:`group_blocks`), one Dask
+#: task's share. Fixed: a BLAS may round other blocks differently.
 GROUP_BLOCK_BYTES = 2**25
 #: The resampling weights: exact multinomial counts, or Poisson(1) per input.
 WEIGHTS = ("multinomial", "poisson")
@@ -270,10 +269,8 @@ def stream_replicate_sums(
     partial sums of the unit's :func:`pieces` (a Dask graph may compute those
     in separate tasks, one tile of inputs each, with the same bits).
 
-    ``group_block=True``: ``unit.T`` holds one block of :func:`group_blocks`
-    of a wider unit (a Dask task's share of the groups): its sums are
-    multiplied as that block, so they are the same bits as the columns of the
-    whole unit's sums.
+    ``group_block=True``: ``unit.T`` is one block of :func:`group_blocks` of
+    a wider unit (a Dask task's share): the bits of those columns of the whole.
     """
     check_weights(weights, strategy)
     if weights == "poisson":
@@ -308,10 +305,8 @@ def _one_stage_sums(
     n_rep = n_streams * STREAM_SIZE
     out = np.empty((n_rep, g, m))
     if strategy not in ("single_draw", "hierarchical"):
-        # A stream's (64 x N) draws are made, counted and multiplied in row
-        # chunks of :func:`draw_rows` replicates (memory ~ 24 bytes x rows x
-        # N, not x 64): the generator gives the same numbers in chunks, and
-        # each replicate's sums are its own row's.
+        # A stream's draws are made, counted and multiplied in row chunks
+        # (draw_rows): 24 bytes x rows x N, not x 64; the same numbers.
         # With few statistic columns, gathering them by index and summing is
         # cheaper than counting (measured ~3x at N=1,000 for 2 columns); the
         # choice depends on the data's shape only, never on scheduling.
@@ -365,10 +360,9 @@ def _one_stage_sums(
 
 
 def draw_rows(n: int) -> int:
-    """Replicates of a stream drawn, counted and multiplied at once, for ``n``
-    inputs: the largest power of two up to :data:`STREAM_SIZE` whose draws
-    stay within :data:`DRAW_CALL` (at least 2). Memory only: the numbers
-    are those of the whole stream at once."""
+    """Replicates of a stream drawn and counted at once for ``n`` inputs: the
+    largest power of two up to 64 with at most :data:`DRAW_CALL` draws (>= 2).
+    Memory only: the numbers are those of the whole stream."""
     rows = STREAM_SIZE
     while rows > 2 and rows * n > DRAW_CALL:
         rows //= 2
@@ -376,55 +370,37 @@ def draw_rows(n: int) -> int:
 
 
 def _draw_chunks(gen: np.random.Generator, unit: Unit, rows: int):
-    """``(first row, indices (rows, N))`` of one stream, chunk by chunk: the
-    indices :func:`draw_inputs` gives for the whole stream, in row chunks.
-
-    Strata are drawn one after the other, every row of a stratum before the
-    next stratum; a chunk of rows needs each stratum's share, so each stratum
-    gets its own generator, moved to its start by drawing (and dropping) the
-    strata before it once, chunk by chunk.
-    """
+    """``(first row, indices (rows, N))``: :func:`draw_inputs`'s whole stream
+    in row chunks. Strata are drawn one after the other (all rows each), so
+    each stratum gets its own generator, moved to its start by drawing (and
+    dropping) the strata before it once."""
     if rows >= STREAM_SIZE or unit.block_length:
         yield 0, draw_inputs(gen, STREAM_SIZE, unit)
         return
     bounds = unit.strata_bounds
-    n = int(bounds[-1])
-    if len(bounds) == 2:
-        for r0 in range(0, STREAM_SIZE, rows):
-            yield r0, gen.integers(0, n, size=(rows, n))
-        return
     strata = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
     gens = []
-    for lo, hi in strata:
-        here = np.random.Generator(type(gen.bit_generator)())
-        here.bit_generator.state = gen.bit_generator.state
-        gens.append(here)
+    for lo, hi in strata[:-1]:  # the last stratum draws from ``gen`` itself
+        gens.append(np.random.Generator(type(gen.bit_generator)()))
+        gens[-1].bit_generator.state = gen.bit_generator.state
         for _ in range(0, STREAM_SIZE, rows):
             gen.integers(lo, hi, size=(rows, hi - lo))
+    gens.append(gen)
     for r0 in range(0, STREAM_SIZE, rows):
-        idx = np.empty((rows, n), dtype=np.int64)
+        idx = np.empty((rows, int(bounds[-1])), dtype=np.int64)
         for here, (lo, hi) in zip(gens, strata, strict=True):
             idx[:, lo:hi] = here.integers(lo, hi, size=(rows, hi - lo))
         yield r0, idx
 
 
 def group_blocks(n: int, g: int, m: int) -> list[tuple[int, int]]:
-    """The index kernel's blocks of groups ``(lo, hi)`` for ``n`` inputs, ``g``
-    groups and ``m`` statistics.
+    """Blocks of groups ``(lo, hi)`` of the index kernel's product, for ``n``
+    inputs, ``g`` groups, ``m`` statistics: one unless ``8 n g m`` bytes
+    exceed :data:`GROUP_BLOCK_BYTES`, else nearly equal blocks of about that
+    size, each of more than :data:`GATHER_COLUMNS` columns (multiplied, as
+    the whole is). The numpy kernel and the Dask graph (a task per block)
+    both use them: the same bits.
 
-    One block unless the statistics (``8 n g m`` bytes) exceed
-    :data:`GROUP_BLOCK_BYTES`; then nearly equal blocks of about that size,
-    each of more than :data:`GATHER_COLUMNS` columns (so each is multiplied,
-    as the whole unit is). Both the numpy kernel (one product per block) and
-    the Dask graph (one task per block, holding that block only) use them, so
-    they give the same bits; a Dask worker then holds ``8 n m`` bytes per
-    group of a block, not of every group.
-
-    Examples
-    --------
-    >>> from evalci.engine.resampling import group_blocks
-    >>> group_blocks(1000, 10, 2)
-    [(0, 10)]
     >>> group_blocks(1_000_000, 10, 2)
     [(0, 4), (4, 7), (7, 10)]
     """

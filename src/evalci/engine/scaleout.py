@@ -8,12 +8,14 @@ and, for units of more than :data:`evalci.engine.resampling.TILE_SIZE` inputs, o
 task per (block, input tile) too:
 
 * ``evalci-statistics``: what a unit's blocks read (:class:`engine.UnitWork`:
-  its per-input statistics or pattern table, never rows), shipped to the
-  workers once -- scattered on a ``distributed`` client, one graph key on the
-  local schedulers;
+  its per-input statistics or pattern table, never rows): a graph key holding
+  the object, on every scheduler -- never a scattered future, so a worker
+  lost with the only copy costs a recomputation, not the job; one key per
+  block of groups when the statistics exceed
+  :data:`evalci.engine.resampling.GROUP_BLOCK_BYTES` (a task holds one block);
 * ``evalci-resample``: the replicates of one block, *finished* (the metric of
   each replicate's sums, ``(1024, G)``), so no task ever holds the replicate
-  sums of every block;
+  sums of every block; ``evalci-groups`` puts a block's groups side by side;
 * ``evalci-tiles`` / ``evalci-tile`` / ``evalci-combine``: the exact two-stage
   multinomial of a tiled unit -- each replicate's tile totals, then each
   tile's draws inside it, then the tiles' partial sums added in tile order;
