@@ -418,11 +418,15 @@ def case_d(tmp, quick: bool) -> None:
     )
 
 
+#: ``memory_limit`` of every worker in case e (``--memory-limit``).
+LIMIT_E = "300MB"
+
+
 def case_e(tmp, quick: bool) -> None:
     """Issue 23: 10 systems x 10**6 inputs x 5 runs under memory_limit=300MB,
     on 1 and 2 workers; then 10**7 inputs x 1 system (1 run) on 2."""
     # in-process workers (--quick) share the client's memory: no limit then
-    limit = "300MB" if PROCESSES else "auto"
+    limit = LIMIT_E if PROCESSES else "auto"
     n, b = (20_000, 2_048) if quick else (1_000_000, 2_048)
     section(
         f"e. {n:,} inputs x 5 runs x 10 systems (scores) from Parquet, B={b:,}, "
@@ -487,8 +491,12 @@ def main(argv=None) -> None:
         action="append",
         help="case a: only these outcomes (default both)",
     )
+    parser.add_argument(
+        "--memory-limit", default="300MB", help="case e: each worker's memory_limit"
+    )
     args = parser.parse_args(argv)
-    global PROCESSES
+    global PROCESSES, LIMIT_E  # noqa: PLW0603
+    LIMIT_E = args.memory_limit
     PROCESSES = not args.quick
     # a shuffle started and ended by the scheduler is not news
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
