@@ -1,6 +1,6 @@
 """Scale out (issue 12): evalci on a ``distributed.LocalCluster`` against pandas.
 
-Four cases (``--case a|b|c|d`` runs one; all by default):
+Five cases (``--case a|b|c|d|e`` runs one; all by default):
 
 a. a tidy table from Parquet, k=5, B=10,000: a 2-worker LocalCluster
    (``dd.read_parquet`` then ``ddf.evalci.cluster_ci``) against pandas
@@ -14,7 +14,10 @@ b. B=1,000,000 resamples at N=1,000 against B=10,000: peak memory stays
 c. strong scaling, 1 -> 2 workers, where resampling dominates; and
    ``backend="dask"`` on a pandas frame;
 d. 10,000,000 rows (2,000,000 inputs x 5 runs, continuous) from Parquet: the
-   unit is cut into tiles of 2**20 inputs (``evalci-tile`` tasks), B=1,000.
+   unit is cut into tiles of 2**20 inputs (``evalci-tile`` tasks), B=1,000;
+e. (issue 23) 10 systems x 1,000,000 inputs x 5 runs, B=2,048, on 1 and 2
+   workers with ``memory_limit="300MB"`` each (phases, speed-up, each
+   worker's peak resident set), then 10,000,000 inputs x 1 run x 1 system.
 
 Times are wall-clock seconds of one call (data read included); memory is the
 peak above the level before the call: the client's resident set sampled every
@@ -56,6 +59,8 @@ from evalci.engine import resampling  # noqa: E402
 MB = 2**20
 PAGE = os.sysconf("SC_PAGE_SIZE")
 ROWS_PER_FILE = 1_000_000
+#: Rows per Parquet file (partition) of case e, for 300 MB workers.
+PART_E = 250_000
 FIELDS = ("estimate", "low", "high")
 #: Worker processes (``--quick`` runs in-process workers: faster to start, no
 #: worker memory meter).
@@ -63,6 +68,8 @@ PROCESSES = True
 #: Of the last :func:`on_cluster` call, per task name: (first start, last
 #: stop, compute seconds summed over tasks), from the task stream.
 PHASES: dict[str, tuple[float, float, float]] = {}
+#: Of the last :func:`on_cluster` call: each worker's peak resident set, MB.
+PEAKS: list[float] = []
 
 
 # ------------------------------------------------------------------ data
@@ -91,11 +98,11 @@ def frame(n: int, k: int, systems: int, kind: str, seed: int = 0) -> pd.DataFram
     )
 
 
-def to_parquet(df: pd.DataFrame, where: str) -> str:
-    """``df`` written as files of :data:`ROWS_PER_FILE` rows (one partition each)."""
+def to_parquet(df: pd.DataFrame, where: str, rows: int = ROWS_PER_FILE) -> str:
+    """``df`` written as files of ``rows`` rows (one partition each)."""
     os.makedirs(where)
-    for i, lo in enumerate(range(0, len(df), ROWS_PER_FILE)):
-        part = df.iloc[lo : lo + ROWS_PER_FILE]
+    for i, lo in enumerate(range(0, len(df), rows)):
+        part = df.iloc[lo : lo + rows]
         part.to_parquet(f"{where}/part-{i:04d}.parquet", index=False)
     return where
 
@@ -144,16 +151,19 @@ def _start_meter(dask_worker) -> None:
     dask_worker._evalci_meter = (meter, cpu_seconds())
 
 
-def _stop_meter(dask_worker) -> tuple[float, float]:
-    """On a worker: (peak MB above the start, CPU seconds) since the meter started."""
+def _stop_meter(dask_worker) -> tuple[float, float, float]:
+    """On a worker: (peak MB above the start, CPU seconds, peak MB) since the
+    meter started (NaN for a worker restarted since)."""
+    if not hasattr(dask_worker, "_evalci_meter"):
+        return float("nan"), 0.0, float("nan")
     meter, cpu = dask_worker._evalci_meter
     meter.__exit__(None, None, None)
     del dask_worker._evalci_meter
-    return meter.above, cpu_seconds() - cpu
+    return meter.above, cpu_seconds() - cpu, meter.peak / MB
 
 
 @contextlib.contextmanager
-def cluster(workers: int):
+def cluster(workers: int, memory_limit="auto"):
     """A fresh ``LocalCluster`` of single-threaded workers and its Client."""
     import distributed
 
@@ -166,6 +176,7 @@ def cluster(workers: int):
             threads_per_worker=1,
             processes=PROCESSES,
             dashboard_address=":0",
+            memory_limit=memory_limit,
         ) as lc,
         distributed.Client(lc) as client,
     ):
@@ -186,11 +197,12 @@ def on_cluster(client, call):
         out = call()
         seconds = time.perf_counter() - t
     meters = client.run(_stop_meter).values()
-    worker_mb = max(mb for mb, _ in meters)
+    worker_mb = max(mb for mb, _, _ in meters)
+    PEAKS[:] = [peak for _, _, peak in meters]
     if not PROCESSES:  # threads share the client's process: no separate meter
         worker_mb = float("nan")
     tasks = Counter(key_split(r["key"]) for r in ts.data)
-    tasks["cpu"] = sum(cpu for _, cpu in meters) / seconds
+    tasks["cpu"] = sum(cpu for _, cpu, _ in meters) / seconds
     PHASES.clear()
     for r in ts.data:
         for ss in r["startstops"]:
@@ -268,6 +280,7 @@ def compare_parquet(tmp, label, df, b, workers=2, by="system"):
 def print_phases() -> None:
     """The reduction's and the resampling's spans, and the client's pass between."""
     red, rs = PHASES.get("evalci-reduce"), PHASES.get("evalci-resample")
+    rs = rs or PHASES.get("evalci-tile")
     if red and rs:
         print(
             f"  {'':<52}phases: reduce {red[1] - red[0]:.1f} s, "
@@ -405,22 +418,89 @@ def case_d(tmp, quick: bool) -> None:
     )
 
 
+#: ``memory_limit`` of every worker in case e (``--memory-limit``).
+LIMIT_E = "300MB"
+
+
+def case_e(tmp, quick: bool) -> None:
+    """Issue 23: 10 systems x 10**6 inputs x 5 runs under memory_limit=300MB,
+    on 1 and 2 workers; then 10**7 inputs x 1 system (1 run) on 2."""
+    # in-process workers (--quick) share the client's memory: no limit then
+    limit = LIMIT_E if PROCESSES else "auto"
+    n, b = (20_000, 2_048) if quick else (1_000_000, 2_048)
+    section(
+        f"e. {n:,} inputs x 5 runs x 10 systems (scores) from Parquet, B={b:,}, "
+        f"memory_limit={limit} per worker"
+    )
+    # partitions of 250,000 rows: a 10**6-row partition's distinct rows alone
+    # take a 300 MB worker over its limit (measured: KilledWorker)
+    path = to_parquet(frame(n, 5, 10, "continuous"), f"{tmp}/e", PART_E)
+    kw = dict(by="system", n_resamples=b, rng=0)
+    times, results = {}, {}
+    for workers in (1, 2):
+        # the task-based shuffle: P2P's buffers (100 MB by default) and the
+        # worker itself do not fit in 300 MB (measured: KilledWorker)
+        with (
+            dask.config.set({"dataframe.shuffle.method": "tasks"}),
+            cluster(workers, memory_limit=limit) as client,
+        ):
+            res, t, c, w, tasks = on_cluster(
+                client,
+                lambda: dd.read_parquet(path).evalci.cluster_ci(
+                    "value", "input_id", **kw
+                ),
+            )
+        row(f"dask {workers}x1, {limit} each", t, c, w, tasks)
+        print(
+            f"  {'':<52}peak resident set per worker: "
+            + ", ".join(f"{p:.0f} MB" for p in PEAKS)
+        )
+        print_phases()
+        times[workers], results[workers] = t, res
+    print(
+        f"  speed-up 1 -> 2 workers: {times[1] / times[2]:.2f}x  "
+        f"same numbers on 1 and 2 workers: {same(results[1], results[2])}"
+    )
+    n = 20_000 if quick else 10_000_000
+    path = to_parquet(frame(n, 1, 1, "continuous"), f"{tmp}/e10", PART_E)
+    with (
+        dask.config.set({"dataframe.shuffle.method": "tasks"}),
+        cluster(2, memory_limit=limit) as client,
+    ):
+        res, t, c, w, tasks = on_cluster(
+            client,
+            lambda: dd.read_parquet(path).evalci.cluster_ci(
+                "value", "input_id", n_resamples=1_000, rng=0
+            ),
+        )
+    row(f"dask 2x1, {n:,} inputs x 1 run x 1 system, B=1,000", t, c, w, tasks)
+    print(
+        f"  {'':<52}peak resident set per worker: "
+        + ", ".join(f"{p:.0f} MB" for p in PEAKS)
+    )
+    print_phases()
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes (CI smoke)")
-    parser.add_argument("--case", choices="abcd", action="append")
+    parser.add_argument("--case", choices="abcde", action="append")
     parser.add_argument(
         "--kind",
         choices=("binary", "continuous"),
         action="append",
         help="case a: only these outcomes (default both)",
     )
+    parser.add_argument(
+        "--memory-limit", default="300MB", help="case e: each worker's memory_limit"
+    )
     args = parser.parse_args(argv)
-    global PROCESSES
+    global PROCESSES, LIMIT_E  # noqa: PLW0603
+    LIMIT_E = args.memory_limit
     PROCESSES = not args.quick
     # a shuffle started and ended by the scheduler is not news
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
-    cases = args.case or list("abcd")
+    cases = args.case or list("abcde")
     print(
         f"evalci {evalci.__version__}  numpy {np.__version__}  pandas {pd.__version__}"
         f"  dask {dask.__version__}  cpus {os.cpu_count()}  "
@@ -436,6 +516,8 @@ def main(argv=None) -> None:
                 case_b(args.quick)
             elif case == "c":
                 case_c(tmp, args.quick)
+            elif case == "e":
+                case_e(tmp, args.quick)
             else:
                 case_d(tmp, args.quick)
             print(f"  (case {case}: {time.perf_counter() - t:.0f} s in all)")

@@ -423,3 +423,131 @@ def test_moving_blocks_over_the_tile_size_are_not_tiled_on_dask(monkeypatch):
     with dask.config.set(scheduler="threads"):
         got = evalci.bootstrap(df, "score", "input_id", backend="dask", **kw)
     identical(ref, got)
+
+
+# ------------------------------------------- memory: row chunks, group blocks
+@pytest.mark.parametrize("bounds", [[0, 5000], [0, 3, 1800, 5000]])
+def test_a_stream_drawn_in_row_chunks_is_the_whole_stream(bounds, monkeypatch):
+    # Reference: the whole stream's (64, N) draws in one go (draw_inputs), then
+    # counted and summed. Integer statistics make every sum exact, so the
+    # kernel's chunked products must equal it whatever the BLAS.
+    from evalci.engine import resampling as rs
+
+    monkeypatch.setattr(rs, "DRAW_CALL", 4 * 5000)  # 4 rows per chunk
+    assert rs.draw_rows(5000) == 4
+    root = np.random.SeedSequence(9)
+    rng = np.random.default_rng(0)
+    T = rng.integers(0, 5, (5000, 3, 2)).astype(float)
+    unit = rs.Unit(0, T, np.array(bounds))
+    got = rs.stream_replicate_sums(unit, root, "cluster", 2, 3)
+    for s in range(3):
+        idx = rs.draw_inputs(rs.stream(root, 0, 0, 2 + s), 64, unit)
+        want = np.stack([T[row].sum(axis=0) for row in idx])
+        assert np.array_equal(got[64 * s : 64 * (s + 1)], want)
+
+
+def test_group_blocks_on_dask_equal_numpy(monkeypatch):
+    from evalci.engine import resampling as rs
+
+    df = scores(n=200, k=2, systems=7, unequal=False)
+    # 200 inputs x 7 systems x 2 statistics = 22 kB; a block has at least 3
+    # systems (6 columns: multiplied, not gathered), so blocks of 4 + 3
+    monkeypatch.setattr(rs, "GROUP_BLOCK_BYTES", 6_000)
+    assert rs.group_blocks(200, 7, 2) == [(0, 4), (4, 7)]
+    kw = dict(by="system", n_resamples=2100, rng=8, method="bca")
+    ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+    with dask.config.set(scheduler="threads"):
+        got = evalci.cluster_ci(df, "score", "input_id", backend="dask", **kw)
+    identical(ref, got)
+    # and the blocks are products of their own: the same bits as one product
+    # here (OpenBLAS), which is what keeps the numbers of earlier versions
+    monkeypatch.setattr(rs, "GROUP_BLOCK_BYTES", 2**40)
+    identical(ref, evalci.cluster_ci(df, "score", "input_id", **kw))
+    p = evalci.engine.passes.start_pass(
+        df,
+        evalci.engine.args.bootstrap_iv(
+            df,
+            "score",
+            "input_id",
+            "cluster",
+            "mean",
+            "system",
+            None,
+            "percentile",
+            0.95,
+            2100,
+            "input",
+            False,
+        ),
+        np.random.SeedSequence(8),
+    )
+    monkeypatch.setattr(rs, "GROUP_BLOCK_BYTES", 6_000)
+    graph = {}
+    for blocks in scaleout.replicate_blocks(p):
+        for d in blocks:
+            graph.update(dict(d.__dask_graph__()))
+    names = _prefixes(graph)
+    # 33 streams: 3 blocks of streams x 3 blocks of systems, joined per block
+    assert names["evalci-resample"] == 6 and names["evalci-groups"] == 3
+    assert names["evalci-statistics"] == 2
+
+
+def test_a_stream_of_many_inputs_holds_a_row_chunk_not_the_stream():
+    # 300,000 inputs: the whole stream's draws were 64 x 300,000 int64 (154
+    # MB), their counts as much again and the weights too; a row chunk of
+    # draw_rows(N) = 4 replicates is 1/16 of that.
+    import tracemalloc
+
+    from evalci.engine import resampling as rs
+
+    n = 300_000
+    unit = rs.Unit(0, np.ones((n, 3, 2)), np.array([0, n]))
+    tracemalloc.start()
+    rs.stream_replicate_sums(unit, np.random.SeedSequence(0), "cluster", 0, 1)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert rs.draw_rows(n) == 4
+    assert peak < 24 * 4 * n * 1.5, peak / 2**20  # 41 MiB; the stream: 440 MiB
+
+
+def test_a_worker_memory_limit_too_small_is_refused_before_work_starts(client):
+    from evalci.engine import resampling as rs
+
+    p = evalci.engine.passes.start_pass(
+        scores(n=50),
+        evalci.engine.args.bootstrap_iv(
+            scores(n=50),
+            "score",
+            "input_id",
+            "cluster",
+            "mean",
+            "system",
+            None,
+            "percentile",
+            0.95,
+            1000,
+            "input",
+            False,
+        ),
+        np.random.SeedSequence(0),
+    )
+    need = scaleout.task_bytes(p.work(0))
+    assert need >= 24 * rs.draw_rows(50) * 50  # the draws of a chunk at least
+    # the in-process workers of the fixture have no memory limit: no check
+    scaleout.check_worker_memory(p, client)
+    with (
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=False,
+            memory_limit="100MB",
+            dashboard_address=":0",
+        ) as small,
+        distributed.Client(small) as c,
+    ):
+        with pytest.raises(ValueError, match="start the workers with memory_limit"):
+            scaleout.check_worker_memory(p, c)
+        with pytest.raises(ValueError, match="GROUP_BLOCK_BYTES"):
+            evalci.cluster_ci(
+                scores(n=50), "score", "input_id", by="system", backend="dask", rng=0
+            )

@@ -13,9 +13,9 @@ Within one stream the order of draws is fixed:
 2. for run-level strategies, then for each group of the unit in order, the run
    offsets inside the drawn clusters.
 
-The cluster-level count matrix ``W`` (how often each input was drawn in each
-replicate) comes from one flattened ``bincount``; replicate statistics are
-then one matrix product ``W @ T``.
+The count matrix ``W`` (how often each input was drawn in each replicate)
+comes from bincounts of row chunks (:func:`draw_rows`), the statistics from
+products ``W @ T`` per block of groups (:func:`group_blocks`; issue 23).
 
 **Input tiles (issue 12).** For the cluster strategy with ``N > TILE_SIZE``
 inputs the counts are drawn in two stages, so that a task holding one tile of
@@ -81,6 +81,9 @@ TILE_SIZE = 2**20
 #: (replicates grouped by ``max(1, DRAW_CALL // n_p)``). Fixed: changing it
 #: changes results of tiled units.
 DRAW_CALL = 2**21
+#: Bytes of statistics per block of groups (:func:`group_blocks`), one Dask
+#: task's share. Fixed: a BLAS may round other blocks differently.
+GROUP_BLOCK_BYTES = 2**25
 #: The resampling weights: exact multinomial counts, or Poisson(1) per input.
 WEIGHTS = ("multinomial", "poisson")
 _RUN_LEVEL = ("single_draw", "hierarchical")
@@ -256,6 +259,7 @@ def stream_replicate_sums(
     n_streams: int,
     *,
     weights: str = "multinomial",
+    group_block: bool = False,
 ) -> np.ndarray:
     """Summed statistics ``(n_streams * STREAM_SIZE, G, m)`` for a block of streams.
 
@@ -264,6 +268,9 @@ def stream_replicate_sums(
     with more than :data:`TILE_SIZE` inputs, and Poisson weights, combine the
     partial sums of the unit's :func:`pieces` (a Dask graph may compute those
     in separate tasks, one tile of inputs each, with the same bits).
+
+    ``group_block=True``: ``unit.T`` is one block of :func:`group_blocks` of
+    a wider unit (a Dask task's share): the bits of those columns of the whole.
     """
     check_weights(weights, strategy)
     if weights == "poisson":
@@ -282,46 +289,62 @@ def stream_replicate_sums(
             for p, (lo, hi, _) in enumerate(pieces(bounds))
         )
         return combine_pieces(parts)
-    return _one_stage_sums(unit, root, strategy, first, n_streams)
+    return _one_stage_sums(unit, root, strategy, first, n_streams, group_block)
 
 
 def _one_stage_sums(
-    unit: Unit, root: np.random.SeedSequence, strategy: str, first: int, n_streams: int
+    unit: Unit,
+    root: np.random.SeedSequence,
+    strategy: str,
+    first: int,
+    n_streams: int,
+    group_block: bool = False,
 ) -> np.ndarray:
     """The untiled kernel: every draw of a stream from its one generator."""
     n, g, m = unit.T.shape
     n_rep = n_streams * STREAM_SIZE
     out = np.empty((n_rep, g, m))
     if strategy not in ("single_draw", "hierarchical"):
-        # One stream at a time: its (64 x N) counts stay in cache, and the
-        # bincount, the cast and the product each touch them once.
+        # A stream's draws are made, counted and multiplied in row chunks
+        # (draw_rows): 24 bytes x rows x N, not x 64; the same numbers.
         # With few statistic columns, gathering them by index and summing is
         # cheaper than counting (measured ~3x at N=1,000 for 2 columns); the
         # choice depends on the data's shape only, never on scheduling.
         t = unit.T.reshape(n, g * m)
+        gather = g * m <= GATHER_COLUMNS and not group_block
         # A column constant within every stratum (the runs column at equal k)
         # sums to the same value in every replicate, n_h draws per stratum:
         # no need to gather it (21-29% of the time for accuracy).
-        fixed = _fixed_sums(t, unit.strata_bounds)
-        cols = [np.ascontiguousarray(t[:, j]) for j in range(g * m)]
-        gather = g * m <= GATHER_COLUMNS
-        offsets = (np.arange(STREAM_SIZE) * n)[:, None]
-        w = np.empty((STREAM_SIZE, n))
+        fixed = _fixed_sums(t, unit.strata_bounds) if gather else []
+        cols = [np.ascontiguousarray(t[:, j]) for j in range(g * m)] if gather else []
+        # the product runs per block of groups, the blocks a Dask task holds
+        spans = [(0, g)] if group_block else group_blocks(n, g, m)
+        spans = [(lo * m, hi * m) for lo, hi in spans]
+        # each block contiguous: a chunk's product then reads its block only
+        parts = (
+            [t]
+            if len(spans) == 1
+            else [np.ascontiguousarray(t[:, a:b]) for a, b in spans]
+        )
+        rows_per = STREAM_SIZE if unit.block_length else draw_rows(n)
+        offsets = (np.arange(rows_per) * n)[:, None]
+        w = np.empty((rows_per, n))
         flat = out.reshape(n_rep, g * m)
         for s in range(n_streams):
             gen = stream(root, _BOOT, unit.index, first + s)
-            block = draw_inputs(gen, STREAM_SIZE, unit)
-            rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
-            if gather:
-                for j, col in enumerate(cols):
-                    if fixed[j] is None:
-                        flat[rows, j] = np.take(col, block).sum(axis=1)
-                    else:
-                        flat[rows, j] = fixed[j]
-            else:
+            for r0, block in _draw_chunks(gen, unit, rows_per):
+                rows = slice(s * STREAM_SIZE + r0, s * STREAM_SIZE + r0 + rows_per)
+                if gather:
+                    for j, col in enumerate(cols):
+                        if fixed[j] is None:
+                            flat[rows, j] = np.take(col, block).sum(axis=1)
+                        else:
+                            flat[rows, j] = fixed[j]
+                    continue
                 block += offsets
-                w[...] = _counts(block.ravel(), STREAM_SIZE, n)
-                np.matmul(w, t, out=flat[rows])
+                w[...] = _counts(block.ravel(), rows_per, n)
+                for (a, b), part in zip(spans, parts, strict=True):
+                    np.matmul(w, part, out=flat[rows, a:b])
         return out
     # Run-level strategies, also one stream at a time: per group, the drawn
     # rows of each replicate; their statistics are gathered and summed (few
@@ -334,6 +357,61 @@ def _one_stage_sums(
             rep, row = draw_runs(gen, block, unit.starts[j], unit.counts[j], strategy)
             out[rows, j, :] = _sum_rows(unit.rows[j], rep, row)
     return out
+
+
+def draw_rows(n: int) -> int:
+    """Replicates of a stream drawn and counted at once for ``n`` inputs: the
+    largest power of two up to 64 with at most :data:`DRAW_CALL` draws (>= 2).
+    Memory only: the numbers are those of the whole stream."""
+    rows = STREAM_SIZE
+    while rows > 2 and rows * n > DRAW_CALL:
+        rows //= 2
+    return rows
+
+
+def _draw_chunks(gen: np.random.Generator, unit: Unit, rows: int):
+    """``(first row, indices (rows, N))``: :func:`draw_inputs`'s whole stream
+    in row chunks. Strata are drawn one after the other (all rows each), so
+    each stratum gets its own generator, moved to its start by drawing (and
+    dropping) the strata before it once."""
+    if rows >= STREAM_SIZE or unit.block_length:
+        yield 0, draw_inputs(gen, STREAM_SIZE, unit)
+        return
+    bounds = unit.strata_bounds
+    strata = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    gens = []
+    for lo, hi in strata[:-1]:  # the last stratum draws from ``gen`` itself
+        gens.append(np.random.Generator(type(gen.bit_generator)()))
+        gens[-1].bit_generator.state = gen.bit_generator.state
+        for _ in range(0, STREAM_SIZE, rows):
+            gen.integers(lo, hi, size=(rows, hi - lo))
+    gens.append(gen)
+    for r0 in range(0, STREAM_SIZE, rows):
+        idx = np.empty((rows, int(bounds[-1])), dtype=np.int64)
+        for here, (lo, hi) in zip(gens, strata, strict=True):
+            idx[:, lo:hi] = here.integers(lo, hi, size=(rows, hi - lo))
+        yield r0, idx
+
+
+def group_blocks(n: int, g: int, m: int) -> list[tuple[int, int]]:
+    """Blocks of groups ``(lo, hi)`` of the index kernel's product, for ``n``
+    inputs, ``g`` groups, ``m`` statistics: one unless ``8 n g m`` bytes
+    exceed :data:`GROUP_BLOCK_BYTES`, else nearly equal blocks of about that
+    size, each of more than :data:`GATHER_COLUMNS` columns (multiplied, as
+    the whole is). The numpy kernel and the Dask graph (a task per block)
+    both use them: the same bits.
+
+    >>> group_blocks(1_000_000, 10, 2)
+    [(0, 4), (4, 7), (7, 10)]
+    """
+    if g * m <= GATHER_COLUMNS:
+        return [(0, g)]
+    least = GATHER_COLUMNS // m + 1
+    per = max(least, GROUP_BLOCK_BYTES // max(8 * n * m, 1))
+    k = max(1, min(-(-g // per), g // least))
+    sizes = [g // k + (i < g % k) for i in range(k)]
+    edges = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+    return list(zip(edges[:-1], edges[1:], strict=True))
 
 
 # ------------------------------------------------------------ input tiles

@@ -8,12 +8,14 @@ and, for units of more than :data:`evalci.engine.resampling.TILE_SIZE` inputs, o
 task per (block, input tile) too:
 
 * ``evalci-statistics``: what a unit's blocks read (:class:`engine.UnitWork`:
-  its per-input statistics or pattern table, never rows), shipped to the
-  workers once -- scattered on a ``distributed`` client, one graph key on the
-  local schedulers;
+  its per-input statistics or pattern table, never rows): a graph key holding
+  the object, on every scheduler -- never a scattered future, so a worker
+  lost with the only copy costs a recomputation, not the job; one key per
+  block of groups when the statistics exceed
+  :data:`evalci.engine.resampling.GROUP_BLOCK_BYTES` (a task holds one block);
 * ``evalci-resample``: the replicates of one block, *finished* (the metric of
   each replicate's sums, ``(1024, G)``), so no task ever holds the replicate
-  sums of every block;
+  sums of every block; ``evalci-groups`` puts a block's groups side by side;
 * ``evalci-tiles`` / ``evalci-tile`` / ``evalci-combine``: the exact two-stage
   multinomial of a tiled unit -- each replicate's tile totals, then each
   tile's draws inside it, then the tiles' partial sums added in tile order;
@@ -28,6 +30,7 @@ Callable metrics resample rows and stay in one process.
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import numpy as np
 
@@ -35,6 +38,8 @@ from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 
 __all__ = ["TASK_STREAMS", "finish", "lazy_finish", "replicate_blocks"]
+
+_RUN_LEVEL = ("single_draw", "hierarchical")
 
 #: Streams (of 64 replicates) per task: 1,024 replicates. Scheduling and
 #: memory only; results never depend on it.
@@ -51,14 +56,18 @@ def active_client():
 
 
 def _ship(obj, name: str):
-    """``obj`` as a graph input every task can read: scattered once on a
-    ``distributed`` client, else one named graph key."""
+    """``obj`` as a graph input every task can read: one named key holding
+    the object itself.
+
+    It lives in the graph, not in a worker's memory only: on a ``distributed``
+    client the scheduler keeps the task, so if the worker holding the object
+    dies before a copy exists the key is simply computed again elsewhere (a
+    scattered future would be lost with it, and every task reading it
+    cancelled). Its size is bounded by :func:`_group_works` and the tiles.
+    """
     import dask
 
-    client = active_client()
-    if client is not None:
-        return client.scatter(obj, hash=False)
-    return dask.delayed(obj, name=name)
+    return dask.delayed(obj, name=name, traverse=False)
 
 
 def _blocks(n_resamples: int) -> list[tuple[int, int]]:
@@ -73,6 +82,47 @@ def _blocks(n_resamples: int) -> list[tuple[int, int]]:
 def _tiled(work: engine.UnitWork) -> bool:
     """Whether the unit's index kernel draws tile by tile (very many inputs)."""
     return work.unit is not None and _rs.tiled(work.unit, work.strategy)
+
+
+def _group_works(work: engine.UnitWork) -> list:
+    """``(lo, hi, work)`` per block of groups of an untiled index-kernel unit
+    (:func:`evalci.engine.resampling.group_blocks`); one block, the unit's
+    own work, for the other kernels."""
+    unit = work.unit
+    one = [(0, None, work)]
+    if unit is None or work.weights == "poisson" or work.strategy in _RUN_LEVEL:
+        return one
+    n, g, m = unit.T.shape
+    spans = _rs.group_blocks(n, g, m)
+    if len(spans) == 1:
+        return one
+    return [
+        (
+            lo,
+            hi,
+            replace(work, unit=replace(unit, T=np.ascontiguousarray(unit.T[:, lo:hi]))),
+        )
+        for lo, hi in spans
+    ]
+
+
+def _group_block(work, first: int, n_streams: int):
+    """One ``evalci-resample`` task of a block of groups: its finished replicates."""
+    sums = _rs.stream_replicate_sums(
+        work.unit,
+        work.root,
+        work.strategy,
+        first,
+        n_streams,
+        weights=work.weights,
+        group_block=True,
+    )
+    return work.finalize(sums)
+
+
+def _join(parts):
+    """One ``evalci-groups`` task: a block's replicates, its groups' blocks side by side."""
+    return np.concatenate(parts, axis=1)
 
 
 def _block(work, first: int, n_streams: int):
@@ -176,16 +226,103 @@ def replicate_blocks(p: engine.Pass, token: str | None = None) -> list[list]:
         if _tiled(work):
             out.append(_tile_graph(work, token, u, blocks))
             continue
-        shipped = _ship(work, f"evalci-statistics-{token}-{u}")
+        groups = _group_works(work)
+        if len(groups) == 1:
+            shipped = _ship(work, f"evalci-statistics-{token}-{u}")
+            out.append(
+                [
+                    dask.delayed(_block, pure=True)(
+                        shipped,
+                        first,
+                        n,
+                        dask_key_name=f"evalci-resample-{token}-{u}-{b}",
+                    )
+                    for b, (first, n) in enumerate(blocks)
+                ]
+            )
+            continue
+        shipped = [
+            _ship(w, f"evalci-statistics-{token}-{u}-g{c}")
+            for c, (_, _, w) in enumerate(groups)
+        ]
         out.append(
             [
-                dask.delayed(_block, pure=True)(
-                    shipped, first, n, dask_key_name=f"evalci-resample-{token}-{u}-{b}"
+                dask.delayed(_join, pure=True)(
+                    [
+                        dask.delayed(_group_block, pure=True)(
+                            w,
+                            first,
+                            n,
+                            dask_key_name=f"evalci-resample-{token}-{u}-{b}-g{c}",
+                        )
+                        for c, w in enumerate(shipped)
+                    ],
+                    dask_key_name=f"evalci-groups-{token}-{u}-{b}",
                 )
                 for b, (first, n) in enumerate(blocks)
             ]
         )
     return out
+
+
+#: Bytes of a worker's own that a resample task cannot use: an idle worker
+#: process with numpy, pandas, pyarrow, distributed and evalci imported
+#: measured 176 MB resident.
+WORKER_BASELINE = 180 * 2**20
+
+
+def task_bytes(work: engine.UnitWork) -> int:
+    """About the peak bytes one resample task of ``work`` holds.
+
+    Its statistics (a block of groups, or a tile of inputs), the draws of
+    one row chunk (index, counts and weights: 24 bytes per draw) and its
+    replicate sums and finished replicates. Pattern tables are small:
+    their tasks count their output only.
+    """
+    unit = work.unit
+    out = _rs.STREAM_SIZE * TASK_STREAMS * 8
+    if unit is None:
+        return out
+    n, g, m = unit.T.shape
+    out *= 2 * g * m
+    if _tiled(work):
+        return out + 8 * min(n, _rs.TILE_SIZE) * g * m + 24 * _rs.DRAW_CALL
+    if work.weights == "poisson":
+        piece = min(n, _rs.TILE_SIZE)
+        return out + 8 * piece * g * m + 24 * _rs._rows_per_call(piece) * piece
+    if work.strategy in _RUN_LEVEL or unit.block_length:
+        rows = sum(r.nbytes for r in unit.rows)
+        return out + unit.T.nbytes + rows + 24 * _rs.STREAM_SIZE * n
+    widest = max(hi - lo for lo, hi in _rs.group_blocks(n, g, m))
+    return out + 8 * n * widest * m + 24 * _rs.draw_rows(n) * n
+
+
+def check_worker_memory(p: engine.Pass, client) -> None:
+    """Refuse, before any task runs, a pass whose resample tasks cannot fit
+    in the workers' ``memory_limit`` (below the pause threshold)."""
+    import dask
+
+    limits = [
+        w.get("memory_limit") or 0
+        for w in client.scheduler_info(n_workers=-1)["workers"].values()
+    ]
+    limits = [x for x in limits if x]
+    if not limits or not p.fast:
+        return
+    pause = dask.config.get("distributed.worker.memory.pause") or 1.0
+    room = min(limits) * pause - WORKER_BASELINE
+    need = max(task_bytes(p.work(u)) for u in range(len(p.units)))
+    if need > room:
+        raise ValueError(
+            f"a resample task needs about {need / 2**20:,.0f} MB, and the smallest "
+            f"worker allows {max(room, 0) / 2**20:,.0f} MB (memory_limit="
+            f"{min(limits) / 2**20:,.0f} MB, paused at {pause:.0%}, less about "
+            f"{WORKER_BASELINE / 2**20:.0f} MB for the worker itself); start the "
+            f"workers with memory_limit of at least "
+            f"{(need + WORKER_BASELINE) / pause / 2**20:,.0f} MB, or lower "
+            "evalci.engine.resampling.GROUP_BLOCK_BYTES (statistics per block of "
+            "systems; a fixed setting: other bits where blocks change)."
+        )
 
 
 def finish(p: engine.Pass) -> engine.Replicates:
@@ -211,8 +348,13 @@ def finish(p: engine.Pass) -> engine.Replicates:
 
     if not p.fast:  # a callable resamples rows: one process
         return engine.finish_pass(p)
+    client = active_client()
+    if client is not None:
+        check_worker_memory(p, client)
     graph = replicate_blocks(p)
-    computed = dask.compute(*graph)
+    # the statistics travel in the graph (see _ship): no warning for that
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1TB"}):
+        computed = dask.compute(*graph)
     reps = [np.concatenate(blocks) for blocks in computed]
     return engine.finish_pass(p, finished=reps)
 
