@@ -357,10 +357,12 @@ def _check_per_input(name: str, strategy: str, input_cols, weight: str) -> None:
     Its value is a function of each input's runs taken together (c correct of
     n), so the runs of an input are its sample: redrawing them (single_draw,
     hierarchical) or collapsing them (mode_aggregate, iid) changes or biases
-    the estimand. Each input contributes one value, so ``weight="run"`` (pool
-    the runs) has nothing to pool and is refused rather than ignored.
+    the estimand. pass@k and pass^k count each input once, so ``weight="run"``
+    (pool the runs) has nothing to pool and is refused rather than ignored;
+    Krippendorff's alpha pools every pairable rating already, whatever
+    ``weight`` says.
     """
-    if weight == "run":
+    if weight == "run" and name.startswith(("pass@", "pass^")):
         raise ValueError(
             f"`weight`='run' cannot be used with metric {name!r}: it is computed "
             "per input from all of that input's runs taken together, each input "
