@@ -270,15 +270,16 @@ def test_pass_at_k_bad_arguments():
         )
 
 
-def test_per_input_ignores_weight():
-    # weight is documented as ignored: each input contributes one value
+def test_per_input_pass_k_refuses_run_weights():
+    # each input contributes one value: weight="run" used to be ignored
+    # silently, now it is refused (issue 24; tests/test_silent_answers_2.py)
     df = clustered(n=30, k=3, unequal=True, seed=4)
     one = df[df.system == "sys0"]
     k = int(one.groupby("input_id").size().min())
     kw = dict(cluster="input_id", metric=M.pass_at_k(k), n_resamples=200, rng=0)
-    a = evalci.cluster_ci(one, "correct", weight="input", **kw)
-    b = evalci.cluster_ci(one, "correct", weight="run", **kw)
-    np.testing.assert_array_equal(a.bootstrap_distribution, b.bootstrap_distribution)
+    evalci.cluster_ci(one, "correct", weight="input", **kw)
+    with pytest.raises(ValueError, match="`weight`='run' cannot be used"):
+        evalci.cluster_ci(one, "correct", weight="run", **kw)
 
 
 def test_metric_per_input_must_be_callable():

@@ -125,7 +125,7 @@ def bootstrap_iv(
         check_columns(data, list(metric.columns), "metric")
     input_cols = _check_input(data, input, cluster, by, strategy)
     if isinstance(metric, Metric) and metric.per_input is not None:
-        _check_per_input(metric.name, strategy, input_cols)
+        _check_per_input(metric.name, strategy, input_cols, weight)
     _check_roles(data, value, cluster, input_cols, by, strata, metric)
     return BootstrapArgs(
         value=value,
@@ -351,14 +351,25 @@ def _check_input(data, input, cluster, by, strategy) -> list[str]:
     return input_cols
 
 
-def _check_per_input(name: str, strategy: str, input_cols) -> None:
+def _check_per_input(name: str, strategy: str, input_cols, weight: str) -> None:
     """A per-input metric (pass@k, Krippendorff's alpha) resamples whole inputs.
 
     Its value is a function of each input's runs taken together (c correct of
     n), so the runs of an input are its sample: redrawing them (single_draw,
     hierarchical) or collapsing them (mode_aggregate, iid) changes or biases
-    the estimand. ``weight`` is ignored: each input contributes one value.
+    the estimand. pass@k and pass^k count each input once, so ``weight="run"``
+    (pool the runs) has nothing to pool and is refused rather than ignored;
+    Krippendorff's alpha pools every pairable rating already, whatever
+    ``weight`` says.
     """
+    if weight == "run" and name.startswith(("pass@", "pass^")):
+        raise ValueError(
+            f"`weight`='run' cannot be used with metric {name!r}: it is computed "
+            "per input from all of that input's runs taken together, each input "
+            "counting once, so there are no per-run values to pool; use "
+            "weight='input' (the default). For the pooled rate of all runs use "
+            "metric='mean' with weight='run'."
+        )
     if strategy != "cluster":
         raise ValueError(
             f"`strategy`={strategy!r} cannot be used with metric {name!r}: it is "

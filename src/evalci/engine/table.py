@@ -32,7 +32,7 @@ from evalci.engine.cube import group_codes as group_codes_of
 from evalci.engine.missing import refusal
 from evalci.metrics import Metric
 
-__all__ = ["cell_statistics", "prepare", "prepare_cells"]
+__all__ = ["cell_statistics", "check_magnitude", "prepare", "prepare_cells"]
 
 #: Columns of a table of per-cell summed statistics (:func:`cell_statistics`).
 CELL_RUNS = "__evalci_runs__"
@@ -113,6 +113,34 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
                     f"{_plain(y[bad].iloc[0])!r} in {int(bad.sum())} rows."
                 )
     return frame
+
+
+def check_magnitude(stats: np.ndarray, value: str, what: str) -> None:
+    """Refuse statistics so large that their sums or squares overflow float64.
+
+    An estimate sums up to every row's statistic, and a standard error squares
+    deviations of up to twice the largest, summed over up to 2**18 resamples
+    (``n_resamples="auto"``'s largest) or the rows: beyond
+    ``sqrt(max_float / (8 max(n_rows, 2**18)))`` (about 1e150) one of them
+    can be ``inf`` and the result ``inf`` or NaN without a word. One pass of
+    ``max |x|`` over the statistics, once per table.
+    """
+    stats = np.asarray(stats, dtype=float)
+    if stats.size == 0:
+        return
+    with np.errstate(invalid="ignore"):
+        big = float(np.nanmax(np.abs(stats)))
+    limit = np.sqrt(np.finfo(float).max / (8.0 * max(stats.shape[0], 2**18)))
+    if big <= limit:
+        return
+    shown = "inf (its sums overflowed)" if np.isinf(big) else f"{big:.3g}"
+    raise ValueError(
+        f"`value` column {value!r} ({what}) reaches {shown}: sums and "
+        f"squares of values beyond {limit:.2g} overflow float64, which would make "
+        f"the estimate or its interval inf or NaN. Rescale the column, e.g. "
+        f"df[{value!r}] / 1e{max(int(np.log10(min(big, 1e308))) - 3, 1)}, and "
+        "scale the interval back."
+    )
 
 
 def _plain(x):
@@ -277,6 +305,7 @@ def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     frame, cell = frame.iloc[order], cell[order]
     data_map = {c: frame[c].to_numpy() for c in frame.columns}
     stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
+    check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
     n = len(out)
     for j, name in enumerate(stat_columns(stats.shape[1])):
         out[name] = np.bincount(cell, weights=stats[:, j], minlength=n)
@@ -311,6 +340,7 @@ def prepare_cells(cells: pd.DataFrame, args: BootstrapArgs) -> tuple[Cube, np.nd
     )
     names = [c for c in cells.columns if c.startswith("__evalci_s")]
     cube.stats = cells[names].to_numpy(dtype=float)[order]
+    check_magnitude(cube.stats, args.value, f"metric {args.metric.name!r}")
     cube.runs = runs[order]
     return cube, n_runs.astype(np.int64)
 
@@ -364,6 +394,7 @@ def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> Non
             f"metric {args.metric.name!r}: `statistics` must return an array of "
             f"shape (n_rows, m); got {stats.shape}."
         )
+    check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
     cube.stats = stats
     if args.trials is not None:
         cube.runs = frame[args.trials].to_numpy().astype(float)

@@ -65,6 +65,7 @@ from evalci.methods.run_level import (  # noqa: F401  (re-exported)
     RunLevelResult,
     run_level_ci,
 )
+from evalci.metrics.labels import check_comparable
 
 __all__ = [
     "AnalyticResult",
@@ -547,6 +548,8 @@ def _cells_iv(c: _Cells, args: _Args) -> None:
 
 def _kappa_interval(frame: pd.DataFrame, args: _Args, c: _Cells):
     """Cohen's kappa per group with its Fleiss-Cohen-Everitt normal interval."""
+    # 1 == "1" is False: the bootstrap's kappa refuses such a table, so must this
+    check_comparable(frame[args.value], frame[args.truth], args.value, args.truth)
     labels, _ = pd.factorize(
         pd.concat([frame[args.truth], frame[args.value]], ignore_index=True)
     )

@@ -17,6 +17,7 @@ from evalci._base.validate import (
     check_name,
     check_option,
 )
+from evalci.engine.table import check_magnitude
 from evalci.methods._messages import _FRAME_HINT, _no_missing, _show
 
 #: Canonical method names of :func:`analytic_ci`.
@@ -132,7 +133,9 @@ def _numeric_values(frame: pd.DataFrame, args: _Args) -> np.ndarray:
                 f"{_show(y[bad].iloc[0])} in {int(bad.sum())} rows. For scores use "
                 "method='clt'."
             )
-    return y.to_numpy(dtype=float)
+    values = y.to_numpy(dtype=float)
+    check_magnitude(values[:, None], args.value, f"method={args.method!r}")
+    return values
 
 
 def _outcome_iv(frame: pd.DataFrame, args: _Args):

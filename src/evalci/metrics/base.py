@@ -77,7 +77,8 @@ class Metric:
         function of each input's runs taken together, such as pass@k (c
         correct of n runs) or Krippendorff's alpha (the input's coincidences).
         Such a metric needs ``strategy="cluster"`` (an input's runs are its
-        sample) and ignores ``weight`` (each input contributes one value).
+        sample); pass@k and pass^k refuse ``weight="run"`` (each input
+        contributes one value), Krippendorff's alpha ignores ``weight``.
 
     Examples
     --------

@@ -96,10 +96,13 @@ def pass_at_k(k: int, *, trials: str | None = None) -> Metric:
     """pass@k: the chance that at least one of k attempts succeeds, per input.
 
     Chen et al.'s (2021) unbiased estimator from the n >= k runs of an input,
-    c of them correct, ``1 - C(n - c, k) / C(n, k)``, averaged over inputs;
-    intervals resample inputs (``strategy="cluster"``: an input's runs are its
-    sample). It is computed as ``-expm1(log C(n-c, k) - log C(n, k))`` from
-    log-gamma, so large n neither overflows nor loses the small values.
+    c of them correct, ``1 - C(n - c, k) / C(n, k)``, averaged over inputs
+    (each input counts once: ``weight="run"`` is refused); intervals resample
+    inputs (``strategy="cluster"``: an input's runs are its sample). The ratio
+    is the product ``prod_{i<k} (1 - c / (n - i))``, computed as
+    ``-expm1(sum_i log1p(-c / (n - i)))`` (Chen et al.'s figure 3 takes the
+    same product), so large n neither overflows nor loses the small values;
+    it is exactly 1 when ``n - c < k``.
 
     Parameters
     ----------
@@ -143,8 +146,11 @@ def pass_hat_k(k: int, *, trials: str | None = None) -> Metric:
 
     The unbiased estimator ``C(c, k) / C(n, k)`` of tau-bench (Yao et al.,
     2024) from the n >= k runs of an input, c of them correct, averaged over
-    inputs: a reliability score that falls as k grows when a system succeeds
-    on an input only sometimes. ``pass_hat_k(1)`` is the mean accuracy.
+    inputs (each input counts once: ``weight="run"`` is refused): a
+    reliability score that falls as k grows when a system succeeds on an input
+    only sometimes. The ratio is the product ``prod_{i<k} (c - i) / (n - i)``
+    of k factors in [0, 1], 0 when ``c < k``. ``pass_hat_k(1)`` is the mean
+    accuracy of each input, averaged over inputs.
 
     Parameters
     ----------
