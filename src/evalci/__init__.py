@@ -81,7 +81,15 @@ from evalci.frames.doors import (  # noqa: E402
     report,
 )
 from evalci.io.example import load_example  # noqa: E402
-from evalci.io.readers import read_helm, read_inspect, read_jsonl, read_lm_eval  # noqa: E402
+from evalci.io.readers import (  # noqa: E402
+    read_arena,
+    read_arena_hard,
+    read_helm,
+    read_inspect,
+    read_jsonl,
+    read_lm_eval,
+)
+from evalci.methods import preference  # noqa: E402
 from evalci.methods.analytic import (  # noqa: E402
     AnalyticResult,
     McNemarResult,
@@ -120,6 +128,8 @@ __all__ = [
     "mcnemar",
     "RunLevelResult",
     "run_level_ci",
+    "read_arena",
+    "read_arena_hard",
     "read_helm",
     "read_inspect",
     "read_jsonl",
@@ -131,6 +141,7 @@ __all__ = [
     "extract",
     "judge",
     "ranks",
+    "preference",
     "Leaderboard",
     "leaderboard",
     "scaleout",
