@@ -530,10 +530,11 @@ def preference_ci(
 
     Notes
     -----
-    Coverage (``tests/test_preference_coverage.py``, 400 seeded trials,
-    4 models, 60 prompts with prompt effects of SD 1 on the log-strength):
-    prompt-clustered 95% percentile intervals covered the population score
-    in 94.3% of trials, battle-level ones in 84.3%.
+    Coverage (``tests/test_preference_coverage.py``: 4 models, 80 prompts,
+    960 battles, prompt effects of SD 1 on the log-strength): 95% percentile
+    intervals from prompt-level resampling covered the population score in
+    94.0% of 300 seeded trials; battle-level ones (``cluster=None``) in
+    83.0% of 100.
 
     Examples
     --------

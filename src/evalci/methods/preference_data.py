@@ -197,7 +197,8 @@ def encode(
     keep = weight > 0
     if ties == "drop":
         keep &= outcome != 2
-    played = names[np.unique(np.r_[code_a[keep], code_b[keep]])]
+    g = len(names)
+    played = names[np.bincount(np.r_[code_a[keep], code_b[keep]], minlength=g) > 0]
     _check_models(models, names, played)
     a, b = code_a[keep], code_b[keep]
     outcome, weight = outcome[keep], weight[keep]
@@ -225,6 +226,21 @@ def _check_models(models, names, played) -> None:
             )
 
 
+def _unique(x: np.ndarray):
+    """Sorted distinct values, the inverse and the counts (by one sort).
+
+    numpy's own ``unique`` hashes when no inverse is asked for, which is
+    many times slower on millions of spread-out integers (numpy 2.4).
+    """
+    order = np.argsort(x, kind="stable")
+    s = x[order]
+    new = np.r_[True, s[1:] != s[:-1]] if len(s) else np.zeros(0, bool)
+    inverse = np.empty(len(x), np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    counts = np.diff(np.r_[np.flatnonzero(new), len(x)])
+    return s[new], inverse, counts
+
+
 def _reduce(names, a, b, outcome, weight, unit, cluster) -> Battles:
     g = len(names)
     lo, hi = np.minimum(a, b), np.maximum(a, b)
@@ -232,17 +248,15 @@ def _reduce(names, a, b, outcome, weight, unit, cluster) -> Battles:
     flip = a > b
     canon = np.where(flip & (outcome < 2), 1 - outcome, outcome)
     pair_key = lo * g + hi
-    pair_ids, pair = np.unique(pair_key, return_inverse=True)
+    pair_ids, pair, _ = _unique(pair_key)
     pairs = Pairs(i=pair_ids // g, j=pair_ids % g, n_models=g)
     cell = pair * 3 + canon
     n_cells = 3 * len(pair_ids)
     counts = np.bincount(cell, weights=weight, minlength=n_cells).reshape(-1, 3)
     if unit is None:
         # battle types: distinct (cell, weight), with their multiplicity
-        wcode = np.unique(weight, return_inverse=True)[1]
-        types, inverse, mult = np.unique(
-            cell * (wcode.max() + 1) + wcode, return_inverse=True, return_counts=True
-        )
+        wcode = _unique(weight)[1]
+        types, inverse, mult = _unique(cell * (wcode.max() + 1) + wcode)
         first = np.zeros(len(types), np.int64)
         first[inverse] = np.arange(len(cell))
         rows, cols, vals = np.arange(len(types)), cell[first], weight[first]
@@ -250,14 +264,16 @@ def _reduce(names, a, b, outcome, weight, unit, cluster) -> Battles:
         n_inputs = np.bincount(np.r_[a, b], minlength=g)
         n_clusters, multiplicity = n_inputs, mult.astype(float)
     else:
-        _, unit = np.unique(unit, return_inverse=True)  # dense, sorted codes
+        _, unit, _ = _unique(unit)  # dense, sorted codes
         n_units = int(unit.max()) + 1
         units = sparse.csr_matrix(
             (weight, (unit, cell)), shape=(n_units, n_cells)
         )  # duplicates summed
         units.sum_duplicates()
-        per = np.unique(np.r_[unit * g + a, unit * g + b])
-        n_clusters = np.bincount(per % g, minlength=g)
+        met = np.zeros(n_units * g, bool)  # (unit, model) pairs that played
+        met[unit * g + a] = True
+        met[unit * g + b] = True
+        n_clusters = met.reshape(n_units, g).sum(axis=0)
         n_inputs, multiplicity = n_clusters, None
     return Battles(
         models=pd.Index(names, name="system"),

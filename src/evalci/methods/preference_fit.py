@@ -55,6 +55,8 @@ __all__ = ["Pairs", "fit", "strongly_connected"]
 TOL = 1e-10
 MAX_ITER = 100
 _HALVINGS = 40
+#: Newton steps longer than this (in any coordinate) are checked by backtracking.
+LONG_STEP = 0.1
 
 
 @dataclass(frozen=True)
@@ -79,27 +81,25 @@ class Pairs:
         return out
 
 
-def _bt(theta, lam, wi, wj, t, pairs, a, prior, hess=True):
-    """Bradley-Terry: log-likelihood, gradient and Hessian per replicate."""
+def _bt(theta, lam, wi, wj, t, pairs, a, prior, ll_only=False):
+    """Bradley-Terry: the log-likelihood, or its gradient and curvatures."""
     d = theta[:, pairs.i] - theta[:, pairs.j]
-    ll = (wi * log_expit(d) + wj * log_expit(-d)).sum(axis=1)
-    ll -= 0.5 * prior * (theta**2).sum(axis=1)
-    if not hess:
-        return ll
+    if ll_only:
+        ll = (wi * log_expit(d) + wj * log_expit(-d)).sum(axis=1)
+        return ll - 0.5 * prior * (theta**2).sum(axis=1)
     n = wi + wj
     s = expit(d)
     grad = (wi - n * s) @ a - prior * theta
-    return ll, grad, n * s * (1.0 - s), None, None
+    return grad, n * s * (1.0 - s), None, None
 
 
-def _davidson(theta, lam, wi, wj, t, pairs, a, prior, hess=True):
+def _davidson(theta, lam, wi, wj, t, pairs, a, prior, ll_only=False):
     """Davidson: as :func:`_bt`, with ``lam = log(nu)`` the last parameter."""
     d = 0.5 * (theta[:, pairs.i] - theta[:, pairs.j])
     log_d = np.logaddexp(np.logaddexp(d, -d), lam[:, None])
-    ll = (wi * (d - log_d) + wj * (-d - log_d) + t * (lam[:, None] - log_d)).sum(1)
-    ll -= 0.5 * prior * (theta**2).sum(axis=1)
-    if not hess:
-        return ll
+    if ll_only:
+        ll = wi * (d - log_d) + wj * (-d - log_d) + t * (lam[:, None] - log_d)
+        return ll.sum(axis=1) - 0.5 * prior * (theta**2).sum(axis=1)
     n = wi + wj + t
     pi, pj, pt = np.exp(d - log_d), np.exp(-d - log_d), np.exp(lam[:, None] - log_d)
     # d ll / d(theta_i - theta_j) and the second derivatives (module docstring)
@@ -109,7 +109,7 @@ def _davidson(theta, lam, wi, wj, t, pairs, a, prior, hess=True):
     h = 0.25 * n * ((pi + pj) - (pi - pj) ** 2)
     cross = (0.5 * n * (pi - pj) * pt) @ a  # d2 ll / d theta d lam
     h_lam = -(n * pt * (1.0 - pt)).sum(axis=1)
-    return ll, np.column_stack([grad, g_lam]), h, cross, h_lam
+    return np.column_stack([grad, g_lam]), h, cross, h_lam
 
 
 def _hessian(h, cross, h_lam, pairs, abs_a, prior):
@@ -187,26 +187,47 @@ def fit(
             break
         args = (wi[active], wj[active], t[active], pairs, a, prior)
         th, lm = theta[active], lam[active]
-        ll, grad, h, cross, h_lam = objective(th, lm, *args)
+        grad, h, cross, h_lam = objective(th, lm, *args)
         hess = _hessian(h, cross, h_lam, pairs, abs_a, prior)
         sub = -hess[:, free[:, None], free[None, :]]
         step = np.zeros_like(grad)
         step[:, free] = np.linalg.solve(sub, grad[:, free, None])[..., 0]
-        scale = np.ones(len(active))
-        for _ in range(_HALVINGS):  # backtrack where the step overshoots
-            new_th = th + scale[:, None] * step[:, :g]
-            new_lm = lm + scale * step[:, g] if davidson else lm
-            worse = objective(new_th, new_lm, *args, hess=False) < ll - 1e-12 * (
-                1 + np.abs(ll)
-            )
-            if not worse.any():
-                break
-            scale[worse] *= 0.5
-        theta[active], lam[active] = new_th, new_lm
+        scale = _backtrack(objective, th, lm, step, args, davidson)
+        theta[active] = th + scale[:, None] * step[:, :g]
+        if davidson:
+            lam[active] = lm + scale * step[:, g]
         done = np.abs(scale[:, None] * step).max(axis=1) < tol
         converged[active[done]] = True
         active = active[~done]
     return theta, lam, converged
+
+
+def _backtrack(objective, th, lm, step, args, davidson) -> np.ndarray:
+    """Step sizes that do not lower the log-likelihood (halving from 1).
+
+    Only replicates taking a long step (over :data:`LONG_STEP` in some
+    coordinate) are checked: near the maximum, where warm-started refits
+    are, the full Newton step of a concave function is always taken, and
+    the check would cost two likelihood evaluations per step.
+    """
+    scale = np.ones(len(th))
+    rows = np.flatnonzero(np.abs(step).max(axis=1) > LONG_STEP)
+    if not len(rows):
+        return scale
+    g = th.shape[1]
+    sub = tuple(x[rows] for x in args[:3]) + args[3:]
+    th, lm, step = th[rows], lm[rows], step[rows]
+    ll = objective(th, lm, *sub, ll_only=True)
+    s = np.ones(len(rows))
+    for _ in range(_HALVINGS):
+        new_lm = lm + s * step[:, g] if davidson else lm
+        new = objective(th + s[:, None] * step[:, :g], new_lm, *sub, ll_only=True)
+        worse = new < ll - 1e-12 * (1 + np.abs(ll))
+        if not worse.any():
+            break
+        s[worse] *= 0.5
+    scale[rows] = s
+    return scale
 
 
 def strongly_connected(wi, wj, t, pairs: Pairs) -> np.ndarray:
@@ -219,9 +240,15 @@ def strongly_connected(wi, wj, t, pairs: Pairs) -> np.ndarray:
     """
     wi, wj, t = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (wi, wj, t))
     edges = np.concatenate([(wi > 0) | (t > 0), (wj > 0) | (t > 0)], axis=1)
-    sets, inverse = np.unique(edges, axis=0, return_inverse=True)
-    ok = np.array([_strong(e, pairs) for e in sets])
-    return ok[inverse.reshape(-1)]
+    packed = np.packbits(edges, axis=1)
+    seen: dict[bytes, bool] = {}
+    out = np.empty(len(edges), bool)
+    for r, key in enumerate(packed):
+        k = key.tobytes()
+        if k not in seen:
+            seen[k] = _strong(edges[r], pairs)
+        out[r] = seen[k]
+    return out
 
 
 def _strong(edges: np.ndarray, pairs: Pairs) -> bool:
