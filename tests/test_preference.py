@@ -368,3 +368,23 @@ def test_input_is_not_modified():
     before = df.copy()
     P.preference_ci(df, n_resamples=100, rng=0, strength={"A>>B": 3})
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_fractional_strength_keeps_double_precision():
+    from evalci.methods import preference_boot as boot
+    from evalci.methods.preference_data import encode
+
+    battles = _battles(seed=13, n=30)
+    whole = encode(battles, cluster="question_id", strength={"A>>B": 3})
+    frac = encode(battles, cluster="question_id", strength={"A>>B": 2.7})
+    assert boot._dtype(whole) == np.float32
+    assert boot._dtype(frac) == np.float64
+    # a replicate with fractional weights is the weighted fit on the drawn prompts
+    res = P.preference_ci(battles, strength={"A>>B": 2.7}, n_resamples=64, rng=2)
+    prompts = np.sort(battles.question_id.unique())
+    idx = rs.draw_clusters(
+        rs.stream(rs.seed_sequence(2), rs._BOOT, 0, 0), 64, np.array([0, len(prompts)])
+    )[5]
+    drawn = pd.concat([battles[battles.question_id == prompts[k]] for k in idx])
+    want = P.bradley_terry(drawn, strength={"A>>B": 2.7}).scores.to_numpy()
+    np.testing.assert_allclose(res.scores.bootstrap_distribution[:, 5], want, atol=1e-6)

@@ -30,7 +30,9 @@ STRENGTHS = {"m0": 0.0, "m1": 0.3, "m2": 0.5, "m3": -0.4}
 
 
 def _covered(battles, truth, cluster, seed):
-    res = P.preference_ci(battles, anchor="m0", cluster=cluster, n_resamples=200, rng=seed)
+    res = P.preference_ci(
+        battles, anchor="m0", cluster=cluster, n_resamples=200, rng=seed
+    )
     s = res.scores
     inside = (s.low <= truth) & (truth <= s.high)
     return inside.drop("m0").to_numpy()

@@ -409,9 +409,9 @@ def bradley_terry(
     >>> fit = evalci.preference.bradley_terry(battles, anchor="b")
     >>> fit.table[["system", "score"]].round(1)
       system   score
-    0      a  1085.4
+    0      a  1076.8
     1      b  1000.0
-    2      c   911.9
+    2      c   944.8
     """
     sc, prior = _options(
         "bradley-terry", ties, anchor, anchor_score, scale, base, prior
@@ -459,7 +459,7 @@ def davidson(
     ...     {"a": 0.5, "b": 0.0, "c": -0.5}, n_prompts=200, tie=0.5, rng=0)
     >>> fit = evalci.preference.davidson(battles, anchor="b")
     >>> round(fit.tie_parameter, 2)
-    0.51
+    0.48
     """
     sc, prior = _options("davidson", "half", anchor, anchor_score, scale, base, prior)
     cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)

@@ -36,7 +36,8 @@ __all__ = ["replicate_fits", "split_counts"]
 _BATTLES = 7
 #: Replicates refitted together (memory: B x G x G floats for the Hessian).
 FIT_BLOCK = 256
-_SAFE_WEIGHTS = 2**22  # weights drawn per block at most (x 8 bytes)
+_SAFE_WEIGHTS = 2**24  # weights drawn per block at most (x 4 or 8 bytes)
+_EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
 
 
 def split_counts(y: np.ndarray, model: str, ties: str):
@@ -54,11 +55,26 @@ def split_counts(y: np.ndarray, model: str, ties: str):
     return wi, wj, t
 
 
-def _weights(battles: Battles, root, first: int, n_streams: int) -> np.ndarray:
+def _dtype(battles: Battles):
+    """float32 when every replicate count is an integer below 2**24 (exact).
+
+    The product ``w @ S`` is memory-bound; single precision halves the
+    traffic (about 2x faster) and changes no count when the per-unit counts
+    are integers (no fractional ``strength``) and no count can reach 2**24.
+    """
+    data = battles.units.data
+    whole = bool(np.all(data == np.rint(data)))
+    most = float(data.max(initial=0.0)) * (
+        battles.n_units if battles.multiplicity is None else battles.multiplicity.sum()
+    )
+    return np.float32 if whole and most < _EXACT_FLOAT32 else np.float64
+
+
+def _weights(battles: Battles, root, first: int, n_streams: int, dtype) -> np.ndarray:
     """Count weights ``(n_streams * STREAM_SIZE, C)`` for consecutive streams."""
     c = battles.n_units
     size = _rs.STREAM_SIZE
-    out = np.empty((n_streams * size, c))
+    out = np.empty((n_streams * size, c), dtype)
     if battles.multiplicity is None:
         bounds = np.array([0, c])
         offsets = (np.arange(size) * c)[:, None]
@@ -97,12 +113,14 @@ def replicate_fits(
             _SAFE_WEIGHTS // (_rs.STREAM_SIZE * max(battles.n_units, 1)),
         ),
     )
-    st = battles.units.T.tocsr()  # (3P, C)
+    dtype = _dtype(battles)
+    st = battles.units.T.tocsr().astype(dtype)  # (3P, C)
     thetas, lams = [], []
     for first in range(0, total, per_block):
         k = min(per_block, total - first)
-        w = _weights(battles, root, first, k)
-        y = np.asarray(st @ w.T).T  # (b, 3P): the replicates' matchup counts
+        w = _weights(battles, root, first, k, dtype)
+        # (b, 3P): the replicates' matchup counts, exact in either precision
+        y = np.asarray(st @ w.T, dtype=np.float64).T
         wi, wj, t = split_counts(y, model, ties)
         _check_replicates(battles, wi, wj, t, model, prior, first)
         theta, lam, ok = _fit.fit(

@@ -51,8 +51,9 @@ from scipy.special import expit, log_expit
 
 __all__ = ["Pairs", "fit", "strongly_connected"]
 
-#: Newton stops when every coordinate's step is below this (log-strength units).
-TOL = 1e-10
+#: Newton stops when every coordinate's step is below this (log-strength
+#: units); convergence is quadratic, so the error left is of order TOL**2.
+TOL = 1e-7
 MAX_ITER = 100
 _HALVINGS = 40
 #: Newton steps longer than this (in any coordinate) are checked by backtracking.
