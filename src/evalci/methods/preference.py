@@ -107,6 +107,7 @@ class PreferenceFit:
         tie counting half; NaN without an anchor), ``theta`` (natural
         log-strength, the anchor's 0), ``n_battles``.
     model : {'bradley-terry', 'davidson'}
+        The model fitted.
     ties : {'half', 'drop'} or None
         How Bradley-Terry counted ties (None for Davidson, which models them).
     tie_parameter : float or None
@@ -188,9 +189,20 @@ class PreferenceResult:
     ) -> Leaderboard:
         """Simultaneous rank intervals and tie groups from these replicates.
 
-        :func:`evalci.ranks.leaderboard_from_bootstrap` on :attr:`scores`:
-        see :func:`evalci.leaderboard` for ``method`` ('max-t', 'stepdown',
-        'holm') and what the intervals mean. No resampling happens.
+        :func:`evalci.ranks.leaderboard_from_bootstrap` on :attr:`scores`;
+        no resampling happens.
+
+        Parameters
+        ----------
+        method : {'max-t', 'stepdown', 'holm'}
+            The pairwise tests behind the rank intervals (see
+            :func:`evalci.leaderboard`).
+        confidence_level : float, optional
+            Family-wise level of the rank intervals; default the scores'.
+
+        Returns
+        -------
+        Leaderboard
         """
         return leaderboard_from_bootstrap(
             self.scores, method=method, confidence_level=confidence_level
@@ -209,7 +221,19 @@ class PreferenceResult:
         return f"PreferenceResult: {self.fit._header()}\n{self.scores!r}"
 
     def plot(self, ax=None, *, sort=True):
-        """Forest plot of the score intervals (:meth:`BootstrapResult.plot`)."""
+        """Forest plot of the score intervals (:meth:`BootstrapResult.plot`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+        sort : bool
+            Models by score (True, the default) or alphabetically.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
         return self.scores.plot(ax=ax, sort=sort)
 
 

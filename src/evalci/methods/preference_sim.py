@@ -91,6 +91,7 @@ def simulate_battles(
     n_judges : int, optional
         Add a ``judge`` column, each battle's judge drawn from this many.
     rng : int, Generator or SeedSequence, optional
+        Fixes the battles.
 
     Returns
     -------
@@ -155,6 +156,25 @@ def population_fit(
     the model (``"bradley-terry"`` with ``ties``, or ``"davidson"``) is fitted
     to those expectations. With ``prompt_sd > 0`` this is not ``strengths``:
     averaging over prompts flattens the win probabilities.
+
+    Parameters
+    ----------
+    strengths : dict or list of float
+        Natural log-strengths, as in :func:`simulate_battles`.
+    prompt_sd : float
+        SD of each model's per-prompt effect.
+    tie : float
+        Davidson's ``nu`` of the simulation (0: no ties).
+    model : {'bradley-terry', 'davidson'}
+        The model whose limit is wanted.
+    ties : {'half', 'drop'}
+        Bradley-Terry's ties, as in :func:`evalci.preference.bradley_terry`.
+    design : {'all-pairs', 'baseline'}
+        As in :func:`simulate_battles`.
+    baseline : str, optional
+        As in :func:`simulate_battles`.
+    nodes : int
+        Gauss-Hermite points.
 
     Returns
     -------
