@@ -82,12 +82,15 @@ from evalci.frames.doors import (  # noqa: E402
 )
 from evalci.io.example import load_example  # noqa: E402
 from evalci.io.readers import (  # noqa: E402
+    read_arena,
+    read_arena_hard,
     read_helm,
     read_inspect,
     read_jsonl,
     read_lm_eval,
     sample_counts,
 )
+from evalci.methods import preference  # noqa: E402
 from evalci.methods.analytic import (  # noqa: E402
     AnalyticResult,
     McNemarResult,
@@ -126,6 +129,8 @@ __all__ = [
     "mcnemar",
     "RunLevelResult",
     "run_level_ci",
+    "read_arena",
+    "read_arena_hard",
     "read_helm",
     "read_inspect",
     "read_jsonl",
@@ -138,6 +143,7 @@ __all__ = [
     "extract",
     "judge",
     "ranks",
+    "preference",
     "Leaderboard",
     "leaderboard",
     "scaleout",

@@ -14,6 +14,11 @@ module is their public home. Nothing else in the library reads files except
 writes it (the module and class are named where it is read); see
 ``docs/reading-logs.md`` for the field-to-column tables.
 
+Pairwise preferences are not scores of one system: :func:`read_arena`
+(Chatbot Arena battles) and :func:`read_arena_hard` (arena-hard-auto
+judgments) return one row per battle (``model_a``, ``model_b``, ``winner``,
+...) for :mod:`evalci.preference` (:mod:`evalci.io.arena`; ``docs/arena.md``).
+
 The table every reader returns
 ------------------------------
 ``input``
@@ -48,6 +53,7 @@ from evalci.io._shared import (
     OUTCOMES,
     SAMPLE_KEYS,
 )
+from evalci.io.arena import read_arena, read_arena_hard
 from evalci.io.helm import read_helm
 from evalci.io.inspect import read_inspect
 from evalci.io.lm_eval import read_lm_eval
@@ -57,7 +63,15 @@ from evalci.io.tables import (  # noqa: F401  (_FORMATS, _read_table: the CLI)
     read_jsonl,
 )
 
-__all__ = ["read_helm", "read_inspect", "read_jsonl", "read_lm_eval", "sample_counts"]
+__all__ = [
+    "read_arena",
+    "read_arena_hard",
+    "read_helm",
+    "read_inspect",
+    "read_jsonl",
+    "read_lm_eval",
+    "sample_counts",
+]
 
 
 def sample_counts(df: pd.DataFrame) -> pd.DataFrame:

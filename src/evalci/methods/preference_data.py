@@ -1,0 +1,288 @@
+"""Battles to sufficient statistics: matchup counts, per cluster.
+
+A battle is a row ``(model_a, model_b, winner)`` with ``winner`` one of
+:data:`WINNERS`, optionally a cluster key (the prompt, ``question_id``; or
+the judge) and a verdict label (``"A>>B"``, ...) that ``strength=`` weighs.
+:func:`encode` validates the table and reduces it to
+
+* the models (sorted names) and the observed pairs ``i < j``;
+* per pair, the weighted wins of ``i``, wins of ``j`` and ties;
+* a sparse ``(C, 3 P)`` matrix ``S`` of the same counts per resampling unit:
+  a prompt (or judge) when ``cluster`` is given, else a *battle type* (a
+  distinct ``(pair, outcome, weight)``) with its multiplicity, so that a
+  bootstrap replicate's counts are ``w @ S`` for a weight vector ``w`` over
+  units (count weights, never duplicated rows).
+
+Units are sorted by their key, so results never depend on row order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from evalci._base.validate import as_columns, check_columns, check_frame
+from evalci.methods.preference_fit import Pairs
+
+__all__ = ["WINNERS", "Battles", "encode", "verdict_class"]
+
+#: Arena's winner values and the outcome each means (0: a wins, 1: b, 2: tie).
+WINNERS = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}
+
+#: Verdict labels (A = model_a) -> (outcome, strength key).
+_VERDICTS = {
+    "A>>B": (0, "A>>B"),
+    "B<<A": (0, "A>>B"),
+    "A>B": (0, "A>B"),
+    "B<A": (0, "A>B"),
+    "A=B": (2, "A=B"),
+    "B=A": (2, "A=B"),
+    "B>A": (1, "A>B"),
+    "A<B": (1, "A>B"),
+    "B>>A": (1, "A>>B"),
+    "A<<B": (1, "A>>B"),
+}
+STRENGTH_KEYS = ("A>>B", "A>B", "A=B")
+
+
+@dataclass(frozen=True)
+class Battles:
+    """Validated battles as counts (see the module docstring)."""
+
+    models: pd.Index
+    pairs: Pairs
+    counts: np.ndarray  # (P, 3): wins of i, wins of j, ties (weighted)
+    units: sparse.csr_matrix  # (C, 3P) counts per resampling unit
+    multiplicity: np.ndarray | None  # (C,) battle-type sizes; None: clusters
+    n_battles: np.ndarray  # (G,) battles per model (unweighted)
+    n_inputs: np.ndarray  # (G,) distinct prompts per model (or battles)
+    n_clusters: np.ndarray  # (G,) distinct clusters per model
+    cluster: tuple
+
+    @property
+    def n_units(self) -> int:
+        return self.units.shape[0]
+
+
+def verdict_class(labels: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Outcome codes and strength keys of verdict labels; unknown labels raise."""
+    text = labels.astype(str).str.replace(" ", "", regex=False)
+    bad = ~text.isin(list(_VERDICTS)) | labels.isna()
+    if bad.any():
+        shown = ", ".join(repr(v) for v in pd.unique(labels[bad])[:5])
+        raise ValueError(
+            f"`{column}` holds verdicts that are not Arena-Hard labels ({shown}); "
+            f"known labels: {', '.join(_VERDICTS)} (A is model_a)."
+        )
+    outcome = text.map(lambda s: _VERDICTS[s][0]).to_numpy(np.int64)
+    key = text.map(lambda s: _VERDICTS[s][1]).to_numpy(object)
+    return outcome, key
+
+
+def check_strength(strength) -> dict[str, float]:
+    """``strength=``: weights of the verdict classes; every other class counts 1."""
+    if not isinstance(strength, dict):
+        raise TypeError(
+            "`strength` must be a dict of verdict weights, e.g. "
+            f"{{'A>>B': 3, 'A>B': 1}}; got {type(strength).__name__}."
+        )
+    out = dict.fromkeys(STRENGTH_KEYS, 1.0)
+    for key, w in strength.items():
+        norm = str(key).replace(" ", "")
+        if norm not in _VERDICTS:
+            raise ValueError(
+                f"`strength`: {key!r} is not a verdict label; use 'A>>B' (a strong "
+                "win, either side), 'A>B' (a win) or 'A=B' (a tie)."
+            )
+        if isinstance(w, bool) or not np.isfinite(float(w)) or float(w) < 0:
+            raise ValueError(
+                f"`strength`: the weight of {key!r} must be a non-negative number; "
+                f"got {w!r}."
+            )
+        out[_VERDICTS[norm][1]] = float(w)
+    return out
+
+
+def _outcomes(data, winner, verdict, strength):
+    """Outcome codes (0/1/2) and battle weights, validated."""
+    col = data[winner]
+    codes = pd.Index(list(WINNERS)).get_indexer(col)
+    if (codes < 0).any():
+        bad = col[codes < 0]
+        counts = bad.astype(str).value_counts()
+        shown = ", ".join(f"{v!r} ({n} rows)" for v, n in counts.head(5).items())
+        raise ValueError(
+            f"`{winner}` holds values that name no winner: {shown}; each battle's "
+            f"winner must be one of {', '.join(repr(w) for w in WINNERS)}. Fix or "
+            "drop those rows first."
+        )
+    outcome = np.array(list(WINNERS.values()), np.int64)[codes]
+    weight = np.ones(len(data))
+    if strength is not None:
+        if verdict not in data.columns:
+            raise ValueError(
+                f"`strength` weighs each battle by its verdict, but the table has no "
+                f"`{verdict}` column (e.g. 'A>>B', as evalci.read_arena_hard "
+                "writes); pass verdict= to name it, or drop strength=."
+            )
+        v_out, key = verdict_class(data[verdict], verdict)
+        clash = v_out != outcome
+        if clash.any():
+            row = data.index[np.argmax(clash)]
+            raise ValueError(
+                f"`{verdict}` and `{winner}` disagree on {int(clash.sum())} battles "
+                f"(first: row {row!r}); the verdict's A is model_a."
+            )
+        weight = pd.Series(key).map(strength).to_numpy(float)
+    return outcome, weight
+
+
+def _keys(data, cols, name):
+    """Sorted integer codes of the (possibly several) key columns."""
+    for c in cols:
+        if data[c].isna().any():
+            raise ValueError(
+                f"`{name}`: the column {c!r} has missing values; every battle "
+                "needs its cluster (drop or fill those rows)."
+            )
+    return data.groupby(cols, sort=True, dropna=False).ngroup().to_numpy(np.int64)
+
+
+def encode(
+    data: pd.DataFrame,
+    *,
+    model_a: str = "model_a",
+    model_b: str = "model_b",
+    winner: str = "winner",
+    cluster=None,
+    verdict: str = "verdict",
+    strength=None,
+    ties: str = "keep",
+    models=None,
+) -> Battles:
+    """Validate a battle table and reduce it to :class:`Battles`.
+
+    ``ties="drop"`` leaves tied battles out (and models that only tied);
+    ``models`` names models that must all be ranked (one that never plays
+    raises).
+    """
+    check_frame(data)
+    cluster_cols = as_columns(cluster, "cluster")
+    check_columns(data, [model_a, model_b, winner, *cluster_cols], "battles")
+    strength = None if strength is None else check_strength(strength)
+    for c in (model_a, model_b):
+        if data[c].isna().any():
+            raise ValueError(
+                f"`{c}`: {int(data[c].isna().sum())} battles name no model."
+            )
+    outcome, weight = _outcomes(data, winner, verdict, strength)
+    both = pd.concat([data[model_a], data[model_b]], ignore_index=True).astype(str)
+    codes, uniques = pd.factorize(both)
+    order = np.argsort(np.asarray(uniques, dtype=object))  # models sorted by name
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    names = np.asarray(uniques, dtype=object)[order]
+    n = len(data)
+    code_a, code_b = rank[codes[:n]], rank[codes[n:]]
+    same = code_a == code_b
+    if same.any():
+        raise ValueError(
+            f"{int(same.sum())} battles pit a model against itself (first: "
+            f"{names[code_a[same][0]]!r}); drop them, they carry no comparison."
+        )
+    unit = _keys(data, cluster_cols, "cluster") if cluster_cols else None
+    keep = weight > 0
+    if ties == "drop":
+        keep &= outcome != 2
+    g = len(names)
+    played = names[np.bincount(np.r_[code_a[keep], code_b[keep]], minlength=g) > 0]
+    _check_models(models, names, played)
+    a, b = code_a[keep], code_b[keep]
+    outcome, weight = outcome[keep], weight[keep]
+    unit = None if unit is None else unit[keep]
+    return _reduce(names, a, b, outcome, weight, unit, tuple(cluster_cols))
+
+
+def _check_models(models, names, played) -> None:
+    """Every model asked for must play (a battle that counts)."""
+    wanted = names if models is None else np.asarray([str(m) for m in models])
+    idle = sorted(set(wanted) - set(played))
+    if idle:
+        raise ValueError(
+            f"these models cannot be ranked: they play no battle that counts "
+            f"({', '.join(map(repr, idle[:10]))}"
+            + (f" and {len(idle) - 10} more" if len(idle) > 10 else "")
+            + "); give them battles, or leave them out of `models`."
+        )
+    if models is not None:
+        extra = sorted(set(names) - set(wanted))
+        if extra:
+            raise ValueError(
+                f"`models` leaves out models that play ({', '.join(map(repr, extra[:5]))}); "
+                "list every model, or filter the battles first."
+            )
+
+
+def _unique(x: np.ndarray):
+    """Sorted distinct values, the inverse and the counts (by one sort).
+
+    numpy's own ``unique`` hashes when no inverse is asked for, which is
+    many times slower on millions of spread-out integers (numpy 2.4).
+    """
+    order = np.argsort(x, kind="stable")
+    s = x[order]
+    new = np.r_[True, s[1:] != s[:-1]] if len(s) else np.zeros(0, bool)
+    inverse = np.empty(len(x), np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    counts = np.diff(np.r_[np.flatnonzero(new), len(x)])
+    return s[new], inverse, counts
+
+
+def _reduce(names, a, b, outcome, weight, unit, cluster) -> Battles:
+    g = len(names)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    # outcome seen from the canonical pair (lo, hi): a win of b is a win of hi
+    flip = a > b
+    canon = np.where(flip & (outcome < 2), 1 - outcome, outcome)
+    pair_key = lo * g + hi
+    pair_ids, pair, _ = _unique(pair_key)
+    pairs = Pairs(i=pair_ids // g, j=pair_ids % g, n_models=g)
+    cell = pair * 3 + canon
+    n_cells = 3 * len(pair_ids)
+    counts = np.bincount(cell, weights=weight, minlength=n_cells).reshape(-1, 3)
+    if unit is None:
+        # battle types: distinct (cell, weight), with their multiplicity
+        wcode = _unique(weight)[1]
+        types, inverse, mult = _unique(cell * (wcode.max() + 1) + wcode)
+        first = np.zeros(len(types), np.int64)
+        first[inverse] = np.arange(len(cell))
+        rows, cols, vals = np.arange(len(types)), cell[first], weight[first]
+        units = sparse.csr_matrix((vals, (rows, cols)), shape=(len(types), n_cells))
+        n_inputs = np.bincount(np.r_[a, b], minlength=g)
+        n_clusters, multiplicity = n_inputs, mult.astype(float)
+    else:
+        _, unit, _ = _unique(unit)  # dense, sorted codes
+        n_units = int(unit.max()) + 1
+        units = sparse.csr_matrix(
+            (weight, (unit, cell)), shape=(n_units, n_cells)
+        )  # duplicates summed
+        units.sum_duplicates()
+        met = np.zeros(n_units * g, bool)  # (unit, model) pairs that played
+        met[unit * g + a] = True
+        met[unit * g + b] = True
+        n_clusters = met.reshape(n_units, g).sum(axis=0)
+        n_inputs, multiplicity = n_clusters, None
+    return Battles(
+        models=pd.Index(names, name="system"),
+        pairs=pairs,
+        counts=counts,
+        units=units,
+        multiplicity=multiplicity,
+        n_battles=np.bincount(np.r_[a, b], minlength=g),
+        n_inputs=n_inputs,
+        n_clusters=n_clusters,
+        cluster=cluster,
+    )
