@@ -247,12 +247,14 @@ def _suite_iv(data, value, task, cluster, system, weighting, tasks, metric, miss
 def _build(frame, value, task, cluster, system, missing) -> _Suite:
     """Per-item means (over runs) of every system, task by task."""
     item = frame.groupby([task, cluster, system], sort=True)[value].mean()
-    wide = item.unstack(system)  # rows: (task, item), columns: systems
+    wide = item.unstack(system)  # rows: (task, item) sorted, columns: systems
     systems = list(wide.columns)
-    task_names = list(wide.index.get_level_values(0).unique())
+    codes = wide.index.codes[0]
+    task_names = list(wide.index.levels[0][np.unique(codes)])
+    cuts = np.flatnonzero(np.diff(codes)) + 1
+    values = wide.to_numpy(float)
     blocks, ran = [], []
-    for t in task_names:
-        y = wide.xs(t, level=0).to_numpy(float)
+    for t, y in zip(task_names, np.split(values, cuts), strict=True):
         has = ~np.isnan(y)
         ran_t = has.any(axis=0)
         partial = ran_t & ~has.all(axis=0)
@@ -357,11 +359,13 @@ def _replicates(suite: _Suite, tasks, n_resamples, root, block=250):
     for t, y in enumerate(suite.blocks):
         gen = np.random.default_rng(streams[t])
         y0 = np.nan_to_num(y)  # systems that did not run t: masked by `ran`
-        p = np.full(sizes[t], 1 / sizes[t])
+        n_t = int(sizes[t])
         for lo in range(0, n_resamples, block):  # (block, n_t) counts at a time
-            n = copies[lo : lo + block, t] * sizes[t]
-            w = gen.multinomial(n, p)
-            sums[lo : lo + block, t] = w @ y0
+            draws = copies[lo : lo + block, t] * n_t  # items drawn per replicate
+            rows = np.repeat(np.arange(len(draws)), draws)
+            picks = gen.integers(0, n_t, size=len(rows))  # uniform, with replacement
+            w = np.bincount(rows * n_t + picks, minlength=len(draws) * n_t)
+            sums[lo : lo + block, t] = w.reshape(len(draws), n_t) @ y0
     return sums, copies, sizes
 
 
