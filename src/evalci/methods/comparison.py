@@ -115,9 +115,9 @@ class ComparisonResult:
         >>> import evalci
         >>> gaps = evalci.load_example().evalci.compare("correct", cluster="input_id",
         ...                                             n_resamples=500, rng=0)
-        >>> gaps.fragility()[["a", "b", "gap", "decision", "fragility"]].round(3)
-                                      a                               b    gap decision  fragility
-        0  openai/gpt-5-nano-2025-08-07  openai/gpt-5.4-mini-2026-03-17 -0.059    worse          1
+        >>> row = gaps.fragility().iloc[0]
+        >>> row.decision, int(row.fragility), row.fragility_test
+        ('worse', 1, 'paired CLT')
         """
         from evalci.methods.fragility import fragility_table
 

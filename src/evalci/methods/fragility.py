@@ -36,8 +36,9 @@ References
 Broderick, T., Giordano, R., & Meager, R. (2020). An automatic
 finite-sample robustness metric: when can dropping a little data make a
 big difference? arXiv:2011.14999.
-Huang, J. Y., et al. (2025). Dropping just a handful of preferences can
-change top large language model rankings. arXiv:2508.11847.
+Huang, J. Y., Shen, Y., Wei, D., & Broderick, T. (2025). Dropping just a
+handful of preferences can change top large language model rankings.
+arXiv:2508.11847.
 """
 
 from __future__ import annotations
