@@ -252,3 +252,25 @@ def mmlu_pro_two():
     keep = ["llama-3.1-8b", "mistral-7b-instruct-v0.2"]
     df = df[df.system.isin(keep)]
     return df[df.category == "law"].reset_index(drop=True)
+
+
+def test_leaderboard_fragility_lower_is_better(mmlu_pro_two):
+    # an error rate: the same pair, the same counts, the order reversed
+    # (Holm: the level is Bonferroni's, not a bootstrap critical value)
+    errors = mmlu_pro_two.assign(correct=1 - mmlu_pro_two.correct)
+    kw = dict(n_resamples=300, rng=0, method="holm")
+    up = evalci.leaderboard(mmlu_pro_two, "correct", "input_id", **kw).fragility()
+    down = evalci.leaderboard(
+        errors, "correct", "input_id", higher_is_better=False, **kw
+    ).fragility()
+    assert down.fragility_test[0] == "sign test"  # still 0/1 scores
+    assert down.fragility[0] == up.fragility[0]
+    assert down.fragility_inputs[0] == up.fragility_inputs[0]
+
+
+def test_report_names_each_gaps_fragility(mmlu_pro_two):
+    kw = dict(n_resamples=300, rng=0)
+    rep = evalci.report(mmlu_pro_two, "correct", cluster="input_id", **kw)
+    f = rep.comparison.fragility()
+    n = int(f.fragility[0])
+    assert f"(flips if {n} inputs are removed: sign test)" in rep.to_text()

@@ -160,14 +160,37 @@ def _clt_significant(z, crit, alternative):
     return np.abs(z) > crit
 
 
+def _alive(counts, j, step):
+    """The nearest position from ``j`` (in direction ``step``) with inputs left."""
+    while 0 <= j < len(counts) and counts[j] == 0:
+        j += step
+    return j if 0 <= j < len(counts) else None
+
+
+def _candidates(values, counts, s1, s2):
+    """Where ``z`` after one removal can be largest or smallest.
+
+    Removing a value ``v`` leaves ``u = s1 - v`` summed; ``z`` is then
+    proportional to ``u / sqrt(q(u))`` with ``q(u) = s2 - (s1 - u)^2 -
+    u^2 / (n - 1)``, whose derivative has the sign of ``s2 - s1^2 + s1 u``:
+    linear in ``u``, so ``z`` has one turning point, at ``v = s2 / s1``, and
+    is monotone on either side. Its extremes over the values left are at
+    the two ends and beside that point: at most four candidates.
+    """
+    out = {_alive(counts, 0, 1), _alive(counts, len(counts) - 1, -1)}
+    if s1 != 0:
+        k = int(np.searchsorted(values, s2 / s1))
+        out |= {_alive(counts, k, 1), _alive(counts, k - 1, -1)}
+    return np.array(sorted(j for j in out if j is not None), dtype=int)
+
+
 def _greedy(d, ids, crit, alternative, significant, up, max_remove):
     """Greedy removals moving ``z`` up (``up``) or down until the decision flips.
 
-    Works on the distinct values of ``d`` with their counts, so discrete
-    scores (k runs: k + 1 values) cost O(distinct values) per removal.
+    Each step removes the input whose removal moves ``z`` furthest (exactly:
+    :func:`_candidates`), so a step costs O(1) but for skipping used values.
     """
     values, inverse, counts = np.unique(d, return_inverse=True, return_counts=True)
-    counts = counts.astype(float)
     # the inputs of each value, in input order, to name the ones removed
     order = np.argsort(inverse, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts[:-1])]).astype(int)
@@ -175,11 +198,10 @@ def _greedy(d, ids, crit, alternative, significant, up, max_remove):
     s1, s2, n = float(d.sum()), float((d**2).sum()), float(len(d))
     removed = []
     while len(removed) < max_remove and n > 3:
-        z_after = _z(s1 - values, s2 - values**2, n - 1)
-        z_after = np.where(counts > 0, z_after, np.nan)
-        if np.all(np.isnan(z_after)):
-            break
-        j = int(np.nanargmax(z_after) if up else np.nanargmin(z_after))
+        cand = _candidates(values, counts, s1, s2)
+        v = values[cand]
+        z_after = _z(s1 - v, s2 - v**2, n - 1)
+        j = int(cand[np.argmax(z_after) if up else np.argmin(z_after)])
         removed.append(order[starts[j] + taken[j]])
         taken[j] += 1
         counts[j] -= 1

@@ -115,6 +115,12 @@ class Leaderboard:
         search (an upper bound). ``flip="order"``: ``b`` ends strictly
         ahead of ``a`` (exact).
 
+        Parameters
+        ----------
+        flip : {'decision', 'order'}
+            What a removal must flip: the pair's separation (default) or the
+            order of the two scores.
+
         Returns
         -------
         pandas.DataFrame
@@ -142,11 +148,11 @@ class Leaderboard:
             if crit is not None
             else (1 - self.confidence_level) / n_pairs
         )
-        sign = 1.0 if self.higher_is_better else -1.0
-        # d = score_a - score_b (a ahead): pass b as "a" and a as "b"
+        # the per-input gap in a's favour: a - b (b - a when lower is better)
+        up = self.higher_is_better
         extra = fragility_table(
-            sign * self.input_scores,
-            [(b, a) for a, b in adjacent],
+            self.input_scores,
+            [(b, a) if up else (a, b) for a, b in adjacent],
             confidence_level=1 - alpha,
             flip=flip,
         )

@@ -101,7 +101,9 @@ class SuiteResult:
     missing : str or None
         As passed.
     confidence_level : float
+        The level of the intervals, in (0, 1).
     n_resamples : int
+        Bootstrap replicates behind the intervals.
     """
 
     table: pd.DataFrame = field(repr=False)
