@@ -65,6 +65,8 @@ class ComparisonResult:
     input_scores : pandas.DataFrame or None
         Per-input score of every system (one column each, indexed by input)
         for mean-type metrics, which :meth:`fragility` reads; None otherwise.
+        The array the wins and losses are counted from, kept: ``n_inputs x
+        n_systems`` floats.
     """
 
     table: pd.DataFrame = field(repr=False)
