@@ -104,6 +104,7 @@ from evalci.methods.compare import (  # noqa: E402
     MissingInputsWarning,
     decide,
 )
+from evalci.methods.fragility import Fragility, pair_fragility  # noqa: E402
 from evalci.methods.planning import (  # noqa: E402
     Plan,
     icc,
@@ -112,6 +113,11 @@ from evalci.methods.planning import (  # noqa: E402
     sample_size,
 )
 from evalci.methods.ranks import Leaderboard  # noqa: E402
+from evalci.methods.suites import (  # noqa: E402
+    MissingTasksWarning,
+    SuiteResult,
+    suite_ci,
+)
 from evalci.metrics import Metric  # noqa: E402
 from evalci.reporting.report import Report, flaky  # noqa: E402
 
@@ -146,6 +152,11 @@ __all__ = [
     "preference",
     "Leaderboard",
     "leaderboard",
+    "Fragility",
+    "pair_fragility",
+    "MissingTasksWarning",
+    "SuiteResult",
+    "suite_ci",
     "scaleout",
     "BootstrapResult",
     "ComparisonResult",

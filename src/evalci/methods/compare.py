@@ -757,4 +757,12 @@ def _compare(
         missing=_missing.policy(missing, dropna),
         counts=rows.counts,
         bound_distributions=g.distribution if rows.bounds else None,
+        input_scores=None if rows.bounds else _score_frame(score, g.cube, names),
     )
+
+
+def _score_frame(score, cube, names):
+    """Per-input scores as a frame (inputs x systems) for fragility, or None."""
+    if score is None or cube.row_input is not None:
+        return None
+    return pd.DataFrame(score, index=cube.cluster_keys, columns=list(names))

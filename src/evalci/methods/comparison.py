@@ -62,6 +62,11 @@ class ComparisonResult:
         ``missing="bounds"`` only: the replicates of the lower and of the
         upper worst-case gap, each ``(n_pairs, n_resamples)``
         (``gap_distribution`` is then None).
+    input_scores : pandas.DataFrame or None
+        Per-input score of every system (one column each, indexed by input)
+        for mean-type metrics, which :meth:`fragility` reads; None otherwise.
+        The array the wins and losses are counted from, kept: ``n_inputs x
+        n_systems`` floats.
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -78,10 +83,63 @@ class ComparisonResult:
     missing: str = "raise"
     counts: pd.DataFrame | None = field(default=None, repr=False)
     bound_distributions: tuple | None = field(default=None, repr=False)
+    input_scores: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         """The per-pair table (a copy)."""
         return self.table.copy()
+
+    def fragility(self, *, flip: str = "decision") -> pd.DataFrame:
+        """The table with the fewest inputs whose removal flips each decision.
+
+        Adds ``fragility`` (how many inputs; missing when no removal flips
+        it), ``fragility_inputs`` (their ids), ``fragility_test``,
+        ``fragility_exact`` and ``fragility_significant`` (the test's
+        decision on all the inputs). 0/1 per-input scores: the exact sign
+        test on the wins and losses (an exact count); other scores: the
+        paired normal test with a greedy search (an upper bound on the
+        fewest). The level is each pair's (Bonferroni-widened with
+        ``adjust="bonferroni"``; unadjusted under Holm). See
+        :mod:`evalci.methods.fragility`.
+
+        Parameters
+        ----------
+        flip : {'decision', 'order'}
+            Flip the test's significance (default), or make the system
+            ahead strictly behind (exact for any scores).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import evalci
+        >>> gaps = evalci.load_example().evalci.compare("correct", cluster="input_id",
+        ...                                             n_resamples=500, rng=0)
+        >>> row = gaps.fragility().iloc[0]
+        >>> row.decision, int(row.fragility), row.fragility_test
+        ('worse', 1, 'paired CLT')
+        """
+        from evalci.methods.fragility import fragility_table
+
+        if self.input_scores is None:
+            raise ValueError(
+                "fragility() needs per-input scores, which this comparison does "
+                "not keep: it covers metric='mean' or 'accuracy' on inputs that "
+                "are the resampled clusters (no `input=`), without "
+                "missing='bounds'."
+            )
+        level = _pair_level(self.confidence_level, self.adjust, len(self.table))
+        pairs = list(zip(self.table["a"], self.table["b"], strict=True))
+        extra = fragility_table(
+            self.input_scores,
+            pairs,
+            confidence_level=level,
+            alternative=self.alternative,
+            flip=flip,
+        )
+        return pd.concat([self.table.reset_index(drop=True), extra], axis=1)
 
     def mc_error(self) -> pd.DataFrame:
         """Monte-Carlo SEs of each gap's endpoints and p-value (another seed, same data).

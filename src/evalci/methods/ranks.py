@@ -88,6 +88,9 @@ class Leaderboard:
     higher_is_better : bool
         Whether rank 1 is the highest score (False: the lowest, e.g. an error
         rate).
+    input_scores : pandas.DataFrame or None
+        Per-input score of every system (mean-type metrics, from
+        :func:`leaderboard`), which :meth:`fragility` reads; None otherwise.
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -99,6 +102,61 @@ class Leaderboard:
     critical_value: float | None = None
     confidence_level: float = 0.95
     higher_is_better: bool = True
+    input_scores: pd.DataFrame | None = field(default=None, repr=False)
+
+    def fragility(self, *, flip: str = "decision") -> pd.DataFrame:
+        """Adjacent pairs (``a`` ranked just above ``b``) and the fewest
+        inputs whose removal flips each: :mod:`evalci.methods.fragility`.
+
+        ``flip="decision"``: whether the pair is separated, by the paired
+        test at the board's critical value (max-t and step-down: its first
+        step; Holm: Bonferroni over all pairs, a little stricter) -- the
+        exact sign test for 0/1 scores, else the normal test with a greedy
+        search (an upper bound). ``flip="order"``: ``b`` ends strictly
+        ahead of ``a`` (exact).
+
+        Parameters
+        ----------
+        flip : {'decision', 'order'}
+            What a removal must flip: the pair's separation (default) or the
+            order of the two scores.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``a, b, gap, separated`` and ``fragility``, ``fragility_inputs``,
+            ``fragility_test``, ``fragility_exact``, ``fragility_significant``.
+        """
+        from scipy import stats
+
+        from evalci.methods.fragility import fragility_table
+
+        if self.input_scores is None:
+            raise ValueError(
+                "fragility() needs per-input scores: build the board with "
+                "evalci.leaderboard(...) and metric='mean' or 'accuracy' on "
+                "inputs that are the resampled clusters (no `input=`)."
+            )
+        names = list(self.table.system)
+        adjacent = list(zip(names[:-1], names[1:], strict=True))
+        key = self.pairs.set_index(["a", "b"])
+        shown = key.loc[adjacent, ["gap", "separated"]].reset_index()
+        n_pairs = len(names) * (len(names) - 1) // 2
+        crit = self.critical_value
+        alpha = (
+            2 * stats.norm.sf(crit)
+            if crit is not None
+            else (1 - self.confidence_level) / n_pairs
+        )
+        # the per-input gap in a's favour: a - b (b - a when lower is better)
+        up = self.higher_is_better
+        extra = fragility_table(
+            self.input_scores,
+            [(b, a) if up else (a, b) for a, b in adjacent],
+            confidence_level=1 - alpha,
+            flip=flip,
+        )
+        return pd.concat([shown, extra], axis=1)
 
     def to_frame(self) -> pd.DataFrame:
         """The per-system table (a copy)."""
@@ -705,6 +763,12 @@ def leaderboard(
         result = replace(
             result, missing=_missing.policy(missing, dropna), counts=counts
         )
-    return leaderboard_from_bootstrap(
+    board = leaderboard_from_bootstrap(
         result, method=method, higher_is_better=higher_is_better
     )
+    scores = _compare._score_frame(
+        _compare._input_scores(rep.cube, args.weight, args.metric),
+        rep.cube,
+        result.groups,
+    )
+    return replace(board, input_scores=scores)

@@ -252,6 +252,7 @@ class Report:
             else comp.mc_error()["mc_error_share"].to_numpy()
         )
         gaps, judgments = [], []
+        flips = _flip_words(comp)
         for i, row in enumerate(comp.table.itertuples(index=False)):
             decision, why = decisions[i]
             gaps.append(
@@ -264,7 +265,7 @@ class Report:
                     decision,
                 )
             )
-            judgments.append(self._judgment(row, decision, why))
+            judgments.append(self._judgment(row, decision, why) + flips[i])
         return gaps, judgments
 
     def _method_text(self) -> str:
@@ -454,6 +455,22 @@ class Report:
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
+
+
+def _flip_words(comp) -> list[str]:
+    """Per pair: " (flips if 3 inputs are removed: sign test)", or "" without
+    per-input scores (see :meth:`ComparisonResult.fragility`)."""
+    if comp.input_scores is None:
+        return [""] * len(comp.table)
+    out = []
+    for r in comp.fragility().itertuples(index=False):
+        if pd.isna(r.fragility):
+            out.append(f" (no removal of inputs flips it: {r.fragility_test})")
+            continue
+        n = f"{'' if r.fragility_exact else 'at most '}{r.fragility}"
+        verb = "input is" if r.fragility == 1 else "inputs are"
+        out.append(f" (flips if {n} {verb} removed: {r.fragility_test})")
+    return out
 
 
 def _check_report_args(data, mme, units):
