@@ -27,12 +27,7 @@ def _holed(seed=0, n=30, k=3, scores=False):
         p = 0.5 if s == "a" else 0.65
         return rng.beta(2 * p, 2 * (1 - p)) if scores else float(rng.random() < p)
 
-    rows = [
-        (i, s, r, draw(s))
-        for i in range(n)
-        for s in ("a", "b")
-        for r in range(k)
-    ]
+    rows = [(i, s, r, draw(s)) for i in range(n) for s in ("a", "b") for r in range(k)]
     df = pd.DataFrame(rows, columns=["input", "system", "run", "y"])
     b = df.system == "b"
     df.loc[b & (df.input == 2) & (df.run == 0), "y"] = np.nan
