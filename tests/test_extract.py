@@ -334,3 +334,141 @@ def test_format_rate_errors():
         format_rate(df, confidence_level=95)
     with pytest.raises(ValueError, match=r"`response`: column 'text' is not in"):
         format_rate(df, "text")
+
+
+# ------------------------------------------- linear time (issue 24, part B)
+def _reference(text, letters):
+    """Seed 000's rule with ``re`` on any letters (the patterns as printed)."""
+    both = "".join(sorted(set(letters.upper() + letters.lower())))
+    for p in PATTERNS:
+        matches = re.findall(p.format(letters=re.escape(both)), text)
+        if matches:
+            return matches[-1].upper()
+    return None
+
+
+_HOSTILE = st.sampled_from(
+    [
+        "The ",
+        "the ",
+        "The",
+        "t",
+        "he ",
+        "answer is",
+        "answer",
+        " is",
+        "Answer:",
+        "answer: ",
+        " ",
+        "     ",
+        ":",
+        "\n",
+        "\t",
+        "\u00a0",
+        "\u3000",
+        "\x00",
+        "(",
+        ")",
+        "((",
+        "A",
+        "a",
+        "b",
+        "C",
+        "d",
+        "T",
+        "e",
+        "x",
+        "z",
+        ".",
+        "1",
+        "\u00e9",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.lists(_HOSTILE, max_size=24).map("".join),
+    st.sampled_from(["ABCD", ALL10, "TEH", "S", "abz"]),
+)
+def test_linear_extraction_agrees_with_re_on_hostile_text(text, letters):
+    # the tokens glued without spaces: runs of lower case and of white
+    # space meet "The", "(", NUL and letters of the choices in every order
+    assert choice_answer(text, letters) == _reference(text, letters)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.lists(_HOSTILE, max_size=16).map("".join), max_size=12))
+def test_batches_of_texts_equal_one_by_one(texts):
+    import evalci.io.extract as ex
+
+    want = [_reference(t, "ABCD") for t in texts]
+    assert choice_answer(pd.Series(texts, dtype=object)).tolist() == want
+    old = ex._BATCH
+    try:
+        ex._BATCH = 7  # several batches, texts split across none of them
+        assert choice_answer(pd.Series(texts, dtype=object)).tolist() == want
+    finally:
+        ex._BATCH = old
+
+
+def test_many_answer_runs_in_one_text():
+    # more runs holding "answer is" than _spans walks one by one: the whole
+    # text is searched at once, with the same result as re
+    parts = [f"the answer is {c}. The answer is ({c}) " for c in "ABCDxy" * 10]
+    for text in ("".join(parts), "".join(parts) + "The answer is a bit unclear"):
+        assert choice_answer(text) == _reference(text, "ABCD")
+
+
+def test_white_space_is_res():
+    from evalci.io.extract import _space_codes
+
+    every = "".join(map(chr, range(0x110000)))
+    want = sorted({ord(":"), *(ord(c) for c in re.findall(r"\s", every))})
+    assert _space_codes().tolist() == want
+
+
+_LONG = r"""
+import json, sys
+import pandas as pd
+from evalci.extract import choice_answer, format_rate, score_choices
+M = 1_000_000
+texts = [
+    "The answer is" + " " * M,
+    "The answer is" + " " * M + "(B)",
+    "the " * (M // 4) + "answer is (C)",
+    "The answer is" + "\n" * M + "d",
+    "Answer:" + " " * M + "(A)",
+    "The answer is a " * (M // 16),
+    "x" * M,
+]
+out = [choice_answer(t) for t in texts]
+raw = pd.DataFrame({"response": texts[:2], "target": ["A", "B"], "system": "s"})
+out.append(score_choices(raw).correct.tolist())
+out.append(format_rate(raw).n_formatted.tolist())
+json.dump(out, sys.stdout)
+"""
+
+
+@pytest.mark.slow  # a child process: importing evalci takes most of it
+def test_megabyte_responses_finish():
+    # 1 MB hostile responses (issue 24: "The answer is" + 50,000 spaces took
+    # 136 s with re). Run in a child process so that a return to super-linear
+    # time fails here (after a generous 120 s) instead of hanging the suite;
+    # the timing itself is benchmarks/bench_extract.py's (~0.2 s a response).
+    import subprocess
+    import sys
+
+    import evalci
+
+    src = str(Path(evalci.__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", _LONG],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "PYTHONPATH": src},
+        check=True,
+    )
+    got = json.loads(done.stdout)
+    assert got == [None, "B", "C", "D", "A", "A", None, [0, 1], [1]]

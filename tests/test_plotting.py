@@ -293,3 +293,98 @@ def test_any_estimates_are_sorted_top_down_and_every_row_is_drawn(est):
     drawn = rows(ax)
     assert {k: v[0] for k, v in drawn.items()} == dict(zip(labels, est, strict=True))
     plt.close("all")
+
+
+# --- names with "$": drawn as written, never mathtext (issue 24) ---------------
+DOLLAR_NAMES = ["$\\frac$", "$x$", "a$b"]
+
+
+@pytest.fixture(scope="module")
+def dollars():
+    """Three systems named like mathtext, 30 inputs x 3 runs each."""
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    n, k = 30, 3
+    p = rng.beta(3, 2, n)
+    rows = [
+        pd.DataFrame(
+            {
+                "input_id": np.repeat(np.arange(n), k),
+                "run": np.tile(np.arange(k), n),
+                "system": name,
+                "correct": (rng.random(n * k) < np.repeat(p, k) - 0.1 * i).astype(int),
+            }
+        )
+        for i, name in enumerate(DOLLAR_NAMES)
+    ]
+    return pd.concat(rows, ignore_index=True)
+
+
+def _drawn_texts(fig) -> list[str]:
+    """Draw ``fig`` (mathtext would parse here), then every text it shows."""
+    from matplotlib import cbook
+    from matplotlib.text import Text
+
+    fig.savefig(io.BytesIO(), format="png")  # old code: ValueError on $\frac$
+    texts = [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+    math = [t for t in texts if cbook.is_math_text(t)]
+    assert not math, f"read as mathtext: {math}"
+    # matplotlib draws each \$ as $: what the reader sees
+    return [t.replace(r"\$", "$") for t in texts]
+
+
+def _shows_every_name(texts, names=DOLLAR_NAMES):
+    for name in names:
+        assert any(name in t for t in texts), (name, texts)
+
+
+def test_dollar_names_in_every_result_plot(dollars):
+    res = dollars.evalci.cluster_ci(
+        "correct", "input_id", by="system", n_resamples=200, rng=0
+    )
+    _shows_every_name(_drawn_texts(res.plot().figure))
+    _shows_every_name(_drawn_texts(plotting.intervals(res).figure))
+    for name in DOLLAR_NAMES:
+        ax = plotting.distribution(res, name)
+        assert name in _drawn_texts(ax.figure)  # the title
+    comp = dollars.evalci.compare(
+        "correct", "input_id", n_resamples=200, rng=0, mme=0.02
+    )
+    _shows_every_name(_drawn_texts(comp.plot().figure))
+    board = dollars.evalci.leaderboard("correct", "input_id", n_resamples=200, rng=0)
+    _shows_every_name(_drawn_texts(board.plot().figure))
+    tab = planning.width_table(
+        dollars, "correct", "input_id", by="system", observed=True,
+        n_resamples=100, rng=0,
+    )  # fmt: skip
+    _shows_every_name(_drawn_texts(plotting.widths(tab).figure))  # the legend
+
+
+def test_dollar_strings_in_forest_labels_title_and_legend():
+    ax = plotting.forest(
+        DOLLAR_NAMES, [0.5, 0.6, 0.7], [0.4, 0.5, 0.6], [0.6, 0.7, 0.8],
+        xlabel="$\\alpha$ (points)", title="a $50 $gap$", categories=["$c$"] * 3,
+    )  # fmt: skip
+    texts = _drawn_texts(ax.figure)
+    _shows_every_name(texts, [*DOLLAR_NAMES, "$\\alpha$ (points)", "a $50 $gap$"])
+    assert "$c$" in texts  # the legend entry
+
+
+def test_dollar_names_in_the_html_report_and_the_command(dollars, tmp_path, capsys):
+    import html
+
+    from evalci import cli
+
+    rep = dollars.evalci.report("correct", "input_id", n_resamples=200, rng=0)
+    page = rep.to_html()  # old code: matplotlib's mathtext ParseException
+    assert page.count("<svg") == 2
+    for name in DOLLAR_NAMES:
+        assert html.escape(name) in page
+    path = tmp_path / "dollars.csv"
+    dollars.to_csv(path, index=False)
+    capsys.readouterr()
+    code = cli.main(["report", str(path), "--format", "html", "--n-resamples", "200"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.count("<svg") == 2 and html.escape("$\\frac$") in out

@@ -1,8 +1,9 @@
 """Pictures of intervals (matplotlib, the ``plot`` extra): the drawing under
 the result objects' ``plot()`` methods and :mod:`evalci.plotting`.
 
-They read a result's attributes and import nothing else of evalci, so every
-layer's results can draw themselves without importing upward; the public
+They read a result's attributes and import nothing of evalci but
+:func:`evalci._base.text.plot_label` (the same layer), so every layer's
+results can draw themselves without importing upward; the public
 module is :mod:`evalci.reporting.plots` (also ``evalci.plotting``), which adds
 the width plot of the planning methods.
 
@@ -21,7 +22,9 @@ Four plots, each a function that draws on an Axes and returns it:
 :func:`forest` is the primitive under the first two. matplotlib is imported
 inside the functions, so ``import evalci`` never needs it. Without ``ax`` a
 new figure is made whose height grows with the number of rows, so 16 or 31
-systems do not overlap.
+systems do not overlap. Every string that reaches matplotlib from the user's
+data (names, metrics, titles) goes through ``plot_label``: a ``$`` in a name
+is drawn as a ``$``, never read as mathtext.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from __future__ import annotations
 import re
 
 import numpy as np
+
+from evalci._base.text import plot_label
 
 __all__ = ["distribution", "forest", "gaps", "intervals"]
 
@@ -129,7 +134,8 @@ def forest(
     Parameters
     ----------
     labels : sequence
-        One label per row (shown as y tick labels).
+        One label per row (shown as y tick labels, as written: a ``$`` is
+        drawn, never read as mathtext; so are ``xlabel`` and ``title``).
     estimate, low, high : array_like
         Point estimates and interval ends, one per label.
     ax : matplotlib.axes.Axes, optional
@@ -203,14 +209,14 @@ def forest(
             marker=marker,
             color=colour,
             zorder=3,
-            label="_nolegend_" if categories is None else str(cat),
+            label="_nolegend_" if categories is None else plot_label(cat),
         )
     ax.set_yticks(np.arange(n))
-    ax.set_yticklabels([labels[i] for i in order[::-1]])
+    ax.set_yticklabels([plot_label(labels[i]) for i in order[::-1]])
     ax.set_ylim(-0.6, n - 0.4)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(plot_label(xlabel))
     if title:
-        ax.set_title(title)
+        ax.set_title(plot_label(title))
     if categories is not None or band is not None:
         _legend_below(ax)
     return ax
@@ -414,11 +420,11 @@ def distribution(result, group=None, *, ax=None, bins="auto"):
         ax = _pyplot().subplots(figsize=(_WIDTH, 3.6), layout="constrained")[1]
     ax.hist(reps[np.isfinite(reps)], bins=bins, color="0.75", edgecolor="white")
     ax.axvline(frame.estimate, color="C0", linewidth=2, label="estimate")
-    how = f"{result.confidence_level:.0%} {result.method} interval"
+    how = plot_label(f"{result.confidence_level:.0%} {result.method} interval")
     ax.axvline(frame.low, color="C3", linestyle="--", label=how)
     ax.axvline(frame.high, color="C3", linestyle="--")
-    ax.set_title(_group_labels(result)[i], fontsize="medium")
-    ax.set_xlabel(str(result.metric))
+    ax.set_title(plot_label(_group_labels(result)[i]), fontsize="medium")
+    ax.set_xlabel(plot_label(result.metric))
     ax.set_ylabel(f"replicates (of {len(reps)})")
     ax.legend(loc="best", fontsize="small", frameon=False)
     return ax

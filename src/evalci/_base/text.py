@@ -26,7 +26,10 @@ newline and tab included); :func:`terminal_block` treats a block of lines
 name for a Markdown table cell or a line of Markdown prose: control
 characters as above, then Markdown's punctuation with a backslash, then
 ``<``, ``>`` and ``&`` as HTML entities (Markdown renderers pass raw HTML
-through).
+through). :func:`plot_label` keeps a name out of matplotlib's mathtext: a
+``$`` is escaped as ``\\$``, so ``$x$`` is drawn as those three characters,
+not as an italic x, and ``$\\frac$`` does not stop the drawing with a
+parse error.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["markdown", "terminal", "terminal_block"]
+__all__ = ["markdown", "plot_label", "terminal", "terminal_block"]
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _CONTROL_BLOCK = re.compile(
@@ -79,3 +82,20 @@ def markdown(text) -> str:
     &lt;script&gt;x&lt;/script&gt;\\|a\\\\nb
     """
     return html.escape(_MD_SPECIAL.sub(r"\\\1", terminal(text)), quote=False)
+
+
+def plot_label(text) -> str:
+    r"""A name as matplotlib text: drawn as it is, never parsed as mathtext.
+
+    matplotlib reads a string with an even number of unescaped ``$`` as
+    mathtext (``"$x$"`` is an italic x; ``"$\frac$"`` raises a parse error
+    when the figure is drawn). With every ``$`` escaped as ``\$`` the string
+    holds no unescaped ``$``, and matplotlib draws it with each ``\$``
+    turned back into ``$``: the original characters, whatever they were.
+
+    Examples
+    --------
+    >>> print(plot_label("$x$ and a$b"))
+    \$x\$ and a\$b
+    """
+    return str(text).replace("$", r"\$")

@@ -48,7 +48,11 @@ def check_number(
 
     ``hint`` follows the requirement in the message, e.g. ``", e.g. 0.05"``.
     """
-    if not _is_real(x) or not np.isfinite(x):
+    try:  # float(): numpy's isfinite refuses ints beyond int64
+        finite = _is_real(x) and bool(np.isfinite(float(x)))
+    except OverflowError:  # an int beyond float64
+        finite = False
+    if not finite:
         raise ValueError(f"`{name}` must be a finite number{hint}; got {x!r}.")
     x = float(x)
     bad = (low is not None and (x < low or (low_open and x == low))) or (

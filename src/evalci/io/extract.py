@@ -66,24 +66,185 @@ def _choices_iv(choices) -> str:
     return up
 
 
-def _last(series: pd.Series, pattern: re.Pattern) -> pd.Series:
-    """Last match of ``pattern`` per string (NaN where none), as objects."""
-    return series.str.findall(pattern).str[-1].astype(object)
+# --- the first pattern in linear time -----------------------------------------
+# ``re`` runs the first pattern in time quadratic in a run of spaces after
+# "answer is" (its two stars share the spaces, and every split is tried), and
+# cubic with several "the"s before it: "The answer is" + 50,000 spaces took
+# 136 s. What the backtracking finds can be read off a few per-position
+# arrays instead, in one pass over the text (numpy, all texts at once):
+#
+# * A match from ``s`` ("The " or "the " at ``s``) reads the lower-case run
+#   ``[s + 4, E)`` (letters a-z and spaces). Its first ``[a-z ]*`` backs off
+#   from ``E``; the tail ``[a-z ]*[:\s]*\(?([L])`` from a point ``p <= E``
+#   succeeds at the largest ``u`` in ``[p, E]`` from which ``[:\s]*`` (taken
+#   whole: inside it no letter can follow) ends at a letter of ``L``, or at
+#   "(" and a letter. So the letter is fixed by ``last_ok[E]``, the largest
+#   such ``u <= E``, whichever "answer is" the head uses; the match exists
+#   when the first "answer is" at or after ``s + 4`` ends by ``last_ok[E]``.
+# * ``findall`` takes matches left to right without overlap: a candidate
+#   ``s`` counts when it starts at or after the end of the match before.
+#
+# tests/test_extract.py checks this against seed 000's own regular
+# expressions on random text.
+
+#: code point of the separator between joined texts: no part of either
+#: pattern matches it, so no match spans two texts
+_SEP = "\x00"
+#: characters per batch of joined texts (a few int64 arrays of this length)
+_BATCH = 1 << 22
+
+
+@lru_cache(maxsize=1)
+def _space_codes() -> np.ndarray:
+    """Code points of ``[:\\s]``: ":" and what ``re`` takes for ``\\s``.
+
+    Unicode has no white space above U+3000 (tests/test_extract.py checks
+    every code point against ``re``).
+    """
+    below = "".join(map(chr, range(0x3001)))
+    spaces = [ord(ch) for ch in re.findall(r"\s", below)]
+    return np.array(sorted([ord(":"), *spaces]), dtype=np.uint32)
+
+
+def _next_false(mask: np.ndarray) -> np.ndarray:
+    """For every position, the first position at or after it where ``mask`` is False."""
+    idx = np.arange(len(mask))
+    stop = np.where(mask, len(mask), idx)
+    return np.minimum.accumulate(stop[::-1])[::-1]
+
+
+def _codes(text: str, pad: int) -> np.ndarray:
+    """Code points of ``text`` and ``pad`` zeros (no class of the patterns has 0)."""
+    raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    return np.concatenate([raw, np.zeros(pad, dtype=np.uint32)])
+
+
+def _at(c: np.ndarray, word: str, n: int) -> np.ndarray:
+    """Positions ``0 .. n - 1`` where ``word`` starts (``c`` padded past ``n``)."""
+    hit = np.ones(n, dtype=bool)
+    for k, ch in enumerate(word):
+        hit &= c[k : k + n] == ord(ch)
+    return hit
+
+
+def _first_pattern(text: str, letters: str) -> tuple[np.ndarray, np.ndarray]:
+    """Start and letter position of each match of the first pattern (``findall``'s)."""
+    n = len(text)
+    c = _codes(text, 12)
+    m = len(c)
+    head = (c[:n] == ord("T")) | (c[:n] == ord("t"))
+    starts = np.flatnonzero(head & _at(c[1:], "he ", n))
+    if not len(starts):
+        return starts, starts
+    lower = ((c >= ord("a")) & (c <= ord("z"))) | (c == ord(" "))
+    is_letter = np.isin(c, np.array([ord(x) for x in letters + letters.lower()]))
+    paren = np.zeros(m, dtype=bool)
+    paren[:-1] = (c[:-1] == ord("(")) & is_letter[1:]
+    after_spaces = _next_false(np.isin(c, _space_codes()))  # end of [:\s]*
+    ok = (is_letter | paren)[after_spaces]
+    last_ok = np.maximum.accumulate(np.where(ok, np.arange(m), -1))
+    run_end = _next_false(lower)
+    answer_is = np.flatnonzero(_at(c, "answer is", n))
+    j = np.searchsorted(answer_is, starts + 4)
+    first = np.append(answer_is, m)[j]  # the first "answer is" after "The "
+    last = last_ok[run_end[starts + 4]]
+    valid = first + 9 <= last
+    starts, last = starts[valid], last[valid]
+    v = after_spaces[last]
+    q = v + paren[v]  # "(" and a letter: the letter after it
+    ends = q + 1 + (c[q + 1] == ord(")"))
+    found, cur = [], 0
+    for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        if s >= cur:  # findall: no overlap with the match before
+            found.append(i)
+            cur = e
+    return starts[found], q[found]
+
+
+_LOWER = re.compile(r"[a-z ]*")
+_NOT_LOWER = re.compile(r"[^a-z ]")
+_SPACES = re.compile(r"[:\s]*")
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Disjoint spans of ``text``, in order, that hold every match of the first pattern.
+
+    A match lies in the lower-case run of one "answer is" (from the character
+    before the run, the "T" of "The"), the ``[:\\s]`` run after it and three
+    characters more; spans that overlap are merged, so no match crosses the
+    cut between two spans and ``findall`` on the spans finds what it finds on
+    the text. Runs holding no "answer is" (most of a response) are skipped.
+    Each character is read a bounded number of times: linear time. A text
+    with many such runs is one span (the whole text): fewer steps in Python.
+    """
+    spans: list[tuple[int, int]] = []
+    o, n, rev = text.find("answer is"), len(text), None
+    for _ in range(16 + n // 256):
+        if o < 0:
+            return spans
+        rev = text[::-1] if rev is None else rev
+        back = _NOT_LOWER.search(rev, n - o)  # the first non-[a-z ] before o
+        start = 0 if back is None else n - 1 - back.start()
+        run_end = _LOWER.match(text, o).end()
+        stop = min(_SPACES.match(text, run_end).end() + 3, n)
+        if spans and start < spans[-1][1]:
+            spans[-1] = (spans[-1][0], stop)
+        else:
+            spans.append((start, stop))
+        o = text.find("answer is", run_end)  # the next run's
+    return spans if o < 0 else [(0, n)]
+
+
+def _first_pattern_last(texts: list[str], letters: str) -> list[str | None]:
+    """The first pattern's last match in each text (None where none).
+
+    The spans of every text (:func:`_spans`) are joined and searched at once,
+    in batches of about ``_BATCH`` characters.
+    """
+    out: list[str | None] = [None] * len(texts)
+    pieces, owner, size = [], [], 0
+
+    def search():
+        joined = _SEP.join(pieces)
+        starts, at = _first_pattern(joined, letters)
+        offsets = np.cumsum([0] + [len(p) + 1 for p in pieces])
+        which = np.asarray(owner)[np.searchsorted(offsets, starts, side="right") - 1]
+        last = np.append(which[1:] != which[:-1], True) if len(which) else which
+        # matches come in order, so the last one of each text is kept
+        for k, pos in zip(which[last].tolist(), at[last].tolist(), strict=True):
+            out[k] = joined[pos]
+
+    for k, text in enumerate(texts):
+        for a, b in _spans(text):
+            pieces.append(text[a:b])
+            owner.append(k)
+            size += b - a + 1
+        if size >= _BATCH:
+            search()
+            pieces, owner, size = [], [], 0
+    if pieces:
+        search()
+    return out
+
+
+def _answers(texts: list[str], letters: str) -> list[str | None]:
+    """Seed 000's rule on a list of strings: upper-case letters, None where none."""
+    found = _first_pattern_last(texts, letters)
+    second = _compiled(letters)[1]  # one star: ``re`` runs it in linear time
+    for i, letter in enumerate(found):
+        if letter is None:
+            matches = second.findall(texts[i])
+            found[i] = matches[-1] if matches else None
+    return [None if v is None else v.upper() for v in found]
 
 
 def _extract(texts: pd.Series, letters: str) -> pd.Series:
     """Seed 000's rule on an object Series of strings (everything else NaN)."""
-    has_text = texts.notna()
-    if not has_text.any():
-        return pd.Series([None] * len(texts), index=texts.index, dtype=object)
-    first, second = _compiled(letters)
-    answer = _last(texts, first)
-    todo = answer.isna() & has_text
-    if todo.any():
-        answer[todo] = _last(texts[todo], second)
-    upper = {c: c.upper() for c in letters + letters.lower()}
-    values = answer.map(upper).to_numpy(dtype=object)
-    values[pd.isna(values)] = None
+    has_text = texts.notna().to_numpy()
+    values = np.full(len(texts), None, dtype=object)
+    where = np.flatnonzero(has_text)
+    if len(where):
+        values[where] = _answers(texts.iloc[where].tolist(), letters)
     return pd.Series(values, index=texts.index, dtype=object)
 
 
@@ -157,7 +318,7 @@ def choice_answer(text, choices="ABCD"):
         return out.to_numpy(dtype=object)
     if not isinstance(text, str):
         return None
-    return _extract(pd.Series([text], dtype=object), letters).iloc[0]
+    return _answers([text], letters)[0]
 
 
 def _as_texts(series: pd.Series) -> pd.Series:

@@ -48,8 +48,15 @@ def _judge_iv(
 ):
     """Validate and normalise the arguments both entry points share."""
     check_frame(data, _FRAME_HINT)
+    if len(data) == 0:
+        raise ValueError("`data` has no rows; pass the table of judge scores.")
     check_name(judge, "judge")
     cluster, by = as_columns(cluster, "cluster"), as_columns(by, "by")
+    for name, cols in (("cluster", cluster), ("by", by)):
+        for col in cols:
+            check_name(col, name)
+        if len(set(cols)) < len(cols):
+            raise ValueError(f"`{name}` names a column twice: {cols}; name each once.")
     check_columns(data, [judge], "judge")
     if gold is not None:
         check_name(gold, "gold")
@@ -67,7 +74,14 @@ def _judge_iv(
             "one interval per input is not an interval over inputs; group by a "
             "column that spans several inputs."
         )
+    _unique_columns_iv(data, [judge, gold, *cluster, *by])
     check_option(method, "method", methods)
+    n_resamples = check_n_resamples(n_resamples)
+    if method == "bootstrap" and n_resamples < 2:
+        raise ValueError(
+            f"`n_resamples` must be at least 2 for method='bootstrap' (an interval "
+            f"needs a spread of replicates), e.g. 9999; got {n_resamples}."
+        )
     args = _Args(
         judge=judge,
         gold=gold,
@@ -75,17 +89,48 @@ def _judge_iv(
         by=by,
         confidence_level=check_level(level),
         method=method,
-        n_resamples=check_n_resamples(n_resamples),
+        n_resamples=n_resamples,
         binary=binary,
     )
     _values_iv(data, args)
     return args
 
 
+def _unique_columns_iv(data: pd.DataFrame, cols) -> None:
+    """Refuse a column name the DataFrame holds twice (``data[c]`` is then a frame)."""
+    for col in cols:
+        if col is not None and (data.columns == col).sum() > 1:
+            raise ValueError(
+                f"column {col!r} appears more than once in the DataFrame; rename or "
+                "drop the copies first."
+            )
+
+
+def _scale_iv(data: pd.DataFrame, cols, name: str) -> None:
+    """Refuse scores whose squares, summed over the rows, would overflow float64.
+
+    The estimators sum squares and products of per-input scores (and PPI++
+    scales them by ``lam``, at most 1000): scores up to
+    ``sqrt(max float / rows) / 1e4`` in magnitude (about 1e147 at a million
+    rows) keep every such sum finite.
+    """
+    limit = np.sqrt(np.finfo(float).max / max(len(data), 1)) / 1e4
+    for col in cols:
+        values = data[col].to_numpy(dtype=float, na_value=np.nan)
+        big = np.nanmax(np.abs(values), initial=0.0)
+        if big > limit:
+            raise ValueError(
+                f"`{name}` column {col!r} holds scores up to {big:.3g} in magnitude: "
+                f"their squares, summed over {len(data)} rows, overflow float64 "
+                f"(limit {limit:.3g}); rescale the scores (e.g. divide by {big:.0e})."
+            )
+
+
 def _values_iv(data: pd.DataFrame, args: _Args) -> None:
     """Judge scores numeric and present on every row; gold numeric (0/1 if binary)."""
     y = data[args.judge]
-    if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
+    numeric = pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
+    if not numeric or pd.api.types.is_complex_dtype(y):
         raise ValueError(
             f"`judge` column {args.judge!r} is not numeric (dtype {y.dtype}); score "
             "the judge's verdicts first, e.g. (df.verdict == 'correct').astype(int)."
@@ -99,13 +144,17 @@ def _values_iv(data: pd.DataFrame, args: _Args) -> None:
     cols = [args.judge]
     if args.gold is not None:
         g = data[args.gold]
-        if not (pd.api.types.is_numeric_dtype(g) or pd.api.types.is_bool_dtype(g)):
+        numeric = pd.api.types.is_numeric_dtype(g) or pd.api.types.is_bool_dtype(g)
+        if not numeric or pd.api.types.is_complex_dtype(g):
             raise ValueError(
                 f"`gold` column {args.gold!r} is not numeric (dtype {g.dtype}); use "
                 "numbers with NaN where an input has no gold label."
             )
         cols.append(args.gold)
     check_finite(data, cols, "judge" if args.gold is None else "judge/gold")
+    _scale_iv(data, [args.judge], "judge")
+    if args.gold is not None:
+        _scale_iv(data, [args.gold], "gold")
     if args.binary:
         for name, col in (("judge", args.judge), ("gold", args.gold)):
             if col is None:
@@ -221,7 +270,10 @@ _ALL_GOLD_FIX = (
 
 
 def _where(groups, g) -> str:
-    return "" if groups is None else f" in group {groups[g]!r}"
+    if groups is None:
+        return ""
+    key = groups[g]
+    return f" in group {key.item() if isinstance(key, np.generic) else key!r}"
 
 
 def _group_sums(t: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:

@@ -49,7 +49,8 @@ class _JudgeResult(_GroupedResult):
 
 
 def _z(level: float) -> float:
-    return float(special.ndtri(0.5 + level / 2))
+    # from the tail: 0.5 + level / 2 rounds to 1 (z = inf) for level near 1
+    return float(-special.ndtri((1 - level) / 2))
 
 
 def _bootstrap(parts, n_groups: int, replicate, n_resamples: int, rng) -> np.ndarray:
@@ -86,7 +87,18 @@ def _percentile(reps: np.ndarray, level: float):
             "with sensitivity + specificity <= 1) and were dropped.",
             DegenerateDataWarning,
         )
+    few = (~bad).sum(axis=-1) < 2
+    if few.any():
+        warn(
+            f"fewer than 2 bootstrap replicates are defined in {int(few.sum())} "
+            "group(s): their interval and standard error are NaN; use more "
+            "inputs or another method.",
+            DegenerateDataWarning,
+        )
     alpha = 1 - level
-    low = np.nanquantile(reps, alpha / 2, axis=-1)
-    high = np.nanquantile(reps, 1 - alpha / 2, axis=-1)
-    return low, high, np.nanstd(reps, axis=-1, ddof=1)
+    ok = reps[~few]
+    low, high, sd = (np.full(reps.shape[:-1], np.nan) for _ in range(3))
+    low[~few] = np.nanquantile(ok, alpha / 2, axis=-1)
+    high[~few] = np.nanquantile(ok, 1 - alpha / 2, axis=-1)
+    sd[~few] = np.nanstd(ok, axis=-1, ddof=1)
+    return low, high, sd

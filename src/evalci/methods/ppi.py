@@ -324,4 +324,8 @@ def _lam_iv(lam):
             f"`lam` must be 'auto' (PPI++'s tuned weight) or a number, e.g. 1 for "
             f"the original PPI or 0 for gold only; got {lam!r}."
         )
-    return check_number(lam, "lam", hint=", e.g. 1 for the original PPI")
+    # |lam| <= 1000 keeps lam^2 times the scores' sums finite (judge_inputs'
+    # _scale_iv); PPI++ tunes it within [0, 1]
+    return check_number(
+        lam, "lam", low=-1000, high=1000, hint=", e.g. 1 for the original PPI"
+    )

@@ -304,9 +304,9 @@ def _plot(board: Leaderboard, ax):
             fontsize=8,
         )
     ax.set_yticks(y)
-    ax.set_yticklabels([str(s) for s in t.system])
+    ax.set_yticklabels([_text.plot_label(s) for s in t.system])  # never mathtext
     ax.set_ylim(-0.6, g - 0.4)
-    ax.set_xlabel(board.scores.metric)
+    ax.set_xlabel(_text.plot_label(board.scores.metric))
     ax.set_title(
         f"{board.confidence_level:.0%} score intervals; simultaneous rank "
         f"intervals ({board.method}); shading: tie groups",

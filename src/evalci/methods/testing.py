@@ -19,11 +19,19 @@ AssertionError: regression: openai/gpt-5.4-mini-2026-03-17 is worse than openai/
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from evalci._base.validate import (
+    as_columns,
+    check_columns,
+    check_frame,
+    check_name,
+    check_number,
+)
 from evalci.engine.results import BootstrapResult
 from evalci.methods.comparison import ComparisonResult
 from evalci.methods.decisions import decide
@@ -198,8 +206,8 @@ def confidence_sequence(total, t, sigma, alpha=0.05, planned=500):
     alpha : float
         Chance that the sequence ever misses the mean; default 0.05.
     planned : float
-        The number of observations where the boundary should be tightest;
-        default 500. The sequence is valid for any value.
+        The number of observations where the boundary should be tightest,
+        at least 1; default 500. The sequence is valid for any value.
 
     Returns
     -------
@@ -213,12 +221,73 @@ def confidence_sequence(total, t, sigma, alpha=0.05, planned=500):
     >>> float(mean), bool(half > 0.2)
     (0.6, True)
     """
-    t = np.asarray(t, dtype=float)
-    v = sigma**2 * t
-    la = np.log(1.0 / alpha)
-    rho = sigma**2 * planned / (2.0 * la + np.log(1.0 + 2.0 * la))
-    half = np.sqrt((v + rho) * np.log((v + rho) / (rho * alpha**2))) / t
-    return np.asarray(total, dtype=float) / t, half
+    total, t, sigma, alpha, planned = _sequence_iv(total, t, sigma, alpha, planned)
+    # eq. (14) with sigma^2 factored out of v = sigma^2 t and rho = sigma^2 r,
+    # and the logarithm split, so that no square or ratio overflows:
+    # half = sigma sqrt((1 + r / t) (log(t + r) - log(r) - 2 log(alpha)) / t)
+    la = -np.log(alpha)
+    r = planned / (2.0 * la + np.log1p(2.0 * la))
+    log_ratio = np.log(t + r) - np.log(r) + 2.0 * la
+    with np.errstate(over="ignore"):
+        half = sigma * np.sqrt((1.0 + r / t) * log_ratio / t)
+    if not np.isfinite(half).all():
+        raise ValueError(
+            f"`sigma`={sigma!r} is too large: the half-width overflows float64; "
+            "rescale the scores (sigma is half the length of their range)."
+        )
+    return total / t, half
+
+
+def _real_array(x, name: str, what: str) -> np.ndarray:
+    """``x`` as a float array of finite numbers (booleans, strings, objects refused)."""
+    try:
+        raw = np.asarray(x)
+        if raw.dtype == object and all(_is_real(v) for v in raw.reshape(-1)):
+            raw = raw.astype(float)  # Python ints beyond int64
+    except (TypeError, ValueError, OverflowError):  # ragged, or beyond float64
+        raw = np.asarray(None)
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"`{name}` must be {what}; got {_show(x)}.")
+    arr = raw.astype(float)
+    if not np.isfinite(arr).all():
+        bad = arr[~np.isfinite(arr)].reshape(-1)[0]
+        raise ValueError(f"`{name}` must be finite ({what}); got {bad!r}.")
+    return arr
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _show(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else f"{type(x).__name__} {text[:50]}..."
+
+
+def _sequence_iv(total, t, sigma, alpha, planned):
+    """:func:`confidence_sequence`'s checks: one error per argument, naming it."""
+    total = _real_array(total, "total", "a number or an array of numbers (sums)")
+    t = _real_array(t, "t", "a positive integer or an array of them (counts)")
+    if t.size and ((t < 1).any() or (t != np.round(t)).any()):
+        bad = t[(t < 1) | (t != np.round(t))].reshape(-1)[0]
+        raise ValueError(f"`t` must count observations: integers >= 1; got {bad!r}.")
+    try:
+        np.broadcast_shapes(total.shape, t.shape)
+    except ValueError:
+        raise ValueError(
+            f"`total` (shape {total.shape}) and `t` (shape {t.shape}) must "
+            "broadcast: one count per sum, or one count for all."
+        ) from None
+    sigma = check_number(
+        sigma,
+        "sigma",
+        low=0,
+        low_open=True,
+        hint=", e.g. 1 for scores in [0, 1] differenced",
+    )
+    alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
+    planned = check_number(planned, "planned", low=1, hint=", e.g. 500 observations")
+    return total, t, sigma, alpha, planned
 
 
 @dataclass(frozen=True)
@@ -328,32 +397,102 @@ def sequential_gap(
     >>> g.n_inputs, g.decision
     (198, 'continue')
     """
-    from evalci._base.validate import (
-        as_columns,
-        check_columns,
-        check_frame,
-        check_number,
-    )
+    return _sequential_gap(
+        data, value, cluster, system, a, b, margin, alpha, bounds, planned_inputs,
+        names=("a", "b"),
+    )  # fmt: skip
 
+
+def _gate_iv(data, value, cluster, system, a, b, margin, alpha, bounds, planned, names):
+    """:func:`sequential_gap`'s checks: one error per argument, naming it and the fix."""
     check_frame(data)
+    check_name(value, "value")
+    check_name(system, "system")
+    if cluster is None or (isinstance(cluster, (list, tuple)) and not cluster):
+        raise ValueError(
+            "`cluster` is required: the input column(s), e.g. 'input_id'; each "
+            "input's runs are averaged first."
+        )
     keys = as_columns(cluster, "cluster", allow_none=False)
+    for key in keys:
+        check_name(key, "cluster")
     check_columns(data, [value], "value")
     check_columns(data, keys, "cluster")
     check_columns(data, [system], "system")
-    alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
-    margin = check_number(margin, "margin", low=0)
-    lo, hi = (check_number(x, "bounds") for x in bounds)
-    if not hi > lo:
-        raise ValueError(f"`bounds` must be (low, high) with low < high; got {bounds}.")
+    used = [value, system, *keys]
+    if len(set(used)) < len(used):
+        raise ValueError(
+            "`value`, `cluster` and `system` must name different columns; got "
+            f"value={value!r}, cluster={cluster!r}, system={system!r}."
+        )
+    dup = [c for c in used if (data.columns == c).sum() > 1]
+    if dup:
+        raise ValueError(
+            f"column {dup[0]!r} appears more than once in the DataFrame; rename "
+            "the copies first."
+        )
+    for key in keys:
+        na = data[key].isna()
+        if na.any():
+            raise ValueError(
+                f"`cluster` column {key!r} has {int(na.sum())} missing values: those "
+                "rows would belong to no input; drop them or fill the key."
+            )
+    for name, s in zip(names, (a, b), strict=True):
+        try:
+            hash(s)
+        except TypeError:
+            raise TypeError(
+                f"`{name}` must be one system (a value of column {system!r}), not "
+                f"{type(s).__name__}."
+            ) from None
     if a == b:
         raise ValueError(
-            f"`a` and `b` name the same system {a!r}; compare two different ones."
+            f"`{names[0]}` and `{names[1]}` name the same system {a!r}; compare two "
+            "different ones."
         )
-    planned_inputs = check_number(
-        planned_inputs, "planned_inputs", low=1, hint=", e.g. 500"
+    alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
+    lo, hi = _bounds_iv(bounds)
+    margin = check_number(margin, "margin", low=0)
+    if margin >= hi - lo:
+        raise ValueError(
+            f"`margin` must be less than the score range {hi - lo:g} (`bounds`); "
+            f"got {margin!r}: no gap could then be shown worse."
+        )
+    planned = check_number(planned, "planned_inputs", low=1, hint=", e.g. 500")
+    return keys, margin, alpha, lo, hi, planned
+
+
+def _bounds_iv(bounds) -> tuple[float, float]:
+    """``bounds`` as two finite floats ``low < high``."""
+    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__"):
+        bounds_ok = False
+    else:
+        bounds_ok = len(bounds) == 2
+    if not bounds_ok:
+        raise ValueError(
+            f"`bounds` must be (low, high), the score's range, e.g. (0, 1); got "
+            f"{_show(bounds)}."
+        )
+    lo, hi = (check_number(x, "bounds", hint=", e.g. (0, 1)") for x in bounds)
+    if not hi > lo:
+        raise ValueError(f"`bounds` must be (low, high) with low < high; got {bounds}.")
+    if not np.isfinite(hi - lo):
+        raise ValueError(
+            f"`bounds` {bounds} span more than float64 holds; rescale the scores."
+        )
+    return lo, hi
+
+
+def _sequential_gap(
+    data, value, cluster, system, a, b, margin, alpha, bounds, planned, names
+) -> SequentialGap:
+    keys, margin, alpha, lo, hi, planned = _gate_iv(
+        data, value, cluster, system, a, b, margin, alpha, bounds, planned, names
     )
     raw = data[value]
-    if not (pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw)):
+    numeric = pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw)
+    if not numeric or pd.api.types.is_complex_dtype(raw):
         raise ValueError(
             f"`value` column {value!r} is not numeric (dtype {raw.dtype}); the gate "
             "needs scores within `bounds`, e.g. df[value].astype(float)."
@@ -364,25 +503,40 @@ def sequential_gap(
             f"`value` column {value!r} must hold numbers within `bounds`={bounds} "
             "(no missing values): the guarantee rests on that range."
         )
-    keys = list(np.atleast_1d(cluster))
     per = (
         data.assign(**{value: y}).groupby([system, *keys], observed=True)[value].mean()
     )
     wide = per.unstack(system)
-    for s in (a, b):
+    for name, s in zip(names, (a, b), strict=True):
         if s not in wide.columns:
-            raise ValueError(f"system {s!r} is not in column {system!r}.")
+            raise ValueError(
+                f"`{name}`: system {s!r} is not in column {system!r}; its systems "
+                f"are {list(wide.columns)[:10]}."
+            )
     d = (wide[b] - wide[a]).dropna().to_numpy()
     if len(d) < 1:
-        raise ValueError(f"no input has runs of both {a!r} and {b!r}.")
-    mean, half = confidence_sequence(d.sum(), len(d), hi - lo, alpha, planned_inputs)
+        raise ValueError(
+            f"no input has runs of both {a!r} and {b!r}: the gap needs inputs run "
+            "on both systems."
+        )
+    mean, half = confidence_sequence(d.sum(), len(d), hi - lo, alpha, planned)
     return SequentialGap(
         a, b, float(mean), float(mean - half), float(mean + half), len(d), alpha, margin
     )
 
 
 def assert_no_regression_sequential(
-    data, value, cluster, system, baseline, candidate, **kwargs
+    data,
+    value,
+    cluster,
+    system,
+    baseline,
+    candidate,
+    *,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    bounds=(0.0, 1.0),
+    planned_inputs: int = 500,
 ) -> SequentialGap:
     """Fail when ``candidate`` is shown worse than ``baseline`` by more than ``margin``.
 
@@ -403,9 +557,8 @@ def assert_no_regression_sequential(
         The system column.
     baseline, candidate : object
         The two systems; the gap is ``candidate - baseline``.
-    **kwargs
-        ``margin``, ``alpha``, ``bounds``, ``planned_inputs``, as in
-        :func:`sequential_gap`.
+    margin, alpha, bounds, planned_inputs
+        As in :func:`sequential_gap`.
 
     Returns
     -------
@@ -426,7 +579,10 @@ def assert_no_regression_sequential(
     ...     df, "correct", "input_id", "system", a, b).decision
     'continue'
     """
-    g = sequential_gap(data, value, cluster, system, baseline, candidate, **kwargs)
+    g = _sequential_gap(
+        data, value, cluster, system, baseline, candidate, margin, alpha, bounds,
+        planned_inputs, names=("baseline", "candidate"),
+    )  # fmt: skip
     if g.decision == "worse":
         raise AssertionError(
             f"regression (anytime-valid, alpha={g.alpha:g}): {candidate} is worse "

@@ -30,6 +30,7 @@ from evalci._base.figures import (  # noqa: F401 - this module's API
     gaps,
     intervals,
 )
+from evalci._base.text import plot_label
 from evalci.methods.widths import width_factor
 
 __all__ = ["distribution", "forest", "gaps", "intervals", "widths"]
@@ -109,7 +110,12 @@ def widths(table, *, ax=None, y: str = "width"):
         rho = float(part["rho"].iloc[0])
         scale = 1.0 if y == "factor" else float(part["predicted_width"].iloc[0])
         if np.isfinite(rho) and np.isfinite(scale):
-            ax.plot(grid, scale * width_factor(rho, grid), color=colour, label=name)
+            ax.plot(
+                grid,
+                scale * width_factor(rho, grid),
+                color=colour,
+                label=plot_label(name),
+            )
         col = "observed_" + y
         if col in part:
             ax.plot(part["k"], part[col], "o", color=colour, markersize=5)
