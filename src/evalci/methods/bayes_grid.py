@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.interpolate import CubicSpline
 from scipy.signal import fftconvolve
-from scipy.special import betainc, betaln, expit
+from scipy.special import betainc, betaln, expit, ndtr
 
 #: Largest k for the exact rising-factorial form (cost O(k) per grid point).
 _PRODUCT_MAX_K = 256
@@ -241,7 +241,7 @@ def conditional_moments(g: Grid, c: Counts) -> tuple[np.ndarray, np.ndarray]:
     return (m_i @ c.n) / n, (v_i @ c.n) / n**2
 
 
-def mixture_posterior(weights, mean, var) -> Posterior1D:
+def mixture_posterior(weights, mean, var, n_u: int = 2001) -> Posterior1D:
     """Posterior of M from its conditional moments at each grid point (weights).
 
     Given the hyperparameters, M is moment-matched by the Beta with the same
@@ -250,11 +250,11 @@ def mixture_posterior(weights, mean, var) -> Posterior1D:
     N independent Betas whose first two moments are exact (the third is off
     by O(1/N^2)). M's posterior is the mixture of these Betas over the grid.
     Its mean and SD are exact (the law of total variance). Its CDF is the
-    cumulative trapezoid of the mixture density on a uniform grid fine
-    enough for the narrowest component (step <= SD/20, at least 1201
-    points, covering every component's mean +/- 10 SD); components with
-    ``alpha`` or ``beta`` below 2 (density not smooth at an end) add their
-    CDF ``I_u(alpha, beta)`` directly. Components below 1e-14 of the largest
+    cumulative trapezoid of the mixture density on ``n_u`` points covering
+    every component's mean +/- 10 SD; components with ``alpha`` or ``beta``
+    below 2 (density not smooth at an end) add their CDF ``I_u(alpha,
+    beta)`` directly, and components narrower than two steps their normal
+    CDF (a step placed to within a fraction of a step). Components below 1e-14 of the largest
     weight are dropped.
     """
     weights, mean, var = (np.ravel(v) for v in (weights, mean, var))
@@ -265,23 +265,28 @@ def mixture_posterior(weights, mean, var) -> Posterior1D:
     sd = np.sqrt(v)
     u0 = max(float((m - 10 * sd).min()), 0.0)
     u1 = min(float((m + 10 * sd).max()), 1.0)
-    n_u = int(np.clip((u1 - u0) / (sd.min() / 20), 1201, 20001))
     u = np.linspace(u0, u1, n_u)
+    h = u[1] - u[0]
     nu = m * (1 - m) / v - 1
     alpha, beta = m * nu, (1 - m) * nu
-    rough = np.minimum(alpha, beta) < 2
+    # components narrower than the step: their CDF is a step of width ~SD, a
+    # normal CDF places it to within a fraction of a step
+    narrow = sd < 2 * h
+    rough = ~narrow & (np.minimum(alpha, beta) < 2)
+    smooth = ~narrow & ~rough
     cdf = np.zeros_like(u)
+    if narrow.any():
+        cdf += w[narrow] @ ndtr((u[None, :] - m[narrow, None]) / sd[narrow, None])
     if rough.any():
         cdf += w[rough] @ betainc(alpha[rough, None], beta[rough, None], u[None, :])
-    if (~rough).any():
-        a_, b_ = alpha[~rough, None], beta[~rough, None]
+    if smooth.any():
+        a_, b_ = alpha[smooth, None], beta[smooth, None]
         inner = u[None, 1:-1]
         logpdf = (a_ - 1) * np.log(inner) + (b_ - 1) * np.log1p(-inner) - betaln(a_, b_)
         dens = np.zeros_like(u)
-        dens[1:-1] = w[~rough] @ np.exp(logpdf)  # 0 at u = 0 and 1 (alpha, beta >= 2)
+        dens[1:-1] = w[smooth] @ np.exp(logpdf)  # 0 at u = 0 and 1 (alpha, beta >= 2)
         if u0 > 0 or u1 < 1:  # ends inside (0, 1): the density there is ~0 anyway
             dens[[0, -1]] = 0.0
-        h = u[1] - u[0]
         cdf += np.concatenate([[0.0], np.cumsum((dens[1:] + dens[:-1]) * h / 2)])
     return Posterior1D(
         mean=total_mean,
