@@ -52,6 +52,13 @@ def _pandas_cases():
             dict(by="system"),
             gpqa,
         ),
+        "bayes_ci": (evalci.bayes_ci, ("correct", "input_id"), dict(by="system"), gpqa),
+        "bayes_compare": (
+            evalci.bayes_compare,
+            ("correct", "input_id", "system"),
+            {},
+            gpqa,
+        ),
         "leaderboard": (
             evalci.leaderboard,
             ("correct", "input_id", "system"),

@@ -99,6 +99,8 @@ from evalci.methods.analytic import (  # noqa: E402
     mcnemar,
     run_level_ci,
 )
+from evalci.methods.bayes import BayesResult, bayes_ci  # noqa: E402
+from evalci.methods.bayes_compare import BayesComparison, bayes_compare  # noqa: E402
 from evalci.methods.compare import (  # noqa: E402
     ComparisonResult,
     MissingInputsWarning,
@@ -130,6 +132,10 @@ __all__ = [
     "planning",
     "sample_size",
     "AnalyticResult",
+    "BayesComparison",
+    "BayesResult",
+    "bayes_ci",
+    "bayes_compare",
     "McNemarResult",
     "analytic_ci",
     "mcnemar",

@@ -15,6 +15,8 @@ from evalci.frames.deferred import (
     dask_dataframe as _dd,  # Dask is registered once imported
 )
 from evalci.methods import analytic as _analytic
+from evalci.methods import bayes as _bayes
+from evalci.methods import bayes_compare as _bayes_compare
 from evalci.methods import compare as _compare
 from evalci.methods import planning
 from evalci.methods import ranks as _ranks
@@ -57,6 +59,14 @@ class EvalciDataFrameAccessor:
     def analytic_ci(self, value, cluster=None, **kwargs):
         """Closed-form CI (CLT, Wilson, Clopper-Pearson, Jeffreys, Wald, FCE kappa); see :func:`evalci.analytic_ci`."""
         return _analytic.analytic_ci(self._obj, value, cluster, **kwargs)
+
+    def bayes_ci(self, value, cluster=None, **kwargs):
+        """Bayesian credible interval for small N; see :func:`evalci.bayes_ci`."""
+        return _bayes.bayes_ci(self._obj, value, cluster, **kwargs)
+
+    def bayes_compare(self, value, cluster, system="system", **kwargs):
+        """Bayesian paired gap and P(a > b); see :func:`evalci.bayes_compare`."""
+        return _bayes_compare.bayes_compare(self._obj, value, cluster, system, **kwargs)
 
     def mcnemar(self, value, cluster, system, a, b, **kwargs):
         """McNemar's paired test of two systems at k=1; see :func:`evalci.mcnemar`."""
@@ -152,6 +162,7 @@ class EvalciDataArrayAccessor:
 
 
 if _dd is not None:
+    from evalci.frames import dask_bayes as _dask_bayes
     from evalci.frames import dask_bootstrap as _dask_bootstrap
     from evalci.frames import dask_frame as _dask
 
@@ -211,6 +222,16 @@ if _dd is not None:
         def analytic_ci(self, value, cluster=None, **kwargs):
             """Closed-form CI; see :func:`evalci.analytic_ci`."""
             return _dask.analytic_ci(self._obj, value, cluster, **kwargs)
+
+        def bayes_ci(self, value, cluster=None, **kwargs):
+            """Bayesian credible interval; see :func:`evalci.bayes_ci`."""
+            return _dask_bayes.bayes_ci(self._obj, value, cluster, **kwargs)
+
+        def bayes_compare(self, value, cluster, system="system", **kwargs):
+            """Bayesian paired gap; see :func:`evalci.bayes_compare`."""
+            return _dask_bayes.bayes_compare(
+                self._obj, value, cluster, system, **kwargs
+            )
 
         def mcnemar(self, value, cluster, system, a, b, **kwargs):
             """McNemar's test at k=1; see :func:`evalci.mcnemar`."""
