@@ -160,7 +160,9 @@ def test_bad_options(kwargs, match):
 def test_hyperprior_outside_its_domain(mean):
     with pytest.raises(ValueError, match=r"`prior.mean` must be two positive numbers"):
         BetaBinomialPrior(mean=mean)
-    with pytest.raises(ValueError, match=r"`prior.concentration` must be .uniform-icc."):
+    with pytest.raises(
+        ValueError, match=r"`prior.concentration` must be .uniform-icc."
+    ):
         BetaBinomialPrior(concentration="jeffreys")
 
 

@@ -117,7 +117,17 @@ class BayesResult(_GroupedResult):
         return self._with_groups(frame)
 
     def interval(self, confidence_level: float = 0.95):
-        """Another level's equal-tailed interval, ``(low, high)``, without refitting."""
+        """Another level's equal-tailed interval, ``(low, high)``, without refitting.
+
+        Parameters
+        ----------
+        confidence_level : float
+            In (0, 1); default 0.95.
+
+        Returns
+        -------
+        tuple of float, or of pandas.Series with ``by=``
+        """
         q = np.array([(1 - confidence_level) / 2, (1 + confidence_level) / 2])
         ends = np.array([p.quantile(q) for p in self.posterior])
         if self.groups is None:

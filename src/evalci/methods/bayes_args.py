@@ -99,7 +99,20 @@ class BetaBinomialPrior:
         )
 
     def log_density(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """Log prior density in ``x = logit(mu)``, ``t = log(kappa)`` (Jacobians included)."""
+        """Log prior density in ``x = logit(mu)``, ``t = log(kappa)`` (Jacobians included).
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            ``logit(mu)``, the prior mean on the logit scale.
+        t : numpy.ndarray
+            ``log(kappa)``, the log concentration ``a + b``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The log density at each ``(x, t)`` (broadcast).
+        """
         a0, b0 = self.mean
         # mu ~ Beta(a0, b0); d mu / d x = mu (1 - mu)
         lx = a0 * log_expit(x) + b0 * log_expit(-x) - betaln(a0, b0)

@@ -62,8 +62,11 @@ class BayesComparison:
     estimand : {'inputs', 'population'}
         See :func:`bayes_compare`.
     prior : BetaBinomialPrior
+        The hyperprior each system's model was fitted under.
     confidence_level : float
+        The level of the credible interval.
     threshold : float or None
+        The gap ``prob_above`` is read against (None: not asked for).
     posterior : Posterior1D
         The gap's posterior (CDF on a fine grid).
     """
