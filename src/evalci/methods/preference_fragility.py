@@ -61,7 +61,7 @@ from scipy import sparse
 from evalci._base.validate import check_number, check_option
 from evalci.methods import preference_fit as _fit
 from evalci.methods.preference_boot import split_counts
-from evalci.methods.preference_data import check_graph, encode, row_cells
+from evalci.methods.preference_data import _unique, check_graph, encode, row_cells
 
 __all__ = ["PreferenceFragility", "preference_fragility"]
 
@@ -168,14 +168,14 @@ class _Problem:
 def _problem(cell, weight, battles, model, ties, prior, ref):
     """Battle kinds: distinct ``(cell, weight)`` among the rows that count."""
     counted = np.flatnonzero(cell >= 0)
-    key = np.stack([cell[counted], weight[counted]], axis=1)
-    kinds, kind_of, count = np.unique(
-        key, axis=0, return_inverse=True, return_counts=True
-    )
-    kind_cell = kinds[:, 0].astype(np.int64)
+    weights, wcode, _ = _unique(weight[counted])
+    key = cell[counted] * len(weights) + wcode
+    kinds, kind_of, count = _unique(key)
+    kind_cell = kinds // len(weights)
+    kind_weight = weights[kinds % len(weights)]
     n_cells = 3 * len(battles.pairs.i)
     onehot = sparse.csr_matrix(
-        (kinds[:, 1], (np.arange(len(kinds)), kind_cell)), shape=(len(kinds), n_cells)
+        (kind_weight, (np.arange(len(kinds)), kind_cell)), shape=(len(kinds), n_cells)
     )
     prob = _Problem(
         pairs=battles.pairs,
@@ -184,12 +184,12 @@ def _problem(cell, weight, battles, model, ties, prior, ref):
         prior=prior,
         ref=ref,
         kind_cell=kind_cell,
-        kind_weight=kinds[:, 1],
+        kind_weight=kind_weight,
         kind_count=count,
         onehot=onehot,
     )
     # rows of each kind, in table order: the ones named are the first
-    order = counted[np.argsort(kind_of.ravel(), kind="stable")]
+    order = counted[np.argsort(kind_of, kind="stable")]
     starts = np.r_[0, np.cumsum(count)[:-1]]
     return prob, order, starts
 
@@ -386,10 +386,10 @@ def preference_fragility(
     ...     {"a": 0.3, "b": 0.25, "c": -0.5}, n_prompts=100, rng=1)
     >>> frag = evalci.preference.preference_fragility(battles)
     >>> frag.table[["place", "a", "b", "fragility"]]
-         place  a  b  fragility
-    0      top  a  b          3
-    1  adjacent  a  b          3
-    2  adjacent  b  c         43
+          place  a  b  fragility
+    0       top  a  b         22
+    1  adjacent  a  b         22
+    2  adjacent  b  c         13
     """
     check_option(model, "model", _MODELS, describe="'bradley-terry' or 'davidson'")
     check_option(ties, "ties", _TIES, describe="'half' or 'drop'")
