@@ -8,6 +8,12 @@ effect (SD 0.5) on its log-strength, 10% of battles are ties.
 Run: ``python benchmarks/bench_preference.py`` (``--small`` for a smoke run
 of 20,000 battles). Prints the stages (encode + point fit, the whole call)
 and the prompt-level and battle-level bootstraps' times.
+
+Then fragility (``evalci.preference.preference_fragility``, the greedy
+search for the fewest battles whose removal flips the top place and each
+adjacent pair, every count verified by a refit): 100,000 battles over 20
+models (``--small``: 20,000), Bradley-Terry and Davidson; ``--fragility``
+runs only this part.
 """
 
 from __future__ import annotations
@@ -51,7 +57,13 @@ def timed(f, *args, **kw):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--small", action="store_true")
+    parser.add_argument(
+        "--fragility", action="store_true", help="only the fragility benchmark"
+    )
     args = parser.parse_args()
+    if args.fragility:
+        fragility(20_000 if args.small else 100_000, 20, 5_000)
+        return
     n, g, c, b = (
         (20_000, 20, 1_000, 200) if args.small else (1_000_000, 100, 50_000, 1_000)
     )
@@ -83,6 +95,21 @@ def main() -> None:
         f"(prompt effects SD 0.5)"
     )
     print(f"  top of the board: {list(board.table.system[:3])}")
+    fragility(20_000 if args.small else 100_000, 20, 5_000)
+
+
+def fragility(n, g, c) -> None:
+    """Greedy fragility of the top place and the adjacent pairs, both models."""
+    df = battles(n, g, c, seed=0)
+    print(f"{len(df):,} battles, {g} models: fragility (top + {g - 1} adjacent pairs)")
+    for model in ("bradley-terry", "davidson"):
+        t, frag = timed(P.preference_fragility, df, model=model)
+        top = frag.top
+        print(
+            f"  preference_fragility, {model:<13}          {t:7.2f} s   top "
+            f"{top.a} over {top.b}: {top.fragility} of {frag.n_battles:,} battles; "
+            f"adjacent median {frag.table.fragility[1:].median():.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ step-down or Holm; tie groups; ``plot()``; Markdown).
 * :func:`bradley_terry`, :func:`davidson`: the point fits.
 * :func:`preference_ci`: the bootstrap.
 * :func:`arena_leaderboard`: both, then the leaderboard.
+* :func:`preference_fragility`: the fewest battles found whose removal
+  flips the top place or an adjacent pair (a verified upper bound,
+  :mod:`evalci.methods.preference_fragility`).
 * :func:`simulate_battles`: seeded battles with prompt effects
   (:mod:`evalci.methods.preference_sim`).
 
@@ -44,18 +47,25 @@ from evalci.engine.results import BootstrapResult
 from evalci.methods import preference_fit as _fit
 from evalci.methods.preference_boot import replicate_fits, split_counts
 from evalci.methods.preference_data import WINNERS, Battles, encode
+from evalci.methods.preference_data import check_graph as _check_graph
+from evalci.methods.preference_fragility import (
+    PreferenceFragility,
+    preference_fragility,
+)
 from evalci.methods.preference_sim import population_fit, simulate_battles
 from evalci.methods.ranks import Leaderboard, leaderboard_from_bootstrap
 
 __all__ = [
     "WINNERS",
     "PreferenceFit",
+    "PreferenceFragility",
     "PreferenceResult",
     "arena_leaderboard",
     "bradley_terry",
     "davidson",
     "population_fit",
     "preference_ci",
+    "preference_fragility",
     "simulate_battles",
 ]
 
@@ -137,6 +147,23 @@ class PreferenceFit:
         """The per-model table (a copy)."""
         return self.table.copy()
 
+    def fragility(self, battles: pd.DataFrame, **kwargs) -> PreferenceFragility:
+        """:func:`preference_fragility` of this fit's model on ``battles``.
+
+        ``battles`` must be the table this fit was made from; the model,
+        ``ties``, ``prior`` and scale are this fit's, and ``strength``,
+        ``max_remove`` and column names go in ``kwargs``.
+        """
+        return preference_fragility(
+            battles,
+            model=self.model,
+            ties=self.ties or "half",
+            prior=self.prior,
+            scale=self.scale.scale,
+            base=self.scale.base,
+            **kwargs,
+        )
+
     def _header(self) -> str:
         how = "ties modelled" if self.ties is None else f"ties={self.ties!r}"
         s = self.scale
@@ -208,6 +235,10 @@ class PreferenceResult:
             self.scores, method=method, confidence_level=confidence_level
         )
 
+    def fragility(self, battles: pd.DataFrame, **kwargs) -> PreferenceFragility:
+        """:meth:`PreferenceFit.fragility` of :attr:`fit` (no resampling)."""
+        return self.fit.fragility(battles, **kwargs)
+
     def to_frame(self) -> pd.DataFrame:
         """Per model: score interval, and the win-rate interval when anchored."""
         out = self.scores.to_frame()
@@ -268,42 +299,6 @@ def _reference(battles: Battles, scale: Scale) -> int:
             f"models ({near}, ...), or anchor=None to centre the scores."
         )
     return int(battles.models.get_loc(scale.anchor))
-
-
-def _check_graph(battles: Battles, wi, wj, t, model, prior) -> None:
-    """The point fit's maximum exists, or a ValueError names the models."""
-    names = battles.models
-    n_weak, weak = _fit.components(wi, wj, t, battles.pairs, connection="weak")
-    if n_weak > 1:
-        groups = [list(names[weak == k]) for k in range(n_weak)]
-        groups.sort(key=len)
-        shown = "; ".join(", ".join(map(repr, grp[:6])) for grp in groups[:-1][:3])
-        raise ValueError(
-            f"the comparison graph is disconnected ({n_weak} groups of models "
-            f"that never meet each other): these models cannot be ranked against "
-            f"the rest: {shown}. Add battles between the groups, or rank each "
-            "group on its own."
-        )
-    if model == "davidson" and (t.sum() == 0 or (wi + wj).sum() == 0):
-        raise ValueError(
-            "`model='davidson'` needs both ties and decided battles; these battles "
-            f"have {'no tie' if t.sum() == 0 else 'only ties'}. Use "
-            "model='bradley-terry'."
-        )
-    if prior > 0:
-        return
-    n_strong, strong = _fit.components(wi, wj, t, battles.pairs)
-    if n_strong > 1:
-        sizes = np.bincount(strong)
-        small = [k for k in np.argsort(sizes)[: max(n_strong - 1, 1)]]
-        shown = ", ".join(repr(m) for k in small for m in list(names[strong == k])[:4])
-        raise ValueError(
-            "the comparison graph is not strongly connected: some models win "
-            "(or lose) every battle against the rest, so their maximum-likelihood "
-            f"scores are infinite and they cannot be ranked: {shown}. Pass prior= "
-            "(a Gaussian prior on the log-strengths, e.g. prior=0.01), or add "
-            "battles those models lose (or win)."
-        )
 
 
 def _point(battles, model, ties, prior, ref, scale) -> tuple:

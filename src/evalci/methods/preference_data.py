@@ -25,9 +25,9 @@ import pandas as pd
 from scipy import sparse
 
 from evalci._base.validate import as_columns, check_columns, check_frame
-from evalci.methods.preference_fit import Pairs
+from evalci.methods.preference_fit import Pairs, components
 
-__all__ = ["WINNERS", "Battles", "encode", "verdict_class"]
+__all__ = ["WINNERS", "Battles", "check_graph", "encode", "row_cells", "verdict_class"]
 
 #: Arena's winner values and the outcome each means (0: a wins, 1: b, 2: tie).
 WINNERS = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}
@@ -286,3 +286,73 @@ def _reduce(names, a, b, outcome, weight, unit, cluster) -> Battles:
         n_clusters=n_clusters,
         cluster=cluster,
     )
+
+
+def row_cells(
+    data: pd.DataFrame,
+    battles: Battles,
+    *,
+    model_a: str = "model_a",
+    model_b: str = "model_b",
+    winner: str = "winner",
+    verdict: str = "verdict",
+    strength=None,
+    ties: str = "keep",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's matchup cell (``3 * pair + outcome`` of ``battles``) and weight.
+
+    ``data`` is the table ``battles`` was encoded from (same options); a row
+    that does not count (weight 0, or a tie with ``ties="drop"``) gets cell
+    -1. The cells' weighted counts are ``battles.counts``.
+    """
+    strength = None if strength is None else check_strength(strength)
+    outcome, weight = _outcomes(data, winner, verdict, strength)
+    names = battles.models
+    a = names.get_indexer(data[model_a].astype(str))
+    b = names.get_indexer(data[model_b].astype(str))
+    g = battles.pairs.n_models
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    canon = np.where((a > b) & (outcome < 2), 1 - outcome, outcome)
+    pair_ids = battles.pairs.i * g + battles.pairs.j
+    pair = np.searchsorted(pair_ids, lo * g + hi)
+    keep = (weight > 0) & (a >= 0) & (b >= 0)
+    if ties == "drop":
+        keep &= outcome != 2
+    cell = np.where(keep, 3 * np.minimum(pair, len(pair_ids) - 1) + canon, -1)
+    return cell, np.where(keep, weight, 0.0)
+
+
+def check_graph(battles: Battles, wi, wj, t, model, prior) -> None:
+    """The point fit's maximum exists, or a ValueError names the models."""
+    names = battles.models
+    n_weak, weak = components(wi, wj, t, battles.pairs, connection="weak")
+    if n_weak > 1:
+        groups = [list(names[weak == k]) for k in range(n_weak)]
+        groups.sort(key=len)
+        shown = "; ".join(", ".join(map(repr, grp[:6])) for grp in groups[:-1][:3])
+        raise ValueError(
+            f"the comparison graph is disconnected ({n_weak} groups of models "
+            f"that never meet each other): these models cannot be ranked against "
+            f"the rest: {shown}. Add battles between the groups, or rank each "
+            "group on its own."
+        )
+    if model == "davidson" and (t.sum() == 0 or (wi + wj).sum() == 0):
+        raise ValueError(
+            "`model='davidson'` needs both ties and decided battles; these battles "
+            f"have {'no tie' if t.sum() == 0 else 'only ties'}. Use "
+            "model='bradley-terry'."
+        )
+    if prior > 0:
+        return
+    n_strong, strong = components(wi, wj, t, battles.pairs)
+    if n_strong > 1:
+        sizes = np.bincount(strong)
+        small = [k for k in np.argsort(sizes)[: max(n_strong - 1, 1)]]
+        shown = ", ".join(repr(m) for k in small for m in list(names[strong == k])[:4])
+        raise ValueError(
+            "the comparison graph is not strongly connected: some models win "
+            "(or lose) every battle against the rest, so their maximum-likelihood "
+            f"scores are infinite and they cannot be ranked: {shown}. Pass prior= "
+            "(a Gaussian prior on the log-strengths, e.g. prior=0.01), or add "
+            "battles those models lose (or win)."
+        )
