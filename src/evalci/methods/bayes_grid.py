@@ -40,8 +40,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import CubicSpline
-from scipy.signal import fftconvolve
 from scipy.special import betainc, betaln, expit, ndtr
 
 #: Largest k for the exact rising-factorial form (cost O(k) per grid point).
@@ -217,6 +215,8 @@ def population_mean(g: Grid, refine: int = 16) -> Posterior1D:
     mass = f.sum() * g.dx
     mean = float((mu * f).sum() * g.dx / mass)
     var = float(((mu - mean) ** 2 * f).sum() * g.dx / mass)
+    from scipy.interpolate import CubicSpline  # slow to import: when used
+
     spline = CubicSpline(g.x, f).antiderivative()
     fine = np.linspace(g.x[0], g.x[-1], (len(g.x) - 1) * refine + 1)
     cdf = _monotone_cdf(spline(fine) - spline(g.x[0]))
@@ -317,6 +317,8 @@ def difference(pa: Posterior1D, pb: Posterior1D, n_bins: int = 2000) -> Posterio
     nb = int(np.ceil((b1 - b0) / h)) + 1
     ma = _masses(pa, a0, na, h)
     mb = _masses(pb, b0, nb, h)
+    from scipy.signal import fftconvolve  # slow to import: when used
+
     mass = np.clip(fftconvolve(ma, mb[::-1]), 0.0, None)
     # bin j of A covers [a0 + j h, ...), bin l of B [b0 + l h, ...); their
     # difference's bin (j - l) + (nb - 1) starts at a0 - b0 - (nb - 1) h - h/2
