@@ -24,7 +24,7 @@ from evalci.engine.cube import factorize
 from evalci.methods.judge_inputs import _Inputs, _inputs, _judge_iv
 from evalci.methods.judge_intervals import _JudgeResult
 from evalci.methods.ppi import _lam_iv, _ppi_cells, _warn_few_gold
-from evalci.methods.ppi_design import _Design, _design_iv, _gold_judged_iv
+from evalci.methods.ppi_design import _Design, _design_iv, _gold_judged_iv, _show
 
 __all__ = ["PPICompareResult", "ppi_compare"]
 
@@ -244,9 +244,13 @@ def ppi_compare(
     return PPICompareResult._from_arrays(
         **fields,
         p_value=p_value,
-        system=ins.groups[others[0]] if len(others) == 1 else None,
-        baseline=ins.groups[base],
+        system=_plain(ins.groups[others[0]]) if len(others) == 1 else None,
+        baseline=_plain(ins.groups[base]),
     )
+
+
+def _plain(key):
+    return key.item() if isinstance(key, np.generic) else key
 
 
 def _compare_iv(data, judge, gold, cluster, system, level, strata, shares, label_prob):
@@ -329,10 +333,10 @@ def _paired_positions(ins, key_of, keys, used, system) -> dict:
         gold_there = bool(ins.labeled[pos[other][k]])
         what = "gold labels not in the judged set: " if gold_there else ""
         raise ValueError(
-            f"{what}input {keys[k]!r} has rows for system {ins.groups[other]!r} but none for "
-            f"{ins.groups[g]!r} ({int(hole.sum())} such inputs for it): "
+            f"{what}input {_show(keys[k])} has rows for system {_show(ins.groups[other])} but none for "
+            f"{_show(ins.groups[g])} ({int(hole.sum())} such inputs for it): "
             "ppi_compare pairs the systems on the same inputs; judge those inputs "
-            f"for {ins.groups[g]!r} or drop them, e.g. keep the inputs every "
+            f"for {_show(ins.groups[g])} or drop them, e.g. keep the inputs every "
             f"system has (data.groupby(cluster).filter(lambda d: "
             f"d[{system!r}].nunique() == {len(used)}))."
         )
@@ -344,10 +348,10 @@ def _paired_positions(ins, key_of, keys, used, system) -> dict:
             has, lacks = (g, used[0]) if ins.labeled[pos[g][k]] else (used[0], g)
             raise ValueError(
                 f"gold labels must be shared: {int(unshared.sum())} inputs (e.g. "
-                f"{keys[k]!r}) have gold for system "
-                f"{ins.groups[has]!r} but not for {ins.groups[lacks]!r}; the gap's "
+                f"{_show(keys[k])}) have gold for system "
+                f"{_show(ins.groups[has])} but not for {_show(ins.groups[lacks])}; the gap's "
                 "correction needs both systems' gold on the same inputs: label "
-                f"{ins.groups[lacks]!r} there too, or drop those labels."
+                f"{_show(ins.groups[lacks])} there too, or drop those labels."
             )
     return pos
 

@@ -140,7 +140,8 @@ def _shares_iv(shares, strata: pd.Index, stratum: np.ndarray, n_inputs: int):
     extra = [s for s in shares if s not in set(strata)]
     if missing or extra:
         raise ValueError(
-            f"`shares` must name exactly the strata in the data ({list(strata)[:10]}); "
+            f"`shares` must name exactly the strata in the data "
+            f"({[_show(s) for s in strata[:10]]}); "
             + (f"missing {missing[:5]}" if missing else f"no inputs in {extra[:5]}")
             + "."
         )
@@ -149,7 +150,7 @@ def _shares_iv(shares, strata: pd.Index, stratum: np.ndarray, n_inputs: int):
         v = shares[s]
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
             raise ValueError(
-                f"`shares`: the share of stratum {s!r} must be a number >= 0; got "
+                f"`shares`: the share of stratum {_show(s)} must be a number >= 0; got "
                 f"{v!r}."
             )
         out[i] = float(v)
@@ -224,8 +225,13 @@ def _cell_counts(design: _Design, group, labeled, n_groups, groups):
 
 
 def _name(design: _Design, groups, gi: int, h: int) -> str:
-    what = "the data" if design.strata is None else f"stratum {design.strata[h]!r}"
-    return what if groups is None else f"{what} in group {groups[gi]!r}"
+    what = "the data" if design.strata is None else f"stratum {_show(design.strata[h])}"
+    return what if groups is None else f"{what} in group {_show(groups[gi])}"
+
+
+def _show(key) -> str:
+    """A key as the user wrote it (``1``, not ``np.int64(1)``)."""
+    return repr(key.item() if isinstance(key, np.generic) else key)
 
 
 def _ipw_cells(y, g, f, labeled, w, cell, n_cells, lam):
