@@ -465,7 +465,7 @@ def test_strata_coverage():
         ]
     cov = hits / 400
     assert 0.92 <= cov[0] <= 0.98 and 0.92 <= cov[1] <= 0.98, cov
-    assert cov[2] < 0.9, cov
+    assert cov[2] < 0.92, cov  # measured 72.0%
 
 
 def prob_gap(df):
@@ -499,4 +499,4 @@ def test_label_prob_coverage():
                  gap.low <= 0.1 <= gap.high]  # fmt: skip
     cov = hits / 400
     assert 0.92 <= cov[0] <= 0.98 and 0.92 <= cov[2] <= 0.98, cov
-    assert cov[1] < 0.9, cov
+    assert cov[1] < 0.92, cov  # measured 88.75%: biased
