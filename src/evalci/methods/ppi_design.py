@@ -54,10 +54,11 @@ class _Design:
 
 def _gold_judged_iv(data, judge, gold) -> None:
     """Refuse gold labels on rows the judge did not score (not in the judged set)."""
-    if not isinstance(data, pd.DataFrame) or not isinstance(gold, str):
+    if not (isinstance(data, pd.DataFrame) and isinstance(judge, str)
+            and isinstance(gold, str)):  # fmt: skip
         return  # the shared checks say what is wrong
-    if judge not in data.columns or gold not in data.columns:
-        return
+    if any((data.columns == col).sum() != 1 for col in (judge, gold)):
+        return  # absent or duplicated: the shared checks say so
     try:
         bad = data[gold].notna() & data[judge].isna()
     except (TypeError, ValueError):
