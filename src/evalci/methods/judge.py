@@ -8,6 +8,8 @@ labels alone are few. Two estimators combine them, each with an interval over
 * :func:`ppi_mean` -- prediction-powered inference for a mean, with the
   power-tuned weight of PPI++ (Angelopoulos, Duchi & Zrnic 2023). Any judge
   score (0/1, a grade, a probability); no model of the judge's errors.
+* :func:`ppi_compare` -- PPI++ for the gap between two systems judged on
+  the same inputs with shared gold labels (one weight tuned for the gap).
 * :func:`rogan_gladen` -- the Rogan & Gladen (1978) correction of a 0/1
   judge's positive rate by its sensitivity and specificity, known or
   estimated on the gold subset. Assumes the judge's error rates are the same
@@ -33,7 +35,13 @@ those published formulas exactly. The bootstrap resamples labeled and
 unlabeled inputs independently (a stratified cluster bootstrap), with
 count weights, and recomputes the whole estimator (PPI++'s weight too).
 
-The estimators live in :mod:`evalci.methods.ppi` and
+Both PPI functions take ``strata=`` (stratified PPI, combined by known
+population shares) and ``label_prob=`` (inverse-probability weighting for
+non-uniform or active labelling), and report an ``effective_n``.
+
+The estimators live in :mod:`evalci.methods.ppi`,
+:mod:`evalci.methods.ppi_compare` (the gap),
+:mod:`evalci.methods.ppi_design` (strata, inclusion probabilities) and
 :mod:`evalci.methods.rogan_gladen`, what they share in
 :mod:`evalci.methods.judge_inputs` (rows to inputs) and
 :mod:`evalci.methods.judge_intervals` (result base, bootstrap); this module
@@ -45,10 +53,21 @@ from evalci.methods.ppi import (  # noqa: F401  (re-exported)
     PPIResult,
     ppi_mean,
 )
+from evalci.methods.ppi_compare import (  # noqa: F401  (re-exported)
+    PPICompareResult,
+    ppi_compare,
+)
 from evalci.methods.rogan_gladen import (  # noqa: F401  (re-exported)
     RG_METHODS,
     RoganGladenResult,
     rogan_gladen,
 )
 
-__all__ = ["PPIResult", "RoganGladenResult", "ppi_mean", "rogan_gladen"]
+__all__ = [
+    "PPICompareResult",
+    "PPIResult",
+    "RoganGladenResult",
+    "ppi_compare",
+    "ppi_mean",
+    "rogan_gladen",
+]

@@ -6,6 +6,7 @@ rows become labeled and unlabeled inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from dataclasses import dataclass, field
 
@@ -28,6 +29,17 @@ from evalci.methods.judge_inputs import (
     _where,
 )
 from evalci.methods.judge_intervals import _bootstrap, _JudgeResult, _percentile, _z
+from evalci.methods.ppi_design import (
+    _cell_counts,
+    _combine,
+    _Design,
+    _design_iv,
+    _effective_n,
+    _gold_judged_iv,
+    _input_index,
+    _ipw_cells,
+    _strata_table,
+)
 
 __all__ = ["PPIResult", "ppi_mean"]
 
@@ -65,7 +77,16 @@ class PPIResult(_JudgeResult):
     lam : float or pandas.Series
         The weight on the judge: PPI++'s power-tuned value (clipped to
         [0, 1]) or the one given. 0 ignores the judge (gold only), 1 is the
-        original PPI.
+        original PPI. NaN with ``strata`` (each stratum has its own: see
+        ``strata``).
+    effective_n : float or pandas.Series
+        ``n_labeled * V_gold / V``: the gold labels a gold-only interval
+        would need for the same width, where ``V`` is the estimator's
+        plug-in variance (``standard_error**2`` for ``method="clt"``) and
+        ``V_gold`` the plug-in variance of the gold-only estimate on the same
+        labels (``lam = 0``: ``Var_L(Y) / n``, ``ddof=0``; with ``strata`` or
+        ``label_prob`` the same design's ``lam = 0`` variance). Both are the
+        plug-in variances whatever the ``method``.
     method : {'clt', 'bootstrap'}
         The normal interval with the plug-in SE, or the percentile bootstrap
         over inputs (see :func:`ppi_mean`).
@@ -74,6 +95,12 @@ class PPIResult(_JudgeResult):
     groups : pandas.Index or None
         The groups (one per ``by`` value; a MultiIndex for several ``by``
         columns) that index each per-group Series; None without ``by``.
+    strata : pandas.DataFrame or None
+        With ``strata=``: one row per (group, stratum) with its ``share``,
+        ``n_labeled``, ``n_unlabeled``, ``estimate``, ``standard_error``,
+        ``lam`` and ``neyman_share`` (the share of the next gold labels that
+        minimises the variance, ``share * SD(Y - lam f)`` normalised); None
+        without.
     """
 
     estimate: object
@@ -83,9 +110,11 @@ class PPIResult(_JudgeResult):
     n_labeled: object
     n_unlabeled: object
     lam: object
+    effective_n: object
     method: str
     confidence_level: float
     groups: pd.Index | None = field(default=None, repr=False)
+    strata: pd.DataFrame | None = field(default=None, repr=False)
 
     _PER_GROUP = (
         "estimate",
@@ -95,6 +124,7 @@ class PPIResult(_JudgeResult):
         "n_labeled",
         "n_unlabeled",
         "lam",
+        "effective_n",
     )
     _SETTINGS = ("confidence_level", "method")
     _NAME = "PPI++"
@@ -159,6 +189,9 @@ def ppi_mean(
     method: str = "clt",
     n_resamples: int = 9999,
     rng=None,
+    strata: str | None = None,
+    shares=None,
+    label_prob: str | None = None,
 ) -> PPIResult:
     """Interval for the true mean score from judge scores and a gold subset (PPI++).
 
@@ -204,15 +237,42 @@ def ppi_mean(
         Bootstrap replicates (``method="bootstrap"`` only).
     rng : int, numpy.random.Generator or numpy.random.SeedSequence, optional
         Seed of the bootstrap (SPEC 7).
+    strata : str, optional
+        Column naming each input's stratum (constant within an input):
+        stratified PPI. Each stratum ``h`` gets its own PPI++ estimate
+        ``theta_h`` with its own power-tuned ``lam_h`` (the strata are
+        independent, so tuning each for its own variance minimises the
+        total), and ``theta = sum_h W_h theta_h``,
+        ``SE^2 = sum_h W_h^2 SE_h^2``. Every stratum with a positive share
+        needs at least 2 labeled inputs; a fully labeled stratum is its
+        gold mean (``lam_h = 0``). ``method="clt"`` only.
+    shares : dict or pandas.Series, optional
+        With ``strata``: the population share ``W_h`` of each stratum (they
+        sum to 1). Default: each stratum's share of the judged inputs (of
+        its group), right when the judged inputs are the population or a
+        random sample of it.
+    label_prob : str, optional
+        Column of each input's probability of having been labeled (in
+        (0, 1], constant within an input; NaN allowed on unlabeled inputs),
+        for non-uniform or active labelling; inputs labeled independently.
+        The estimate becomes ``lam * mean_all(f) + H(Y - lam f)``: the
+        judge's mean over every input corrected by the inverse-probability
+        (Horvitz-Thompson weights ``1 / label_prob``, normalised: Hajek)
+        mean of its error on the labeled inputs, with the influence-function
+        SE over inputs and ``lam`` minimising it (see
+        :mod:`evalci.methods.ppi_design`). ``method="clt"`` only.
+        With ``strata`` each stratum is weighted so.
 
     Returns
     -------
     PPIResult
         ``estimate``, ``low``, ``high``, ``standard_error``, ``n_labeled``,
-        ``n_unlabeled``, ``lam`` (Series by group with ``by``).
+        ``n_unlabeled``, ``lam``, ``effective_n`` (Series by group with
+        ``by``), and ``strata`` (a table by stratum) with ``strata``.
 
     See Also
     --------
+    ppi_compare : the gap between two systems with shared gold labels.
     rogan_gladen : the correction of a 0/1 judge by its error rates.
 
     References
@@ -241,12 +301,16 @@ def ppi_mean(
         raise ValueError(
             "`gold` is required: the column of gold scores (NaN where unlabeled)."
         )
+    _gold_judged_iv(data, judge, gold)
     args = _judge_iv(
         data, judge, gold, cluster, by, confidence_level, method, PPI_METHODS,
         n_resamples, binary=False,
     )  # fmt: skip
     lam = _lam_iv(lam)
     ins = _inputs(data, args)
+    if strata is not None or shares is not None or label_prob is not None:
+        design = _mean_design(data, args, ins, strata, shares, label_prob)
+        return PPIResult._from_arrays(**_ppi_cells(ins, design, lam, args))
     n_lab, n_unl = _counts(ins, 2, 1, gold=True)
     lab = ins.labeled
     shift_y = _group_sums(ins.y[lab, None], ins.group[lab], ins.n_groups)[:, 0] / n_lab
@@ -259,6 +323,8 @@ def ppi_mean(
     if method == "clt":
         _warn_few_gold(n_lab, ins.groups)
     theta, se, lam_hat = _ppi_from_sums(s_lab, s_unl, lam)
+    n, sy, syy = s_lab[:, 0], s_lab[:, 1], s_lab[:, 3]
+    effective_n = _effective_n(n_lab, (syy / n - (sy / n) ** 2) / n, se**2)
     if method == "clt":
         z = _z(args.confidence_level)
         low, high = theta - z * se, theta + z * se
@@ -285,9 +351,101 @@ def ppi_mean(
         n_labeled=n_lab,
         n_unlabeled=n_unl,
         lam=lam_hat,
+        effective_n=effective_n,
         method=method,
         confidence_level=args.confidence_level,
     )
+
+
+def _mean_design(data, args, ins, strata, shares, label_prob) -> _Design:
+    """The design of :func:`ppi_mean` with ``strata`` or ``label_prob``."""
+    if args.method != "clt":
+        raise ValueError(
+            "`strata` and `label_prob` take method='clt' (the design's normal "
+            "interval); the bootstrap does not resample by design yet."
+        )
+    index = _input_index(data, args.cluster, args.by)
+    return _design_iv(
+        data, strata, shares, label_prob, index, len(ins.group), ins.labeled,
+        ins.groups,
+    )  # fmt: skip
+
+
+def _ppi_cells(ins: _Inputs, design: _Design, lam, args) -> dict:
+    """PPI per (group, stratum) cell, combined by share: a result's fields.
+
+    Without ``label_prob`` each cell is PPI++ (:func:`_split_cells`), with it
+    the IPW estimator (:func:`evalci.methods.ppi_design._ipw_cells`).
+    """
+    _counts(ins, 2, 1, gold=True)  # per group; strata are checked per cell
+    n_strata = len(design.shares)
+    n_lab, n_unl = _cell_counts(
+        design, ins.group, ins.labeled, ins.n_groups, ins.groups
+    )
+    cell = ins.group * n_strata + design.stratum
+    n_cells = ins.n_groups * n_strata
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if design.w is None:
+            theta, var, var_gold, lam_c, sd = _split_cells(ins, cell, n_cells, lam)
+        else:
+            theta, var, var_gold, lam_c, sd = _ipw_cells(
+                ins.y, ins.f_gold, ins.f_all, ins.labeled, design.w, cell, n_cells,
+                lam,
+            )  # fmt: skip
+    est, v, v_gold = _combine(theta, var, var_gold, design.shares, ins.n_groups)
+    se, z = np.sqrt(v), _z(args.confidence_level)
+    table = None
+    if design.strata is not None:
+        table = _strata_table(
+            design, ins.groups, n_lab, n_unl, theta, np.sqrt(var), lam_c, sd
+        )
+    if np.any(se == 0):
+        warn("the standard error is zero: the interval has zero width.",
+             DegenerateDataWarning)  # fmt: skip
+    n_lab, n_unl = n_lab.sum(axis=1), n_unl.sum(axis=1)
+    return dict(
+        groups=ins.groups,
+        estimate=est,
+        low=est - z * se,
+        high=est + z * se,
+        standard_error=se,
+        n_labeled=n_lab,
+        n_unlabeled=n_unl,
+        lam=lam_c if n_strata == 1 else np.full(ins.n_groups, np.nan),
+        effective_n=_effective_n(n_lab, v_gold, v),
+        method=args.method,
+        confidence_level=args.confidence_level,
+        strata=table,
+    )
+
+
+def _split_cells(ins: _Inputs, cell: np.ndarray, n_cells: int, lam):
+    """PPI++ per cell: ``theta``, ``var``, ``var_gold``, ``lam``, rectifier SD.
+
+    A cell without unlabeled inputs (a fully labeled stratum) is its gold
+    mean: ``lam = 0``, ``var = Var_L(Y) / n``.
+    """
+    lab = ins.labeled
+    n = np.bincount(cell[lab], minlength=n_cells)
+    m = np.bincount(cell, minlength=n_cells)
+    shift_y = np.bincount(cell[lab], weights=ins.y[lab], minlength=n_cells) / n
+    shift_f = np.bincount(cell, weights=ins.f_all, minlength=n_cells) / m
+    by_cell = dataclasses.replace(ins, group=cell, n_groups=n_cells)
+    t_lab, t_unl = _ppi_stats(by_cell, np.nan_to_num(shift_y), shift_f)
+    s_lab = _group_sums(t_lab, cell[lab], n_cells)
+    s_unl = _group_sums(t_unl, cell[~lab], n_cells)
+    none = s_unl[:, 0] == 0
+    s_unl[none, 0] = 1  # sums stay 0: mean_U(f) = 0, weighted by lam = 0 below
+    lam_c = np.where(none, 0.0, _ppi_from_sums(s_lab, s_unl, lam)[2])
+    theta, se, _ = _ppi_from_sums(s_lab, s_unl, lam_c)
+    n, sy, sf, syy, sff, syf = s_lab.T
+    var_y = syy / n - (sy / n) ** 2
+    rect = (
+        var_y
+        - 2 * lam_c * (syf / n - sy * sf / n**2)
+        + lam_c**2 * (sff / n - (sf / n) ** 2)
+    )
+    return theta + shift_y, se**2, var_y / n, lam_c, np.sqrt(np.maximum(rect, 0))
 
 
 def _warn_few_gold(n_lab: np.ndarray, groups) -> None:
