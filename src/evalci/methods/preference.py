@@ -151,8 +151,19 @@ class PreferenceFit:
         """:func:`preference_fragility` of this fit's model on ``battles``.
 
         ``battles`` must be the table this fit was made from; the model,
-        ``ties``, ``prior`` and scale are this fit's, and ``strength``,
-        ``max_remove`` and column names go in ``kwargs``.
+        ``ties``, ``prior`` and scale are this fit's.
+
+        Parameters
+        ----------
+        battles : pandas.DataFrame
+            The battles this fit was made from (one row per battle).
+        **kwargs
+            ``strength``, ``max_remove`` and the column names, as in
+            :func:`preference_fragility`.
+
+        Returns
+        -------
+        PreferenceFragility
         """
         return preference_fragility(
             battles,
@@ -236,7 +247,20 @@ class PreferenceResult:
         )
 
     def fragility(self, battles: pd.DataFrame, **kwargs) -> PreferenceFragility:
-        """:meth:`PreferenceFit.fragility` of :attr:`fit` (no resampling)."""
+        """:meth:`PreferenceFit.fragility` of :attr:`fit` (no resampling).
+
+        Parameters
+        ----------
+        battles : pandas.DataFrame
+            The battles this fit was made from (one row per battle).
+        **kwargs
+            ``strength``, ``max_remove`` and the column names, as in
+            :func:`preference_fragility`.
+
+        Returns
+        -------
+        PreferenceFragility
+        """
         return self.fit.fragility(battles, **kwargs)
 
     def to_frame(self) -> pd.DataFrame:
