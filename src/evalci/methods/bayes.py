@@ -319,8 +319,8 @@ def bayes_ci(
     >>> r = evalci.bayes_ci(gpqa, "correct", "input_id", by="system")
     >>> r.to_frame()[["estimate", "low", "high"]].round(3)
        estimate    low   high
-    0     0.675  0.621  0.727
-    1     0.616  0.558  0.673
+    0     0.677  0.622  0.728
+    1     0.625  0.567  0.680
     """
     args = bayes_iv(
         data, value, cluster, by, trials, prior, confidence_level, threshold, estimand
