@@ -15,7 +15,10 @@ to show what that win is worth. Where the index kernel would take minutes,
 it runs with fewer resamples and its time is scaled linearly by the number
 of 64-replicate streams (marked ``~``); its cost is exactly linear in them.
 
-Sections: 1. one accuracy CI (k=5, B=10,000) at N = 1,000 / 100,000 /
+Sections: 0. one accuracy CI against the O(N) floor (:func:`floor_ci`, an
+exact pattern bootstrap with an unsorted factorize and bincounts) at N =
+1,000 ... 1,000,000 from a counts table and from tidy tables with integer
+and string ids (``--only floor`` runs this section alone); 1. one accuracy CI (k=5, B=10,000) at N = 1,000 / 100,000 /
 1,000,000, from a counts table (the table preparation is the same for both
 kernels; a tidy table of N x k rows is timed too); 2. hierarchical and
 single_draw against cluster; 3. Cohen's kappa, 4 classes, N=100,000;
@@ -97,6 +100,78 @@ def fmt(t):
 
 def verdict(ok):
     return "PASS" if ok else "MISS"
+
+
+def floor_ci(ids, successes, trials=None, b=10_000, seed=0):
+    """The yardstick: an exact pattern bootstrap of accuracy built in O(N).
+
+    An unsorted hash factorize of the ids, bincount sums per input, the
+    distinct (c, k) pairs as patterns, ``b`` multinomial draws over them and
+    one product: no sort, no validation, no jackknife. ``trials=None`` means
+    one row per run (a tidy 0/1 table).
+    """
+    codes, uniques = pd.factorize(ids, sort=False)
+    n = len(uniques)
+    c = np.bincount(codes, weights=successes, minlength=n).astype(np.int64)
+    if trials is None:
+        k = np.bincount(codes, minlength=n)
+    else:
+        k = np.bincount(codes, weights=trials, minlength=n).astype(np.int64)
+    radix = int(k.max()) + 1
+    found = np.bincount(c * radix + k)
+    pattern = np.flatnonzero(found)
+    counts = (
+        np.random.default_rng(seed)
+        .multinomial(n, found[pattern] / n, size=b)
+        .astype(float)
+    )
+    reps = (counts @ (pattern // radix)) / (counts @ (pattern % radix))
+    return np.quantile(reps, [0.025, 0.975])
+
+
+def tidy_table(n, k=5, seed=1, strings=False):
+    rng = np.random.default_rng(seed)
+    ids = np.arange(n)
+    if strings:
+        ids = np.array([f"q{i:07d}" for i in ids], dtype=object)
+    return pd.DataFrame(
+        {
+            "input_id": np.repeat(ids, k),
+            "correct": (rng.random(k * n) < 0.6).astype(np.int8),
+        }
+    )
+
+
+def section_floor(quick):
+    """evalci against the O(N) floor (issue 27): within 2x at every N."""
+    b = 2_000 if quick else 10_000
+    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000, 1_000_000]
+    print(f"\n0. Against the O(N) floor (exact pattern bootstrap), k=5, B={b:,}")
+    print(f"{'N':>10} {'table':>12} {'floor':>11} {'evalci':>11} {'ratio':>7}  <= 2x")
+    for n in sizes:
+        repeat = 5 if n <= 10_000 else 3 if n <= 100_000 else 1
+        cases = [
+            ("counts", counts_table(n), dict(successes="c", trials="k")),
+            ("tidy int", tidy_table(n), dict(value="correct")),
+            ("tidy str", tidy_table(n, strings=True), dict(value="correct")),
+        ]
+        for name, df, kw in cases:
+            if "value" in kw:
+                fl = lambda d=df: floor_ci(d["input_id"], d["correct"], b=b)  # noqa: E731
+            else:
+                fl = lambda d=df: floor_ci(d["input_id"], d["c"], d["k"], b=b)  # noqa: E731
+            t_floor, _ = timed(fl, repeat)
+            t_ev, res = timed(
+                lambda d=df, k=kw: run(
+                    d, b, cluster="input_id", method="percentile", **k
+                ),
+                repeat,
+            )
+            r = t_ev / t_floor
+            print(
+                f"{n:>10,} {name:>12} {fmt(t_floor)} {fmt(t_ev)} {r:6.2f}x  "
+                f"{verdict(r <= 2)} ({res.kernel})"
+            )
 
 
 def section_accuracy(quick):
@@ -255,12 +330,19 @@ def section_bca(quick):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (CI smoke)")
+    parser.add_argument(
+        "--only", choices=["floor"], help="one section: the O(N) floor (issue 27)"
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"numpy {np.__version__}, pandas {pd.__version__}, {os.cpu_count()} CPUs, "
         f"load {load:.2f}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}"
     )
+    if args.only in (None, "floor"):
+        section_floor(args.quick)
+    if args.only == "floor":
+        return
     section_accuracy(args.quick)
     section_run_level(args.quick)
     section_kappa(args.quick)

@@ -246,16 +246,26 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         if iid is not None:
             frame, group_codes, cluster_codes, cluster_keys, strata_codes = iid
 
-    # canonical order: (group, cluster, input, value); no memory of row order
-    order = _canonical_order(frame, args, input_codes, cluster_codes, group_codes)
-    frame = frame.iloc[order]
     cube = Cube(
-        row_group=group_codes[order],
-        row_cluster=cluster_codes[order],
+        row_group=group_codes,
+        row_cluster=cluster_codes,
         cluster_keys=cluster_keys,
         groups=groups,
         strata=strata_codes,
+        row_input=input_codes,
     )
+    if _order_free(args, input_codes):
+        _add_statistics(cube, frame, args)
+        if not _sums_exact(cube):  # float sums: add each cell's rows in order
+            order = _canonical_order(frame, args, cluster_codes, group_codes)
+            cube.row_group, cube.row_cluster = group_codes[order], cluster_codes[order]
+            cube.stats = cube.stats[order]
+            cube.runs = None if cube.runs is None else cube.runs[order]
+        return cube, n_runs
+    # canonical order: (group, cluster, input, value); no memory of row order
+    order = _canonical_order(frame, args, input_codes, cluster_codes, group_codes)
+    frame = frame.iloc[order]
+    cube.row_group, cube.row_cluster = group_codes[order], cluster_codes[order]
     if input_codes is not None:
         cube.row_input = input_codes[order]
     if isinstance(args.metric, Metric):
@@ -263,6 +273,47 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
     else:
         cube.frame = frame.reset_index(drop=True)
     return cube, n_runs
+
+
+def _order_free(args: BootstrapArgs, input_codes) -> bool:
+    """Whether the engine reads only per-cell sums of the rows, never their order.
+
+    True for a Metric resampled by whole inputs (``cluster``, ``moving_block``)
+    without nested inputs: the cube's rows then only feed bincount sums per
+    (cluster, group) cell, so they need no canonical order when those sums are
+    exact in any order (:func:`_sums_exact`). The statistics are per row, so
+    computing them before or after ordering the rows gives the same bits.
+    """
+    return (
+        isinstance(args.metric, Metric)
+        and args.strategy in ("cluster", "moving_block")
+        and input_codes is None
+    )
+
+
+def _sums_exact(cube: Cube) -> bool:
+    """Whether every cell's sums are the same bits in any order of its rows.
+
+    So when no cell has two rows (a counts table, one row per input and
+    system), or when every statistic is a whole number and no partial sum can
+    reach 2**53 (0/1 values, counts): float64 adds such numbers exactly. O(R).
+    """
+    rows = cube.cell_counts()
+    most = int(rows.max()) if rows.size else 0
+    if most <= 1:
+        return True
+    stats = cube.stats
+    if stats.size == 0:
+        return True
+    big = max(float(stats.max()), -float(stats.min()))
+    if not np.isfinite(big) or big * most >= 2.0**53:
+        return False
+    step = 1 << 15  # in chunks that stay in cache
+    for lo in range(0, stats.shape[0], step):
+        x = stats[lo : lo + step]
+        if not np.array_equal(x, np.trunc(x)):
+            return False
+    return True
 
 
 def _canonical_order(frame, args, *codes) -> np.ndarray:
