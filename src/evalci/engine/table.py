@@ -65,27 +65,37 @@ def stat_columns(m: int) -> list[str]:
     return [f"__evalci_s{j}__" for j in range(m)]
 
 
-def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
-    """Drop or reject missing values; check 0/1 and numeric requirements."""
+def _clean_values(frame: pd.DataFrame, args: BootstrapArgs, keep=None) -> pd.DataFrame:
+    """Drop or reject missing values; check 0/1 and numeric requirements.
+
+    ``keep`` names the columns to keep when rows are dropped (all by default).
+    """
     metric = args.metric
     value_cols = [args.value] + (
         list(metric.columns) if isinstance(metric, Metric) else []
     )
-    na = frame[value_cols].isna().any(axis=1)
-    if na.any():
+    # integer and boolean numpy columns hold neither NaN nor inf: not scanned
+    nullable = [c for c in dict.fromkeys(value_cols) if _may_be_missing(frame[c])]
+    if len(nullable) == 1:
+        na = frame[nullable[0]].isna()
+    elif nullable:
+        na = frame[nullable].isna().any(axis=1)
+    if nullable and na.any():
         if not args.dropna:
             col = next(c for c in value_cols if frame[c].isna().any())
             role = "value" if args.trials is None else "successes/trials"
             raise ValueError(refusal(frame, args, na.to_numpy(), col, role))
-        frame = frame.loc[~na.to_numpy()]
+        frame = frame.loc[~na.to_numpy(), keep if keep is not None else slice(None)]
     if args.trials is not None:
-        check_finite(frame, [args.value], "successes")
-        check_finite(frame, [args.trials], "trials")
-    check_finite(frame, [args.value], "value")
+        check_finite(frame, _floats(frame, [args.value]), "successes")
+        check_finite(frame, _floats(frame, [args.trials]), "trials")
+    check_finite(frame, _floats(frame, [args.value]), "value")
     if isinstance(metric, Metric):
-        check_finite(frame, list(metric.columns), "metric")
+        check_finite(frame, _floats(frame, list(metric.columns)), "metric")
     if args.trials is not None:
-        check_counts(frame[args.value], frame[args.trials], args.value, args.trials)
+        c, n = frame[args.value], frame[args.trials]
+        if not _plain_counts(c.to_numpy(), n.to_numpy()):
+            check_counts(c, n, args.value, args.trials)
         return frame
     if isinstance(metric, Metric):
         y = frame[args.value]
@@ -113,6 +123,26 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
                     f"{_plain(y[bad].iloc[0])!r} in {int(bad.sum())} rows."
                 )
     return frame
+
+
+def _plain_counts(c: np.ndarray, n: np.ndarray) -> bool:
+    """Integer columns with ``0 <= c <= n``, ``n >= 1`` and totals far below
+    2**53: what :func:`check_counts` accepts, checked without float copies."""
+    if not (c.dtype.kind in "iu" and n.dtype.kind in "iu") or len(n) == 0:
+        return False
+    if c.min() < 0 or n.min() < 1 or not (c <= n).all():
+        return False
+    return float(n.max()) * len(n) < 2.0**53
+
+
+def _may_be_missing(series: pd.Series) -> bool:
+    """False for numpy integer and boolean columns, which cannot hold NaN."""
+    return not (isinstance(series.dtype, np.dtype) and series.dtype.kind in "iub")
+
+
+def _floats(frame: pd.DataFrame, cols: list) -> list:
+    """The columns of ``cols`` that can hold an infinite value."""
+    return [c for c in cols if _may_be_missing(frame[c])]
 
 
 def check_magnitude(stats: np.ndarray, value: str, what: str) -> None:
@@ -206,8 +236,12 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         )
     )
     suspects = _identifier_columns(data.columns, cols) if args.cluster else {}
-    frame = data if not isinstance(args.metric, Metric) else data[cols + [*suspects]]
-    frame = _clean_values(frame, args)
+    keep = cols + [*suspects]
+    if not isinstance(args.metric, Metric):
+        frame, keep = data, None
+    else:  # order-free: no copy of the rows (dropped rows leave with the rest)
+        frame = data if _order_free(args, args.input or None) else data[keep]
+    frame = _clean_values(frame, args, keep)
     if len(frame) == 0:
         raise ValueError("no rows left to resample (after dropping missing values).")
     group_codes, groups, n_groups = group_codes_of(frame, args.by)
@@ -328,6 +362,16 @@ def _canonical_order(frame, args, *codes) -> np.ndarray:
     return np.lexsort((*keys, *(c for c in codes if c is not None)))
 
 
+def _metric_data(frame: pd.DataFrame, args: BootstrapArgs) -> dict:
+    """The columns a Metric's ``statistics`` reads: the value and its ``columns``.
+
+    Only those are turned into arrays (a string key column would cost more to
+    convert than the whole bootstrap).
+    """
+    cols = dict.fromkeys([args.value, *args.metric.columns])
+    return {c: frame[c].to_numpy() for c in cols}
+
+
 def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     """Summed statistics of every (cluster, group, strata) cell that ``rows`` hold whole.
 
@@ -354,7 +398,7 @@ def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     order = _canonical_order(frame, args, cell)
     out = frame[keys].iloc[first].reset_index(drop=True)
     frame, cell = frame.iloc[order], cell[order]
-    data_map = {c: frame[c].to_numpy() for c in frame.columns}
+    data_map = _metric_data(frame, args)
     stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
     check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
     n = len(out)
@@ -438,7 +482,7 @@ def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
 
 def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> None:
     """Per-row statistics of a Metric, times multiplicities, input-weighted."""
-    data_map = {c: frame[c].to_numpy() for c in frame.columns}
+    data_map = _metric_data(frame, args)
     stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
     if stats.ndim != 2 or stats.shape[0] != len(frame):
         raise ValueError(
