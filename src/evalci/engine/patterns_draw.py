@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
 from evalci.engine.patterns_find import Patterns, _first_index, _row_codes
 
@@ -302,8 +303,8 @@ def pattern_replicate_sums(
     size = _rs.STREAM_SIZE
     out = np.empty((n_streams * size, g, m))
     flat_stats = plan.stats.reshape(q, g * m)
-    for s in range(n_streams):
-        gen = _rs.stream(root, _rs._BOOT, unit_index, first + s)
+    gens = streams(root, (_rs._BOOT, unit_index), first, n_streams)
+    for s, gen in enumerate(gens):
         w = _category_counts(gen, plan.strata, q, size)
         block = out[s * size : (s + 1) * size]
         if plan.runs is not None:
@@ -351,8 +352,9 @@ def poisson_pattern_sums(
     lam = patterns.multiplicity.astype(float)
     flat_stats = patterns.stats.reshape(p, g * m)
     out = np.empty((n_streams * size, g * m))
-    for s in range(n_streams):
-        gen = _rs.stream(root, _rs._POISSON, unit_index, first + s)
+    for s, gen in enumerate(
+        streams(root, (_rs._POISSON, unit_index), first, n_streams)
+    ):
         w = gen.poisson(lam, (size, p)).astype(float)
         np.matmul(w, flat_stats, out=out[s * size : (s + 1) * size])
     return out.reshape(n_streams * size, g, m)
