@@ -95,6 +95,8 @@ def compare_kernels(df, b, b_index, repeat=1, **kw):
 
 
 def fmt(t):
+    if not np.isfinite(t):
+        return "     n/a   "
     return f"{t * 1e3:8.1f} ms" if t < 1 else f"{t:8.2f} s "
 
 
@@ -149,7 +151,7 @@ def section_floor(quick):
     print(f"\n0. Against the O(N) floor (exact pattern bootstrap), k=5, B={b:,}")
     print(f"{'N':>10} {'table':>12} {'floor':>11} {'evalci':>11} {'ratio':>7}  <= 2x")
     for n in sizes:
-        repeat = 5 if n <= 10_000 else 3 if n <= 100_000 else 1
+        repeat = 15 if n <= 10_000 else 5 if n <= 100_000 else 3
         cases = [
             ("counts", counts_table(n), dict(successes="c", trials="k")),
             ("tidy int", tidy_table(n), dict(value="correct")),
@@ -172,6 +174,36 @@ def section_floor(quick):
                 f"{n:>10,} {name:>12} {fmt(t_floor)} {fmt(t_ev)} {r:6.2f}x  "
                 f"{verdict(r <= 2)} ({res.kernel})"
             )
+
+
+def section_fixed_cost(quick):
+    """What a small call pays whatever N: its streams, as a block or one by one."""
+    b = 2_000 if quick else 10_000
+    n_streams = -(-b // STREAM)
+    root = np.random.SeedSequence(0)
+    key = (resampling._BOOT, 0)
+
+    def one_by_one():
+        return [resampling.stream(root, *key, s) for s in range(n_streams)]
+
+    def block():
+        from evalci._base import streams  # (issue 27; absent before)
+
+        gens = streams.streams(root, key, 0, n_streams)
+        return [g.bit_generator.state for g in gens]
+
+    t_old, _ = timed(one_by_one, 15)
+    try:
+        t_new, _ = timed(block, 15)
+    except ImportError:
+        t_new = np.nan
+    df = counts_table(1_000)
+    kw = dict(cluster="input_id", successes="c", trials="k", method="percentile")
+    t_call, _ = timed(lambda: run(df, b, **kw), 15)
+    print(
+        f"\n0b. Fixed cost of a call, N=1,000, B={b:,}: {fmt(t_call)}; its "
+        f"{n_streams} streams built one by one {fmt(t_old)}, as a block {fmt(t_new)}"
+    )
 
 
 def section_accuracy(quick):
@@ -341,6 +373,7 @@ def main(argv=None):
     )
     if args.only in (None, "floor"):
         section_floor(args.quick)
+        section_fixed_cost(args.quick)
     if args.only == "floor":
         return
     section_accuracy(args.quick)
