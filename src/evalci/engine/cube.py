@@ -173,8 +173,8 @@ class Cube:
     runs: np.ndarray | None = None  # runs behind each row (counts tables); else 1
     row_input: np.ndarray | None = None  # input codes when inputs nest in clusters
     input_weighted: bool = False  # stats already weight each nested input equally
-    # (row keys, cell codes, cell counts): cached, recomputed when the rows change
-    _cells: tuple | None = field(default=None, repr=False, compare=False)
+    # cell codes, counts...: cached for the current rows (:meth:`_cache`)
+    _cells: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_groups(self) -> int:
@@ -184,45 +184,77 @@ class Cube:
     def n_clusters(self) -> int:
         return len(self.cluster_keys)
 
-    def cell_codes(self) -> np.ndarray:
-        """Cell ``cluster * G + group`` of every row (kept while the rows are)."""
-        key = (self.row_cluster, self.row_group)
+    def _cache(self) -> dict:
+        """Per-cell facts of the current rows, dropped when the rows change."""
         c = self._cells
-        if c is None or c[0][0] is not key[0] or c[0][1] is not key[1]:
-            if self.n_groups == 1:
-                cell = self.row_cluster
-            else:
-                cell = self.row_cluster * self.n_groups + self.row_group
-            self._cells = (key, cell, None)
-        return self._cells[1]
+        if (
+            c is None
+            or c["rows"][0] is not self.row_cluster
+            or (c["rows"][1] is not self.row_group)
+        ):
+            c = self._cells = {"rows": (self.row_cluster, self.row_group)}
+        return c
+
+    def cell_codes(self) -> np.ndarray:
+        """Cell ``cluster * G + group`` of every row."""
+        c = self._cache()
+        if "cell" not in c:
+            g = self.n_groups
+            c["cell"] = (
+                self.row_cluster if g == 1 else self.row_cluster * g + self.row_group
+            )
+        return c["cell"]
+
+    def _cells_in_order(self) -> bool:
+        """Whether the cell codes are 0, 1, ..., N G - 1."""
+        c = self._cache()
+        if "in_order" not in c:
+            cell = self.cell_codes()
+            c["in_order"] = _is_range(cell, len(cell))
+        return c["in_order"]
 
     def cell_counts(self) -> np.ndarray:
         """Runs per (cluster, group): ``k`` of shape (N, G)."""
-        cell = self.cell_codes()
-        if self._cells[2] is None:
-            size = self.n_clusters * self.n_groups
-            k = np.bincount(cell, minlength=size)
+        c = self._cache()
+        if "counts" not in c:
+            n, g = self.n_clusters, self.n_groups
+            k = np.bincount(self.cell_codes(), minlength=n * g).reshape(n, g)
             k.flags.writeable = False  # shared by every caller
-            self._cells = (*self._cells[:2], k.reshape(self.n_clusters, self.n_groups))
-        return self._cells[2]
+            c["counts"] = k
+        return c["counts"]
 
     def cell_runs(self) -> np.ndarray:
         """Runs per (cluster, group): rows, or summed ``runs`` for counts tables."""
         if self.runs is None:
             return self.cell_counts()
         n, g = self.n_clusters, self.n_groups
-        runs = np.bincount(self.cell_codes(), weights=self.runs, minlength=n * g)
-        return runs.reshape(n, g)
+        return self._per_cell(self.runs[:, None]).reshape(n, g)
 
     def cell_sums(self) -> np.ndarray:
         """Summed statistics per (cluster, group): ``T`` of shape (N, G, m)."""
         n, g = self.n_clusters, self.n_groups
-        m = self.stats.shape[1]
+        return self._per_cell(self.stats).reshape(n, g, self.stats.shape[1])
+
+    def _per_cell(self, x: np.ndarray) -> np.ndarray:
+        """Sums of the rows ``x`` (R, m) per cell, ``(N * G, m)``.
+
+        Every cell has one row in a counts table: its sum is that row (plus
+        0.0, which is what bincount's sum from zero gives a -0.0), placed
+        without summing; else one bincount per column.
+        """
+        n, g = self.n_clusters, self.n_groups
         cell = self.cell_codes()
-        out = np.empty((n * g, m))
-        for j in range(m):
-            out[:, j] = np.bincount(cell, weights=self.stats[:, j], minlength=n * g)
-        return out.reshape(n, g, m)
+        if len(cell) == n * g and int(self.cell_counts().max(initial=0)) == 1:
+            if self._cells_in_order():  # rows in cell order already
+                return np.asarray(x, dtype=float) + 0.0
+            out = np.empty((n * g, x.shape[1]))
+            out[cell] = x
+            out += 0.0
+            return out
+        out = np.empty((n * g, x.shape[1]))
+        for j in range(x.shape[1]):
+            out[:, j] = np.bincount(cell, weights=x[:, j], minlength=n * g)
+        return out
 
     def units(
         self,
@@ -353,7 +385,13 @@ class _Take:
 
     def __init__(self, clusters, groups, shape):
         self.clusters, self.groups = clusters, groups
-        self.all_clusters = _is_range(clusters, shape[0])
+        # flatnonzero gives sorted codes: all N of them are 0 .. N-1 (unless
+        # strata reordered them, which a cheap look at the ends catches)
+        self.all_clusters = len(clusters) == shape[0] and (
+            shape[0] == 0 or (clusters[0] == 0 and clusters[-1] == shape[0] - 1)
+        )
+        if self.all_clusters and shape[0] > 2:
+            self.all_clusters = _is_range(clusters, shape[0])
         self.all_groups = _is_range(groups, shape[1])
 
     def __call__(self, a: np.ndarray) -> np.ndarray:

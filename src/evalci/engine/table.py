@@ -158,8 +158,8 @@ def check_magnitude(stats: np.ndarray, value: str, what: str) -> None:
     stats = np.asarray(stats, dtype=float)
     if stats.size == 0:
         return
-    with np.errstate(invalid="ignore"):
-        big = float(np.nanmax(np.abs(stats)))
+    with np.errstate(invalid="ignore"):  # max |x| without a copy of |x|
+        big = max(float(np.nanmax(stats)), -float(np.nanmin(stats)))
     limit = np.sqrt(np.finfo(float).max / (8.0 * max(stats.shape[0], 2**18)))
     if big <= limit:
         return
@@ -263,12 +263,7 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
             )
         strata_codes = codes
 
-    n_runs = np.bincount(group_codes, minlength=n_groups)
-    runs_col = args.trials or args.row_runs
-    if runs_col is not None:
-        n_runs = np.bincount(
-            group_codes, weights=frame[runs_col].to_numpy(), minlength=n_groups
-        ).astype(np.int64)
+    n_runs = _runs_per_group(frame, args, group_codes, n_groups)
 
     if args.strategy == "mode_aggregate":
         _warn(_MODE_WARNING, EstimandWarning)
@@ -307,6 +302,20 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
     else:
         cube.frame = frame.reset_index(drop=True)
     return cube, n_runs
+
+
+def _runs_per_group(frame, args: BootstrapArgs, group_codes, n_groups) -> np.ndarray:
+    """Runs per group: rows, or the summed trials / multiplicities (int64)."""
+    runs_col = args.trials or args.row_runs
+    if runs_col is None:
+        if n_groups == 1:
+            return np.array([len(frame)], dtype=np.int64)
+        return np.bincount(group_codes, minlength=n_groups)
+    runs = frame[runs_col].to_numpy()
+    if n_groups == 1 and runs.dtype.kind in "iu" and len(runs):
+        if float(runs.max()) * len(runs) < 2.0**53:  # exact either way
+            return np.array([runs.sum(dtype=np.int64)], dtype=np.int64)
+    return np.bincount(group_codes, weights=runs, minlength=n_groups).astype(np.int64)
 
 
 def _order_free(args: BootstrapArgs, input_codes) -> bool:
