@@ -301,6 +301,35 @@ def section_run_level(quick):
         )
 
 
+def section_moving_block(quick):
+    """moving_block against cluster on the same tidy 0/1 table (issue 27)."""
+    b = 2_000 if quick else 10_000
+    print(f"\n2b. moving_block against cluster, tidy 0/1, k=5, B={b:,}, L = N^(1/3)")
+    for n in [10_000] if quick else [10_000, 100_000]:
+        df = tidy_table(n)
+        kw = dict(cluster="input_id", value="correct", method="percentile")
+        length = round(n ** (1 / 3))
+        t_c, t_m, res = timed_pair(
+            lambda d=df, k=kw: run(d, b, **k),
+            lambda d=df, L=length, k=kw: run(
+                d, b, strategy="moving_block", block_length=L, **k
+            ),
+            3,
+        )
+        t_i, _ = timed(
+            lambda d=df, L=length, k=kw: run(
+                d, 640, "index", strategy="moving_block", block_length=L, **k
+            )
+        )
+        t_i *= -(-b // STREAM) / 10
+        r = t_m / t_c
+        print(
+            f"   N={n:>9,} L={length}: cluster {fmt(t_c)}, moving_block {fmt(t_m)} "
+            f"({res.kernel}) = {r:.1f}x cluster (index kernel ~{fmt(t_i)} = "
+            f"{t_i / t_c:.0f}x)  <= 2x {verdict(r <= 2)}"
+        )
+
+
 def kappa_table(n, k=5, seed=2):
     rng = np.random.default_rng(seed)
     labels = np.array(list("ABCD"))
@@ -377,7 +406,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (CI smoke)")
     parser.add_argument(
-        "--only", choices=["floor"], help="one section: the O(N) floor (issue 27)"
+        "--only",
+        choices=["floor", "moving_block"],
+        help="one section: the O(N) floor, or moving_block (issue 27)",
     )
     args = parser.parse_args(argv)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -388,10 +419,13 @@ def main(argv=None):
     if args.only in (None, "floor"):
         section_floor(args.quick)
         section_fixed_cost(args.quick)
-    if args.only == "floor":
+    if args.only == "moving_block":
+        section_moving_block(args.quick)
+    if args.only is not None:
         return
     section_accuracy(args.quick)
     section_run_level(args.quick)
+    section_moving_block(args.quick)
     section_kappa(args.quick)
     section_systems(args.quick)
     section_bca(args.quick)

@@ -357,8 +357,20 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     path. Counts tables at the run level have no run rows for the index
     kernel: they always take the (exact) pattern path.
     """
-    if strategy == "moving_block":  # inputs in sequence are not exchangeable
-        return None
+    if strategy == "moving_block":  # blocks of inputs in sequence: block sums
+        plan = (
+            None
+            if _FORCE_PATH == "index"
+            else patterns.block_plan(unit.T, unit.block_length)
+        )
+        if plan is None:
+            return None
+        use = patterns.should_use_patterns(
+            unit.n_clusters, plan.n_draws, unit.T.shape[1] * unit.T.shape[2]
+        )
+        if not (use or _FORCE_PATH == "patterns"):
+            return None
+        return patterns.find_patterns(unit.T, unit.strata_bounds), plan
     # counts tables have no run rows for the index kernel's run-level draws
     counts_runs = strategy in patterns.RUN_LEVEL and args.trials is not None
     if _FORCE_PATH == "index" and not counts_runs:
