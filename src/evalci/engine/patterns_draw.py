@@ -354,6 +354,9 @@ def pattern_replicate_sums(
     out = np.empty((n_streams * size, g, m))
     flat_stats = plan.stats.reshape(q, g * m)
     gens = streams(root, (_rs._BOOT, unit_index), first, n_streams)
+    if plan.runs is None and _exact_products(plan):
+        _whole_number_sums(gens, plan, n_streams, out.reshape(-1, g * m))
+        return out
     for s, gen in enumerate(gens):
         w = _category_counts(gen, plan.strata, q, size)
         block = out[s * size : (s + 1) * size]
@@ -362,6 +365,34 @@ def pattern_replicate_sums(
         else:
             np.matmul(w.astype(float), flat_stats, out=block.reshape(size, g * m))
     return out
+
+
+def _exact_products(plan: DrawPlan) -> bool:
+    """Whether ``counts @ stats`` is exact: whole-number statistics whose sums
+    over a replicate's draws stay below 2**53 (then any blocking of the
+    product gives the same bits)."""
+    x = plan.stats
+    if x.size == 0:
+        return False
+    draws = sum(n_h for _, _, n_h, _ in plan.strata)
+    big = float(np.abs(x).max())
+    return big * max(draws, 1) < 2.0**53 and bool(np.array_equal(x, np.trunc(x)))
+
+
+def _whole_number_sums(gens, plan: DrawPlan, n_streams: int, out: np.ndarray) -> None:
+    """Fill ``out`` (n_streams * 64, G m) with ``counts @ stats``, one product
+    per chunk of streams (about 4 MB of counts) instead of one per stream."""
+    q, size = plan.n_categories, _rs.STREAM_SIZE
+    flat_stats = plan.stats.reshape(q, -1)
+    per = max(1, (1 << 19) // (size * q))
+    w = np.empty((per * size, q), dtype=np.int64)
+    for s, gen in enumerate(gens):
+        r = (s % per) * size
+        w[r : r + size] = _category_counts(gen, plan.strata, q, size)
+        if s % per == per - 1 or s == n_streams - 1:
+            lo = (s - s % per) * size
+            rows = r + size
+            np.matmul(w[:rows].astype(float), flat_stats, out=out[lo : lo + rows])
 
 
 def poisson_pattern_sums(
