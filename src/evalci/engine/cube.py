@@ -304,7 +304,7 @@ class Cube:
             else:
                 bounds = np.array([0, len(clusters)])
             take = _Take(clusters, groups, k.shape)
-            kk = take(k).astype(np.int64)  # (N_u, G_u)
+            kk = np.asarray(take(k), dtype=np.int64)  # (N_u, G_u), read only
             starts, counts, rows = (), (), ()
             if run_rows or not with_stats:  # the run rows of each input
                 starts, counts, rows = self._run_rows(
@@ -316,14 +316,13 @@ class Cube:
                     t = np.asarray(per_input(t), dtype=float)
                 elif weight == "input":
                     runs = kk if self.runs is None else take(self.cell_runs())
-                    runs = runs.astype(float)
+                    same = np.zeros(runs.shape[1], dtype=bool)
                     if scale_invariant:
                         # equal k within a group: divide by nothing (see above)
                         same = (runs == runs[:1]).all(axis=0)
+                    if not same.all():
+                        runs = runs.astype(float)  # a copy: changed below
                         runs[:, same] = 1.0
-                        if same.all():
-                            runs = None
-                    if runs is not None:
                         t = t / runs[:, :, None]
             else:
                 t = np.zeros((len(clusters), len(groups), 0))
