@@ -15,7 +15,10 @@ to show what that win is worth. Where the index kernel would take minutes,
 it runs with fewer resamples and its time is scaled linearly by the number
 of 64-replicate streams (marked ``~``); its cost is exactly linear in them.
 
-Sections: 1. one accuracy CI (k=5, B=10,000) at N = 1,000 / 100,000 /
+Sections: 0. one accuracy CI against the O(N) floor (:func:`floor_ci`, an
+exact pattern bootstrap with an unsorted factorize and bincounts) at N =
+1,000 ... 1,000,000 from a counts table and from tidy tables with integer
+and string ids (``--only floor`` runs this section alone); 1. one accuracy CI (k=5, B=10,000) at N = 1,000 / 100,000 /
 1,000,000, from a counts table (the table preparation is the same for both
 kernels; a tidy table of N x k rows is timed too); 2. hierarchical and
 single_draw against cluster; 3. Cohen's kappa, 4 classes, N=100,000;
@@ -51,6 +54,20 @@ def timed(fn, repeat=1):
         out = fn()
         best = min(best, time.perf_counter() - t)
     return best, out
+
+
+def timed_pair(f, g, repeat):
+    """Best times of ``f`` and ``g`` called in turn, so load falls on both."""
+    f(), g()  # warm-up
+    best_f = best_g = np.inf
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        best_f = min(best_f, time.perf_counter() - t)
+        t = time.perf_counter()
+        out = g()
+        best_g = min(best_g, time.perf_counter() - t)
+    return best_f, best_g, out
 
 
 def counts_table(n, k=5, seed=0, systems=1):
@@ -92,11 +109,115 @@ def compare_kernels(df, b, b_index, repeat=1, **kw):
 
 
 def fmt(t):
+    if not np.isfinite(t):
+        return "     n/a   "
     return f"{t * 1e3:8.1f} ms" if t < 1 else f"{t:8.2f} s "
 
 
 def verdict(ok):
     return "PASS" if ok else "MISS"
+
+
+def floor_ci(ids, successes, trials=None, b=10_000, seed=0):
+    """The yardstick: an exact pattern bootstrap of accuracy built in O(N).
+
+    An unsorted hash factorize of the ids, bincount sums per input, the
+    distinct (c, k) pairs as patterns, ``b`` multinomial draws over them and
+    one product: no sort, no validation, no jackknife. ``trials=None`` means
+    one row per run (a tidy 0/1 table).
+    """
+    codes, uniques = pd.factorize(ids, sort=False)
+    n = len(uniques)
+    c = np.bincount(codes, weights=successes, minlength=n).astype(np.int64)
+    if trials is None:
+        k = np.bincount(codes, minlength=n)
+    else:
+        k = np.bincount(codes, weights=trials, minlength=n).astype(np.int64)
+    radix = int(k.max()) + 1
+    found = np.bincount(c * radix + k)
+    pattern = np.flatnonzero(found)
+    counts = (
+        np.random.default_rng(seed)
+        .multinomial(n, found[pattern] / n, size=b)
+        .astype(float)
+    )
+    reps = (counts @ (pattern // radix)) / (counts @ (pattern % radix))
+    return np.quantile(reps, [0.025, 0.975])
+
+
+def tidy_table(n, k=5, seed=1, strings=False):
+    rng = np.random.default_rng(seed)
+    ids = np.arange(n)
+    if strings:
+        ids = np.array([f"q{i:07d}" for i in ids], dtype=object)
+    return pd.DataFrame(
+        {
+            "input_id": np.repeat(ids, k),
+            "correct": (rng.random(k * n) < 0.6).astype(np.int8),
+        }
+    )
+
+
+def section_floor(quick):
+    """evalci against the O(N) floor (issue 27): within 2x at every N."""
+    b = 2_000 if quick else 10_000
+    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000, 1_000_000]
+    print(f"\n0. Against the O(N) floor (exact pattern bootstrap), k=5, B={b:,}")
+    print(f"{'N':>10} {'table':>12} {'floor':>11} {'evalci':>11} {'ratio':>7}  <= 2x")
+    for n in sizes:
+        repeat = 15 if n <= 10_000 else 5 if n <= 100_000 else 3
+        cases = [
+            ("counts", counts_table(n), dict(successes="c", trials="k")),
+            ("tidy int", tidy_table(n), dict(value="correct")),
+            ("tidy str", tidy_table(n, strings=True), dict(value="correct")),
+        ]
+        for name, df, kw in cases:
+            if "value" in kw:
+                fl = lambda d=df: floor_ci(d["input_id"], d["correct"], b=b)  # noqa: E731
+            else:
+                fl = lambda d=df: floor_ci(d["input_id"], d["c"], d["k"], b=b)  # noqa: E731
+            t_floor, t_ev, res = timed_pair(
+                fl,
+                lambda d=df, k=kw: run(
+                    d, b, cluster="input_id", method="percentile", **k
+                ),
+                repeat,
+            )
+            r = t_ev / t_floor
+            print(
+                f"{n:>10,} {name:>12} {fmt(t_floor)} {fmt(t_ev)} {r:6.2f}x  "
+                f"{verdict(r <= 2)} ({res.kernel})"
+            )
+
+
+def section_fixed_cost(quick):
+    """What a small call pays whatever N: its streams, as a block or one by one."""
+    b = 2_000 if quick else 10_000
+    n_streams = -(-b // STREAM)
+    root = np.random.SeedSequence(0)
+    key = (resampling._BOOT, 0)
+
+    def one_by_one():
+        return [resampling.stream(root, *key, s) for s in range(n_streams)]
+
+    def block():
+        from evalci._base import streams  # (issue 27; absent before)
+
+        gens = streams.streams(root, key, 0, n_streams)
+        return [g.bit_generator.state for g in gens]
+
+    t_old, _ = timed(one_by_one, 15)
+    try:
+        t_new, _ = timed(block, 15)
+    except ImportError:
+        t_new = np.nan
+    df = counts_table(1_000)
+    kw = dict(cluster="input_id", successes="c", trials="k", method="percentile")
+    t_call, _ = timed(lambda: run(df, b, **kw), 15)
+    print(
+        f"\n0b. Fixed cost of a call, N=1,000, B={b:,}: {fmt(t_call)}; its "
+        f"{n_streams} streams built one by one {fmt(t_old)}, as a block {fmt(t_new)}"
+    )
 
 
 def section_accuracy(quick):
@@ -180,6 +301,35 @@ def section_run_level(quick):
         )
 
 
+def section_moving_block(quick):
+    """moving_block against cluster on the same tidy 0/1 table (issue 27)."""
+    b = 2_000 if quick else 10_000
+    print(f"\n2b. moving_block against cluster, tidy 0/1, k=5, B={b:,}, L = N^(1/3)")
+    for n in [10_000] if quick else [10_000, 100_000]:
+        df = tidy_table(n)
+        kw = dict(cluster="input_id", value="correct", method="percentile")
+        length = round(n ** (1 / 3))
+        t_c, t_m, res = timed_pair(
+            lambda d=df, k=kw: run(d, b, **k),
+            lambda d=df, L=length, k=kw: run(
+                d, b, strategy="moving_block", block_length=L, **k
+            ),
+            3,
+        )
+        t_i, _ = timed(
+            lambda d=df, L=length, k=kw: run(
+                d, 640, "index", strategy="moving_block", block_length=L, **k
+            )
+        )
+        t_i *= -(-b // STREAM) / 10
+        r = t_m / t_c
+        print(
+            f"   N={n:>9,} L={length}: cluster {fmt(t_c)}, moving_block {fmt(t_m)} "
+            f"({res.kernel}) = {r:.1f}x cluster (index kernel ~{fmt(t_i)} = "
+            f"{t_i / t_c:.0f}x)  <= 2x {verdict(r <= 2)}"
+        )
+
+
 def kappa_table(n, k=5, seed=2):
     rng = np.random.default_rng(seed)
     labels = np.array(list("ABCD"))
@@ -255,14 +405,27 @@ def section_bca(quick):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (CI smoke)")
+    parser.add_argument(
+        "--only",
+        choices=["floor", "moving_block"],
+        help="one section: the O(N) floor, or moving_block (issue 27)",
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"numpy {np.__version__}, pandas {pd.__version__}, {os.cpu_count()} CPUs, "
         f"load {load:.2f}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}"
     )
+    if args.only in (None, "floor"):
+        section_floor(args.quick)
+        section_fixed_cost(args.quick)
+    if args.only == "moving_block":
+        section_moving_block(args.quick)
+    if args.only is not None:
+        return
     section_accuracy(args.quick)
     section_run_level(args.quick)
+    section_moving_block(args.quick)
     section_kappa(args.quick)
     section_systems(args.quick)
     section_bca(args.quick)

@@ -9,18 +9,24 @@ into draw units (:meth:`Cube.units`). How a table becomes a cube is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from evalci.engine.resampling import Unit
 
-__all__ = ["Cube", "factorize", "value_codes"]
+__all__ = ["Cube", "factorize", "sorted_factorize", "value_codes"]
 
 
 def factorize(frame: pd.DataFrame, cols: list[str], name: str):
-    """Sorted integer codes of the key ``cols`` and the Index of unique keys."""
+    """Sorted integer codes of the key ``cols`` and the Index of unique keys.
+
+    The same codes and keys as ``pd.factorize(..., sort=True)`` (and, for
+    several columns, as ``np.unique(..., axis=0)`` of their codes), in O(N):
+    only the unique keys are ever sorted, never the N rows
+    (:func:`sorted_factorize`).
+    """
     codes, uniques = [], []
     for col in cols:
         series = frame[col]
@@ -30,22 +36,107 @@ def factorize(frame: pd.DataFrame, cols: list[str], name: str):
                 "values; fill or drop those rows first."
             )
         try:
-            c, u = pd.factorize(series, sort=True)
+            c, u = sorted_factorize(series)
         except TypeError:
             raise ValueError(
                 f"`{name}` column {col!r} mixes values that cannot be ordered "
                 "(e.g. numbers and strings); convert it to one type, e.g. "
                 f"df[{col!r}].astype(str)."
             ) from None
-        codes.append(c.astype(np.int64))
-        uniques.append(pd.Index(u))
+        codes.append(c)
+        uniques.append(u)
     if len(cols) == 1:
         return codes[0], uniques[0].rename(cols[0])
-    combos, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+    inverse, combos = _combine(codes, [len(u) for u in uniques])
     index = pd.MultiIndex.from_arrays(
         [u[combos[:, i]] for i, u in enumerate(uniques)], names=cols
     )
-    return inverse.reshape(-1).astype(np.int64), index
+    return inverse, index
+
+
+def sorted_factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize(series, sort=True)`` without sorting the N rows.
+
+    Integer keys of moderate range (at most ``max(4 N, 65536)`` values apart)
+    are coded through a table of the values present: two passes, no hashing,
+    no sort. Other keys are hashed unsorted and only the U unique keys are
+    sorted (not even those when they come sorted, as in a sorted table).
+    Returns int64 codes and the Index of sorted unique keys.
+    """
+    values = series.to_numpy() if isinstance(series.dtype, np.dtype) else None
+    if values is not None and values.dtype.kind in "iu" and len(values):
+        if (values[1:] > values[:-1]).all():  # distinct and sorted already
+            return np.arange(len(values), dtype=np.int64), pd.Index(values)
+        lo, hi = values.min(), values.max()
+        span = int(hi) - int(lo) + 1
+        if span <= max(4 * len(values), 1 << 16):
+            if values.dtype == np.uint64:
+                offset = (values - lo).astype(np.int64)
+            elif values.dtype == np.int64 and lo == 0:
+                offset = values
+            else:
+                offset = values.astype(np.int64) - int(lo)
+            present = np.zeros(span, dtype=bool)
+            present[offset] = True
+            lut = np.cumsum(present, dtype=np.int64)
+            lut -= 1
+            uniques = np.flatnonzero(present) + int(lo)
+            uniques = uniques.astype(values.dtype, copy=False)
+            return lut[offset], pd.Index(uniques)
+    if isinstance(series.dtype, pd.CategoricalDtype):  # codes already: no hashing
+        c, u = pd.factorize(series, sort=True)
+        return c.astype(np.int64, copy=False), pd.Index(u)
+    codes, uniques = pd.factorize(series, sort=False)
+    uniques = pd.Index(uniques)
+    codes = codes.astype(np.int64, copy=False)
+    try:
+        if len(codes) and codes.min() < 0:  # missing values: pandas' own order
+            raise TypeError
+        if len(uniques) > 1 and not _increasing(uniques.array):
+            order = uniques.argsort()
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order), dtype=np.int64)
+            codes, uniques = rank[codes], uniques.take(order)
+    except TypeError:  # missing values, or a mix pandas orders its own way
+        c, u = pd.factorize(series, sort=True)
+        return c.astype(np.int64, copy=False), pd.Index(u)
+    return codes, uniques
+
+
+def _increasing(values) -> bool:
+    """Whether an array's values are strictly increasing, by one vectorised
+    comparison (``Index.is_monotonic_increasing`` is slower on strings)."""
+    return bool(np.asarray(values[1:] > values[:-1], dtype=bool).all())
+
+
+def _combine(codes: list[np.ndarray], sizes: list[int]):
+    """Codes of the distinct combinations of several code columns, sorted.
+
+    ``(inverse, combos)`` as ``np.unique(np.column_stack(codes), axis=0,
+    return_inverse=True)`` gives them (lexicographic, first column most
+    significant), through one mixed-radix int64 key: O(N) while the key's
+    range is at most ``max(4 N, 65536)``, else a sort of the unique keys.
+    """
+    n = len(codes[0])
+    if float(np.prod([max(s, 1) for s in sizes], dtype=float)) >= 2.0**62:
+        combos, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+        return inverse.reshape(-1).astype(np.int64), combos
+    key = codes[0].astype(np.int64, copy=True)
+    for c, size in zip(codes[1:], sizes[1:], strict=True):
+        key *= size
+        key += c
+    radix = int(np.prod(sizes, dtype=np.int64))
+    if radix <= max(4 * n, 1 << 16):
+        present = np.zeros(radix, dtype=bool)
+        present[key] = True
+        lut = np.cumsum(present, dtype=np.int64)
+        lut -= 1
+        inverse, flat = lut[key], np.flatnonzero(present)
+    else:
+        inverse, flat = sorted_factorize(pd.Series(key))
+        flat = np.asarray(flat, dtype=np.int64)
+    combos = np.column_stack(np.unravel_index(flat, sizes)).astype(np.int64)
+    return inverse, combos
 
 
 def group_codes(frame: pd.DataFrame, by: list[str]):
@@ -59,9 +150,9 @@ def group_codes(frame: pd.DataFrame, by: list[str]):
 def value_codes(series: pd.Series) -> np.ndarray:
     """Codes that order rows by value (for a canonical order within an input)."""
     try:
-        return pd.factorize(series, sort=True)[0]
+        return sorted_factorize(series)[0]
     except TypeError:  # unorderable mix: fall back to first appearance
-        return pd.factorize(series.astype(str), sort=True)[0]
+        return sorted_factorize(series.astype(str))[0]
 
 
 @dataclass
@@ -82,6 +173,8 @@ class Cube:
     runs: np.ndarray | None = None  # runs behind each row (counts tables); else 1
     row_input: np.ndarray | None = None  # input codes when inputs nest in clusters
     input_weighted: bool = False  # stats already weight each nested input equally
+    # cell codes, counts...: cached for the current rows (:meth:`_cache`)
+    _cells: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_groups(self) -> int:
@@ -91,30 +184,77 @@ class Cube:
     def n_clusters(self) -> int:
         return len(self.cluster_keys)
 
+    def _cache(self) -> dict:
+        """Per-cell facts of the current rows, dropped when the rows change."""
+        c = self._cells
+        if (
+            c is None
+            or c["rows"][0] is not self.row_cluster
+            or (c["rows"][1] is not self.row_group)
+        ):
+            c = self._cells = {"rows": (self.row_cluster, self.row_group)}
+        return c
+
+    def cell_codes(self) -> np.ndarray:
+        """Cell ``cluster * G + group`` of every row."""
+        c = self._cache()
+        if "cell" not in c:
+            g = self.n_groups
+            c["cell"] = (
+                self.row_cluster if g == 1 else self.row_cluster * g + self.row_group
+            )
+        return c["cell"]
+
+    def _cells_in_order(self) -> bool:
+        """Whether the cell codes are 0, 1, ..., N G - 1."""
+        c = self._cache()
+        if "in_order" not in c:
+            cell = self.cell_codes()
+            c["in_order"] = _is_range(cell, len(cell))
+        return c["in_order"]
+
     def cell_counts(self) -> np.ndarray:
         """Runs per (cluster, group): ``k`` of shape (N, G)."""
-        cell = self.row_cluster * self.n_groups + self.row_group
-        return np.bincount(cell, minlength=self.n_clusters * self.n_groups).reshape(
-            self.n_clusters, self.n_groups
-        )
+        c = self._cache()
+        if "counts" not in c:
+            n, g = self.n_clusters, self.n_groups
+            k = np.bincount(self.cell_codes(), minlength=n * g).reshape(n, g)
+            k.flags.writeable = False  # shared by every caller
+            c["counts"] = k
+        return c["counts"]
 
     def cell_runs(self) -> np.ndarray:
         """Runs per (cluster, group): rows, or summed ``runs`` for counts tables."""
         if self.runs is None:
             return self.cell_counts()
-        cell = self.row_cluster * self.n_groups + self.row_group
         n, g = self.n_clusters, self.n_groups
-        return np.bincount(cell, weights=self.runs, minlength=n * g).reshape(n, g)
+        return self._per_cell(self.runs[:, None]).reshape(n, g)
 
     def cell_sums(self) -> np.ndarray:
         """Summed statistics per (cluster, group): ``T`` of shape (N, G, m)."""
         n, g = self.n_clusters, self.n_groups
-        m = self.stats.shape[1]
-        cell = self.row_cluster * g + self.row_group
-        out = np.empty((n * g, m))
-        for j in range(m):
-            out[:, j] = np.bincount(cell, weights=self.stats[:, j], minlength=n * g)
-        return out.reshape(n, g, m)
+        return self._per_cell(self.stats).reshape(n, g, self.stats.shape[1])
+
+    def _per_cell(self, x: np.ndarray) -> np.ndarray:
+        """Sums of the rows ``x`` (R, m) per cell, ``(N * G, m)``.
+
+        Every cell has one row in a counts table: its sum is that row (plus
+        0.0, which is what bincount's sum from zero gives a -0.0), placed
+        without summing; else one bincount per column.
+        """
+        n, g = self.n_clusters, self.n_groups
+        cell = self.cell_codes()
+        if len(cell) == n * g and int(self.cell_counts().max(initial=0)) == 1:
+            if self._cells_in_order():  # rows in cell order already
+                return np.asarray(x, dtype=float) + 0.0
+            out = np.empty((n * g, x.shape[1]))
+            out[cell] = x
+            out += 0.0
+            return out
+        out = np.empty((n * g, x.shape[1]))
+        for j in range(x.shape[1]):
+            out[:, j] = np.bincount(cell, weights=x[:, j], minlength=n * g)
+        return out
 
     def units(
         self,
@@ -151,8 +291,7 @@ class Cube:
             first[patterns[key]].append(g)
         with_stats = self.stats is not None
         sums = self.cell_sums() if with_stats else None
-        # start of each group's rows and of each cell inside them
-        group_start = np.searchsorted(self.row_group, np.arange(self.n_groups + 1))
+        run_rows = with_stats and strategy in ("single_draw", "hierarchical")
         out = []
         for u, groups in enumerate(first):
             groups = np.asarray(groups)
@@ -164,44 +303,27 @@ class Cube:
                 bounds = np.concatenate([[0], np.cumsum(counts_h)])
             else:
                 bounds = np.array([0, len(clusters)])
-            kk = k[np.ix_(clusters, groups)].astype(np.int64)  # (N_u, G_u)
-            starts, counts, rows = [], [], []
-            for j, g in enumerate(groups):
-                lo, hi = group_start[g], group_start[g + 1]
-                # rows of group g are sorted by cluster: cell starts by cumsum
-                cell_start = np.concatenate([[0], np.cumsum(k[:, g])])[:-1]
-                starts.append(cell_start[clusters])
-                counts.append(kk[:, j])
-                constant_k = (
-                    scale_invariant
-                    and self.runs is None
-                    and (kk[:, j] == kk[0, j]).all()
+            take = _Take(clusters, groups, k.shape)
+            kk = np.asarray(take(k), dtype=np.int64)  # (N_u, G_u), read only
+            starts, counts, rows = (), (), ()
+            if run_rows or not with_stats:  # the run rows of each input
+                starts, counts, rows = self._run_rows(
+                    strategy, weight, scale_invariant, take, kk, run_rows
                 )
-                if with_stats and strategy in ("single_draw", "hierarchical"):
-                    x = self.stats[lo:hi]
-                    kr = np.repeat(k[:, g], k[:, g]).astype(float)  # k of each row
-                    if constant_k:
-                        pass  # scale-invariant metric, equal k: no reweighting
-                    elif strategy == "hierarchical" and weight == "input":
-                        x = x / kr[:, None]
-                    elif strategy == "single_draw" and weight == "run":
-                        x = x * kr[:, None]
-                    rows.append(x)
             if with_stats:
-                t = sums[np.ix_(clusters, groups)]
+                t = take(sums)
                 if per_input is not None:
                     t = np.asarray(per_input(t), dtype=float)
                 elif weight == "input":
-                    runs = (
-                        kk
-                        if self.runs is None
-                        else self.cell_runs()[np.ix_(clusters, groups)]
-                    ).astype(float)
+                    runs = kk if self.runs is None else take(self.cell_runs())
+                    same = np.zeros(runs.shape[1], dtype=bool)
                     if scale_invariant:
                         # equal k within a group: divide by nothing (see above)
                         same = (runs == runs[:1]).all(axis=0)
+                    if not same.all():
+                        runs = runs.astype(float)  # a copy: changed below
                         runs[:, same] = 1.0
-                    t = t / runs[:, :, None]
+                        t = t / runs[:, :, None]
             else:
                 t = np.zeros((len(clusters), len(groups), 0))
             unit = Unit(
@@ -214,6 +336,69 @@ class Cube:
             )
             out.append((unit, groups, clusters))
         return out
+
+    def _run_rows(self, strategy, weight, scale_invariant, take, kk, run_rows):
+        """Per group of a unit: row starts and runs of each input, and its rows.
+
+        The rows are in canonical order (group, cluster, ...), so a group's
+        cells start at the cumulative sums of their runs; the run rows are
+        weighted as the run-level strategies draw them (see :meth:`units`).
+        """
+        k = self.cell_counts()
+        starts, counts, rows = [], [], []
+        if run_rows:  # start of each group's rows
+            group_start = np.searchsorted(self.row_group, np.arange(self.n_groups + 1))
+        for j, g in enumerate(take.groups):
+            # rows of group g are sorted by cluster: cell starts by cumsum
+            cell_start = np.concatenate([[0], np.cumsum(k[:, g])])[:-1]
+            starts.append(cell_start[take.clusters])
+            counts.append(kk[:, j])
+            if not run_rows:
+                continue
+            constant_k = (
+                scale_invariant and self.runs is None and (kk[:, j] == kk[0, j]).all()
+            )
+            lo, hi = group_start[g], group_start[g + 1]
+            x = self.stats[lo:hi]
+            kr = np.repeat(k[:, g], k[:, g]).astype(float)  # k of each row
+            if constant_k:
+                pass  # scale-invariant metric, equal k: no reweighting
+            elif strategy == "hierarchical" and weight == "input":
+                x = x / kr[:, None]
+            elif strategy == "single_draw" and weight == "run":
+                x = x * kr[:, None]
+            rows.append(x)
+        return starts, counts, rows
+
+
+def _is_range(codes: np.ndarray, n: int) -> bool:
+    """Whether ``codes`` is ``0, 1, ..., n - 1``."""
+    return len(codes) == n and (
+        n == 0 or (codes[0] == 0 and (np.diff(codes) == 1).all())
+    )
+
+
+class _Take:
+    """``a[np.ix_(clusters, groups)]`` for (N, G, ...) arrays, without a copy
+    when the unit holds every cluster (and every group)."""
+
+    def __init__(self, clusters, groups, shape):
+        self.clusters, self.groups = clusters, groups
+        # flatnonzero gives sorted codes: all N of them are 0 .. N-1 (unless
+        # strata reordered them, which a cheap look at the ends catches)
+        self.all_clusters = len(clusters) == shape[0] and (
+            shape[0] == 0 or (clusters[0] == 0 and clusters[-1] == shape[0] - 1)
+        )
+        if self.all_clusters and shape[0] > 2:
+            self.all_clusters = _is_range(clusters, shape[0])
+        self.all_groups = _is_range(groups, shape[1])
+
+    def __call__(self, a: np.ndarray) -> np.ndarray:
+        if self.all_clusters and self.all_groups:
+            return a
+        if self.all_clusters:
+            return a[:, self.groups]
+        return a[np.ix_(self.clusters, self.groups)]
 
 
 def dense_cells(data, value: str, input: str, run, system, *, input_name="input"):

@@ -92,7 +92,7 @@ def _fast_unit(p: Pass, u: int, reps=None):
     if reps is None:
         n = p.args.n_resamples
         reps = p.work(u).replicates(0, _rs.n_streams_for(n))[:n]
-    total = unit.T.sum(axis=0)  # (G, m)
+    total = _total(unit.T, found)  # (G, m)
     estimate = metric.finalize(total)
     if found is None:
         jack = metric.finalize(total[None] - unit.T)  # (N, G)
@@ -102,6 +102,23 @@ def _fast_unit(p: Pass, u: int, reps=None):
         accel = patterns.pattern_acceleration(jack_p.T, found)
         jack = patterns.expand_jackknife(jack_p, found)
     return estimate, reps, jack, accel
+
+
+def _total(T: np.ndarray, found) -> np.ndarray:
+    """``T.sum(axis=0)``, from the P patterns when that gives the same bits.
+
+    Whole numbers (0/1 sums, counts) add exactly in any order while no sum can
+    reach 2**53, so ``multiplicity @ stats`` over the patterns is
+    ``T.sum(axis=0)`` bit for bit at O(P) instead of O(N) (negative zeros,
+    whose sum depends on the order, take the O(N) sum).
+    """
+    if found is not None:
+        x = found.stats
+        big = float(np.abs(x).max()) if x.size else 0.0
+        exact = big * T.shape[0] < 2.0**53 and np.array_equal(x, np.trunc(x))
+        if exact and not np.signbit(x).any():
+            return np.tensordot(found.multiplicity.astype(float), x, axes=1)
+    return T.sum(axis=0)
 
 
 @dataclass(frozen=True)
@@ -340,8 +357,20 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     path. Counts tables at the run level have no run rows for the index
     kernel: they always take the (exact) pattern path.
     """
-    if strategy == "moving_block":  # inputs in sequence are not exchangeable
-        return None
+    if strategy == "moving_block":  # blocks of inputs in sequence: block sums
+        plan = (
+            None
+            if _FORCE_PATH == "index"
+            else patterns.block_plan(unit.T, unit.block_length)
+        )
+        if plan is None:
+            return None
+        use = patterns.should_use_patterns(
+            unit.n_clusters, plan.n_draws, unit.T.shape[1] * unit.T.shape[2]
+        )
+        if not (use or _FORCE_PATH == "patterns"):
+            return None
+        return patterns.find_patterns(unit.T, unit.strata_bounds), plan
     # counts tables have no run rows for the index kernel's run-level draws
     counts_runs = strategy in patterns.RUN_LEVEL and args.trials is not None
     if _FORCE_PATH == "index" and not counts_runs:

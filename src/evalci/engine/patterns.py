@@ -60,6 +60,7 @@ import numpy as np
 from evalci.engine.patterns_draw import (
     RUN_LEVEL,  # noqa: F401  (passes reads patterns.RUN_LEVEL)
     DrawPlan,
+    block_plan,
     draw_plan,
     pattern_replicate_sums,
     poisson_pattern_sums,
@@ -85,6 +86,7 @@ __all__ = [
     "binary_counts",
     "should_use_patterns",
     "DrawPlan",
+    "block_plan",
     "draw_plan",
     "pattern_replicate_sums",
     "poisson_pattern_sums",

@@ -14,10 +14,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
-from evalci.engine.patterns_find import Patterns, _first_index, _row_codes
+from evalci.engine.patterns_find import (
+    Patterns,
+    _first_index,
+    _row_codes,
+    find_patterns,
+)
 
 __all__ = [
+    "block_plan",
     "DrawPlan",
     "draw_plan",
     "pattern_replicate_sums",
@@ -243,6 +250,50 @@ def draw_plan(patterns: Patterns, strategy: str, form: str | None = None) -> Dra
     )
 
 
+def block_plan(T: np.ndarray, length: int) -> DrawPlan | None:
+    """The moving-block bootstrap on patterns: a replicate is a sum of block sums.
+
+    A moving-block replicate (:func:`evalci.engine.resampling.draw_moving_blocks`)
+    concatenates ``nb = ceil(N / L)`` blocks of ``L`` consecutive inputs, their
+    starts iid uniform on ``0 .. N - L``, truncated to N inputs: its sums are
+    the sums of ``nb - 1`` full blocks and of the first ``r = N - (nb - 1) L``
+    inputs of the last. A sum does not depend on the order of its terms, so
+    the replicate is ``Multinomial(nb - 1, n_p / S)`` counts over the P
+    distinct full-block sums (``n_p`` of the ``S = N - L + 1`` starts give
+    block sum p) times those sums, plus one draw over the distinct partial
+    sums (one stratum more, or ``nb`` full blocks when ``r = L``). Same law as
+    the index path, at O(B P) instead of O(B N).
+
+    Block sums are exact only for whole-number statistics (0/1 sums, counts),
+    which is also where they repeat: other statistics (None) take the index
+    path. ``L = 1`` is the cluster plan of ``find_patterns(T)`` bit for bit.
+    """
+    T = np.asarray(T, dtype=float)
+    n, g, m = T.shape
+    if length == 1:
+        found = find_patterns(T, np.array([0, n]))
+        return draw_plan(found, "cluster")
+    flat = T.reshape(n, g * m)
+    big = float(np.abs(flat).max()) if flat.size else 0.0
+    if big * n >= 2.0**53 or not np.array_equal(flat, np.trunc(flat)):
+        return None
+    csum = np.zeros((n + 1, g * m))
+    np.cumsum(flat, axis=0, out=csum[1:])  # whole numbers: exact sums
+    n_starts, n_blocks = n - length + 1, -(-n // length)
+    rest = n - (n_blocks - 1) * length
+    parts = [(csum[length:] - csum[:-length], n_blocks - (rest < length))]
+    if rest < length:
+        parts.append((csum[rest : rest + n_starts] - csum[:n_starts], 1))
+    stats, strata, lo = [], [], 0
+    for sums, draws in parts:
+        found = find_patterns(sums.reshape(n_starts, g, m), np.array([0, n_starts]))
+        pv = found.multiplicity * 1.0
+        strata.append((lo, lo + found.n_patterns, int(draws), pv / pv.sum()))
+        stats.append(found.stats)
+        lo += found.n_patterns
+    return DrawPlan(form="cluster", stats=np.concatenate(stats), strata=tuple(strata))
+
+
 def _category_counts(gen, strata: tuple, n_cat: int, n_rep: int) -> np.ndarray:
     """Counts ``(n_rep, Q)``: per stratum in order, Multinomial(N_h, pvals_h)."""
     if len(strata) == 1 and strata[0][1] - strata[0][0] == n_cat:
@@ -302,8 +353,11 @@ def pattern_replicate_sums(
     size = _rs.STREAM_SIZE
     out = np.empty((n_streams * size, g, m))
     flat_stats = plan.stats.reshape(q, g * m)
-    for s in range(n_streams):
-        gen = _rs.stream(root, _rs._BOOT, unit_index, first + s)
+    gens = streams(root, (_rs._BOOT, unit_index), first, n_streams)
+    if plan.runs is None and _exact_products(plan):
+        _whole_number_sums(gens, plan, n_streams, out.reshape(-1, g * m))
+        return out
+    for s, gen in enumerate(gens):
         w = _category_counts(gen, plan.strata, q, size)
         block = out[s * size : (s + 1) * size]
         if plan.runs is not None:
@@ -311,6 +365,34 @@ def pattern_replicate_sums(
         else:
             np.matmul(w.astype(float), flat_stats, out=block.reshape(size, g * m))
     return out
+
+
+def _exact_products(plan: DrawPlan) -> bool:
+    """Whether ``counts @ stats`` is exact: whole-number statistics whose sums
+    over a replicate's draws stay below 2**53 (then any blocking of the
+    product gives the same bits)."""
+    x = plan.stats
+    if x.size == 0:
+        return False
+    draws = sum(n_h for _, _, n_h, _ in plan.strata)
+    big = float(np.abs(x).max())
+    return big * max(draws, 1) < 2.0**53 and bool(np.array_equal(x, np.trunc(x)))
+
+
+def _whole_number_sums(gens, plan: DrawPlan, n_streams: int, out: np.ndarray) -> None:
+    """Fill ``out`` (n_streams * 64, G m) with ``counts @ stats``, one product
+    per chunk of streams (about 4 MB of counts) instead of one per stream."""
+    q, size = plan.n_categories, _rs.STREAM_SIZE
+    flat_stats = plan.stats.reshape(q, -1)
+    per = max(1, (1 << 19) // (size * q))
+    w = np.empty((per * size, q), dtype=np.int64)
+    for s, gen in enumerate(gens):
+        r = (s % per) * size
+        w[r : r + size] = _category_counts(gen, plan.strata, q, size)
+        if s % per == per - 1 or s == n_streams - 1:
+            lo = (s - s % per) * size
+            rows = r + size
+            np.matmul(w[:rows].astype(float), flat_stats, out=out[lo : lo + rows])
 
 
 def poisson_pattern_sums(
@@ -351,8 +433,9 @@ def poisson_pattern_sums(
     lam = patterns.multiplicity.astype(float)
     flat_stats = patterns.stats.reshape(p, g * m)
     out = np.empty((n_streams * size, g * m))
-    for s in range(n_streams):
-        gen = _rs.stream(root, _rs._POISSON, unit_index, first + s)
+    for s, gen in enumerate(
+        streams(root, (_rs._POISSON, unit_index), first, n_streams)
+    ):
         w = gen.poisson(lam, (size, p)).astype(float)
         np.matmul(w, flat_stats, out=out[s * size : (s + 1) * size])
     return out.reshape(n_streams * size, g, m)

@@ -55,6 +55,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalci._base.streams import streams
+
 __all__ = [
     "STREAM_SIZE",
     "TILE_SIZE",
@@ -330,8 +332,8 @@ def _one_stage_sums(
         offsets = (np.arange(rows_per) * n)[:, None]
         w = np.empty((rows_per, n))
         flat = out.reshape(n_rep, g * m)
-        for s in range(n_streams):
-            gen = stream(root, _BOOT, unit.index, first + s)
+        gens = streams(root, (_BOOT, unit.index), first, n_streams)
+        for s, gen in enumerate(gens):
             for r0, block in _draw_chunks(gen, unit, rows_per):
                 rows = slice(s * STREAM_SIZE + r0, s * STREAM_SIZE + r0 + rows_per)
                 if gather:
@@ -349,8 +351,7 @@ def _one_stage_sums(
     # Run-level strategies, also one stream at a time: per group, the drawn
     # rows of each replicate; their statistics are gathered and summed (few
     # columns) or counted and multiplied (many).
-    for s in range(n_streams):
-        gen = stream(root, _BOOT, unit.index, first + s)
+    for s, gen in enumerate(streams(root, (_BOOT, unit.index), first, n_streams)):
         block = draw_inputs(gen, STREAM_SIZE, unit)
         rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
         for j in range(g):
@@ -492,8 +493,7 @@ def tile_totals(
     sizes = table[:, 1] - table[:, 0]
     spans = _stratum_spans(table)
     out = np.empty((n_streams * STREAM_SIZE, len(table)), dtype=np.int64)
-    for s in range(n_streams):
-        gen = stream(root, _BOOT, unit_index, first + s)
+    for s, gen in enumerate(streams(root, (_BOOT, unit_index), first, n_streams)):
         rows = slice(s * STREAM_SIZE, (s + 1) * STREAM_SIZE)
         for a, b in spans:
             n_h = int(sizes[a:b].sum())

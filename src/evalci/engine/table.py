@@ -65,27 +65,37 @@ def stat_columns(m: int) -> list[str]:
     return [f"__evalci_s{j}__" for j in range(m)]
 
 
-def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
-    """Drop or reject missing values; check 0/1 and numeric requirements."""
+def _clean_values(frame: pd.DataFrame, args: BootstrapArgs, keep=None) -> pd.DataFrame:
+    """Drop or reject missing values; check 0/1 and numeric requirements.
+
+    ``keep`` names the columns to keep when rows are dropped (all by default).
+    """
     metric = args.metric
     value_cols = [args.value] + (
         list(metric.columns) if isinstance(metric, Metric) else []
     )
-    na = frame[value_cols].isna().any(axis=1)
-    if na.any():
+    # integer and boolean numpy columns hold neither NaN nor inf: not scanned
+    nullable = [c for c in dict.fromkeys(value_cols) if _may_be_missing(frame[c])]
+    if len(nullable) == 1:
+        na = frame[nullable[0]].isna()
+    elif nullable:
+        na = frame[nullable].isna().any(axis=1)
+    if nullable and na.any():
         if not args.dropna:
             col = next(c for c in value_cols if frame[c].isna().any())
             role = "value" if args.trials is None else "successes/trials"
             raise ValueError(refusal(frame, args, na.to_numpy(), col, role))
-        frame = frame.loc[~na.to_numpy()]
+        frame = frame.loc[~na.to_numpy(), keep if keep is not None else slice(None)]
     if args.trials is not None:
-        check_finite(frame, [args.value], "successes")
-        check_finite(frame, [args.trials], "trials")
-    check_finite(frame, [args.value], "value")
+        check_finite(frame, _floats(frame, [args.value]), "successes")
+        check_finite(frame, _floats(frame, [args.trials]), "trials")
+    check_finite(frame, _floats(frame, [args.value]), "value")
     if isinstance(metric, Metric):
-        check_finite(frame, list(metric.columns), "metric")
+        check_finite(frame, _floats(frame, list(metric.columns)), "metric")
     if args.trials is not None:
-        check_counts(frame[args.value], frame[args.trials], args.value, args.trials)
+        c, n = frame[args.value], frame[args.trials]
+        if not _plain_counts(c.to_numpy(), n.to_numpy()):
+            check_counts(c, n, args.value, args.trials)
         return frame
     if isinstance(metric, Metric):
         y = frame[args.value]
@@ -115,6 +125,26 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs) -> pd.DataFrame:
     return frame
 
 
+def _plain_counts(c: np.ndarray, n: np.ndarray) -> bool:
+    """Integer columns with ``0 <= c <= n``, ``n >= 1`` and totals far below
+    2**53: what :func:`check_counts` accepts, checked without float copies."""
+    if not (c.dtype.kind in "iu" and n.dtype.kind in "iu") or len(n) == 0:
+        return False
+    if c.min() < 0 or n.min() < 1 or not (c <= n).all():
+        return False
+    return float(n.max()) * len(n) < 2.0**53
+
+
+def _may_be_missing(series: pd.Series) -> bool:
+    """False for numpy integer and boolean columns, which cannot hold NaN."""
+    return not (isinstance(series.dtype, np.dtype) and series.dtype.kind in "iub")
+
+
+def _floats(frame: pd.DataFrame, cols: list) -> list:
+    """The columns of ``cols`` that can hold an infinite value."""
+    return [c for c in cols if _may_be_missing(frame[c])]
+
+
 def check_magnitude(stats: np.ndarray, value: str, what: str) -> None:
     """Refuse statistics so large that their sums or squares overflow float64.
 
@@ -128,8 +158,8 @@ def check_magnitude(stats: np.ndarray, value: str, what: str) -> None:
     stats = np.asarray(stats, dtype=float)
     if stats.size == 0:
         return
-    with np.errstate(invalid="ignore"):
-        big = float(np.nanmax(np.abs(stats)))
+    with np.errstate(invalid="ignore"):  # max |x| without a copy of |x|
+        big = max(float(np.nanmax(stats)), -float(np.nanmin(stats)))
     limit = np.sqrt(np.finfo(float).max / (8.0 * max(stats.shape[0], 2**18)))
     if big <= limit:
         return
@@ -206,8 +236,12 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         )
     )
     suspects = _identifier_columns(data.columns, cols) if args.cluster else {}
-    frame = data if not isinstance(args.metric, Metric) else data[cols + [*suspects]]
-    frame = _clean_values(frame, args)
+    keep = cols + [*suspects]
+    if not isinstance(args.metric, Metric):
+        frame, keep = data, None
+    else:  # order-free: no copy of the rows (dropped rows leave with the rest)
+        frame = data if _order_free(args, args.input or None) else data[keep]
+    frame = _clean_values(frame, args, keep)
     if len(frame) == 0:
         raise ValueError("no rows left to resample (after dropping missing values).")
     group_codes, groups, n_groups = group_codes_of(frame, args.by)
@@ -229,12 +263,7 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
             )
         strata_codes = codes
 
-    n_runs = np.bincount(group_codes, minlength=n_groups)
-    runs_col = args.trials or args.row_runs
-    if runs_col is not None:
-        n_runs = np.bincount(
-            group_codes, weights=frame[runs_col].to_numpy(), minlength=n_groups
-        ).astype(np.int64)
+    n_runs = _runs_per_group(frame, args, group_codes, n_groups)
 
     if args.strategy == "mode_aggregate":
         _warn(_MODE_WARNING, EstimandWarning)
@@ -246,16 +275,26 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         if iid is not None:
             frame, group_codes, cluster_codes, cluster_keys, strata_codes = iid
 
-    # canonical order: (group, cluster, input, value); no memory of row order
-    order = _canonical_order(frame, args, input_codes, cluster_codes, group_codes)
-    frame = frame.iloc[order]
     cube = Cube(
-        row_group=group_codes[order],
-        row_cluster=cluster_codes[order],
+        row_group=group_codes,
+        row_cluster=cluster_codes,
         cluster_keys=cluster_keys,
         groups=groups,
         strata=strata_codes,
+        row_input=input_codes,
     )
+    if _order_free(args, input_codes):
+        _add_statistics(cube, frame, args)
+        if not _sums_exact(cube):  # float sums: add each cell's rows in order
+            order = _canonical_order(frame, args, cluster_codes, group_codes)
+            cube.row_group, cube.row_cluster = group_codes[order], cluster_codes[order]
+            cube.stats = cube.stats[order]
+            cube.runs = None if cube.runs is None else cube.runs[order]
+        return cube, n_runs
+    # canonical order: (group, cluster, input, value); no memory of row order
+    order = _canonical_order(frame, args, input_codes, cluster_codes, group_codes)
+    frame = frame.iloc[order]
+    cube.row_group, cube.row_cluster = group_codes[order], cluster_codes[order]
     if input_codes is not None:
         cube.row_input = input_codes[order]
     if isinstance(args.metric, Metric):
@@ -263,6 +302,61 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
     else:
         cube.frame = frame.reset_index(drop=True)
     return cube, n_runs
+
+
+def _runs_per_group(frame, args: BootstrapArgs, group_codes, n_groups) -> np.ndarray:
+    """Runs per group: rows, or the summed trials / multiplicities (int64)."""
+    runs_col = args.trials or args.row_runs
+    if runs_col is None:
+        if n_groups == 1:
+            return np.array([len(frame)], dtype=np.int64)
+        return np.bincount(group_codes, minlength=n_groups)
+    runs = frame[runs_col].to_numpy()
+    if n_groups == 1 and runs.dtype.kind in "iu" and len(runs):
+        if float(runs.max()) * len(runs) < 2.0**53:  # exact either way
+            return np.array([runs.sum(dtype=np.int64)], dtype=np.int64)
+    return np.bincount(group_codes, weights=runs, minlength=n_groups).astype(np.int64)
+
+
+def _order_free(args: BootstrapArgs, input_codes) -> bool:
+    """Whether the engine reads only per-cell sums of the rows, never their order.
+
+    True for a Metric resampled by whole inputs (``cluster``, ``moving_block``)
+    without nested inputs: the cube's rows then only feed bincount sums per
+    (cluster, group) cell, so they need no canonical order when those sums are
+    exact in any order (:func:`_sums_exact`). The statistics are per row, so
+    computing them before or after ordering the rows gives the same bits.
+    """
+    return (
+        isinstance(args.metric, Metric)
+        and args.strategy in ("cluster", "moving_block")
+        and input_codes is None
+    )
+
+
+def _sums_exact(cube: Cube) -> bool:
+    """Whether every cell's sums are the same bits in any order of its rows.
+
+    So when no cell has two rows (a counts table, one row per input and
+    system), or when every statistic is a whole number and no partial sum can
+    reach 2**53 (0/1 values, counts): float64 adds such numbers exactly. O(R).
+    """
+    rows = cube.cell_counts()
+    most = int(rows.max()) if rows.size else 0
+    if most <= 1:
+        return True
+    stats = cube.stats
+    if stats.size == 0:
+        return True
+    big = max(float(stats.max()), -float(stats.min()))
+    if not np.isfinite(big) or big * most >= 2.0**53:
+        return False
+    step = 1 << 15  # in chunks that stay in cache
+    for lo in range(0, stats.shape[0], step):
+        x = stats[lo : lo + step]
+        if not np.array_equal(x, np.trunc(x)):
+            return False
+    return True
 
 
 def _canonical_order(frame, args, *codes) -> np.ndarray:
@@ -275,6 +369,16 @@ def _canonical_order(frame, args, *codes) -> np.ndarray:
     if isinstance(args.metric, Metric):
         keys = [value_codes(frame[c]) for c in reversed(args.metric.columns)] + keys
     return np.lexsort((*keys, *(c for c in codes if c is not None)))
+
+
+def _metric_data(frame: pd.DataFrame, args: BootstrapArgs) -> dict:
+    """The columns a Metric's ``statistics`` reads: the value and its ``columns``.
+
+    Only those are turned into arrays (a string key column would cost more to
+    convert than the whole bootstrap).
+    """
+    cols = dict.fromkeys([args.value, *args.metric.columns])
+    return {c: frame[c].to_numpy() for c in cols}
 
 
 def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
@@ -303,7 +407,7 @@ def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     order = _canonical_order(frame, args, cell)
     out = frame[keys].iloc[first].reset_index(drop=True)
     frame, cell = frame.iloc[order], cell[order]
-    data_map = {c: frame[c].to_numpy() for c in frame.columns}
+    data_map = _metric_data(frame, args)
     stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
     check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
     n = len(out)
@@ -387,7 +491,7 @@ def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
 
 def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> None:
     """Per-row statistics of a Metric, times multiplicities, input-weighted."""
-    data_map = {c: frame[c].to_numpy() for c in frame.columns}
+    data_map = _metric_data(frame, args)
     stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
     if stats.ndim != 2 or stats.shape[0] != len(frame):
         raise ValueError(
