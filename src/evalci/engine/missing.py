@@ -234,6 +234,8 @@ def note(row) -> str:
             parts.append(f"{int(row[name])} {text}")
     if row.get("n_inputs_unscored", 0):
         parts.append(f"{int(row['n_inputs_unscored'])} inputs with no scored run")
+    if row.get("n_inputs_missing", 0):  # a comparison's one-sided inputs
+        parts.append(f"{int(row['n_inputs_missing'])} inputs with no row")
     return "; ".join(parts)
 
 

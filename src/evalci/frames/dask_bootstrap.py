@@ -99,18 +99,7 @@ def _bootstrap_reduced(pandas_bootstrap, ddf, given):
             "first, so it computes at once: leave `compute` out (or use "
             "missing='raise' or 'drop' for a lazy result)."
         )
-    table, row_runs = reduce_for_bootstrap(
-        ddf,
-        given["value"],
-        given["cluster"],
-        given["strategy"],
-        given["metric"],
-        given["by"],
-        given["strata"],
-        given["successes"],
-        given["trials"],
-        given["input"],
-    )
+    table, row_runs = _reduced(ddf, given)
     kwargs = {k: v for k, v in given.items() if k not in ("data", "compute")}
     kwargs["backend"] = kwargs.get("backend") or "dask"
     return pandas_bootstrap(ReducedRows(table, row_runs), **kwargs)
@@ -123,18 +112,7 @@ def _refuse_missing(ddf, given, error) -> None:
 
     if given["missing"] != "raise" or "missing values" not in str(error):
         return
-    table, row_runs = reduce_for_bootstrap(
-        ddf,
-        given["value"],
-        given["cluster"],
-        given["strategy"],
-        given["metric"],
-        given["by"],
-        given["strata"],
-        given["successes"],
-        given["trials"],
-        given["input"],
-    )
+    table, row_runs = _reduced(ddf, given)
     if row_runs is None:
         return
     args = _args.bootstrap_iv_of(table, given, row_runs=row_runs)
@@ -151,3 +129,19 @@ def cluster_ci(ddf, value=None, cluster=None, **kwargs):
 
     _bind(pandas_cluster_ci, ddf, value, cluster, **kwargs)
     return bootstrap(ddf, value, cluster, strategy="cluster", **kwargs)
+
+
+def _reduced(ddf, given):
+    """``(table, row_runs)``: the exact reduction of the columns a pass reads."""
+    return reduce_for_bootstrap(
+        ddf,
+        given["value"],
+        given["cluster"],
+        given["strategy"],
+        given["metric"],
+        given["by"],
+        given["strata"],
+        given["successes"],
+        given["trials"],
+        given["input"],
+    )

@@ -216,8 +216,6 @@ class ComparisonResult:
         lines = []
         for name, row in self.counts.iterrows():
             words = _missing_words(row)
-            if row.get("n_inputs_missing", 0):
-                words += f"; {int(row['n_inputs_missing'])} inputs with no row"
             lines.append(f"  {name}: {words}")
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
         return f"\n{what} (missing={self.missing!r}):\n" + "\n".join(lines)

@@ -310,8 +310,6 @@ class Report:
         parts = []
         for name, row in comp.counts.iterrows():
             words = _missing_words(row)
-            if row.get("n_inputs_missing", 0):
-                words += f"; {int(row['n_inputs_missing'])} inputs with no row"
             parts.append(f"{name}: {words}")
         return f"{', '.join(parts)} (missing={comp.missing!r})"
 
