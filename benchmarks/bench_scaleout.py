@@ -15,9 +15,12 @@ c. strong scaling, 1 -> 2 workers, where resampling dominates; and
    ``backend="dask"`` on a pandas frame;
 d. 10,000,000 rows (2,000,000 inputs x 5 runs, continuous) from Parquet: the
    unit is cut into tiles of 2**20 inputs (``evalci-tile`` tasks), B=1,000;
-e. (issue 23) 10 systems x 1,000,000 inputs x 5 runs, B=2,048, on 1 and 2
-   workers with ``memory_limit="300MB"`` each (phases, speed-up, each
-   worker's peak resident set), then 10,000,000 inputs x 1 run x 1 system.
+e. (issue 23) 10 systems x 1,000,000 inputs x 5 runs, B=2,048: first on 2
+   workers with ``memory_limit="300MB"`` each (``--memory-limit``: what the
+   refusal says, and how long it took), then on 1 and 2 workers at
+   ``--fit-limit`` (default 500MB) with the tile size the memory check names
+   when it names one (phases, speed-up, each worker's peak resident set),
+   then 10,000,000 inputs x 1 run x 1 system.
 
 Times are wall-clock seconds of one call (data read included); memory is the
 peak above the level before the call: the client's resident set sampled every
@@ -41,6 +44,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import logging  # noqa: E402
+import re  # noqa: E402
 import resource  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
@@ -163,14 +167,17 @@ def _stop_meter(dask_worker) -> tuple[float, float, float]:
 
 
 @contextlib.contextmanager
-def cluster(workers: int, memory_limit="auto"):
-    """A fresh ``LocalCluster`` of single-threaded workers and its Client."""
+def cluster(workers: int, memory_limit="auto", mmap: bool = True):
+    """A fresh ``LocalCluster`` of single-threaded workers and its Client.
+
+    ``mmap=True`` keeps numpy's temporaries off ``mmap`` (faster); under a
+    memory limit it keeps freed memory from going back to the system, so
+    the memory-limited case turns it off."""
     import distributed
 
+    env = {"distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**28}
     with (
-        dask.config.set(
-            {"distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**28}
-        ),
+        dask.config.set(env if mmap else {}),
         distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -418,39 +425,74 @@ def case_d(tmp, quick: bool) -> None:
     )
 
 
-#: ``memory_limit`` of every worker in case e (``--memory-limit``).
-LIMIT_E = "300MB"
+#: ``memory_limit`` of every worker in case e's first call (``--memory-limit``)
+#: and in its runs (``--fit-limit``).
+LIMIT_E, FIT_E = "300MB", "500MB"
+
+
+def _limited(workers: int, limit, call, tile=None):
+    """``call()`` on a fresh memory-limited cluster (task shuffle, no mmap
+    tuning): ``(on_cluster's tuple, None)``, or ``(seconds, ValueError)``."""
+    t = time.perf_counter()
+    with (
+        evalci.set_options(tile_size=tile),
+        dask.config.set({"dataframe.shuffle.method": "tasks"}),
+        cluster(workers, memory_limit=limit, mmap=False) as client,
+    ):
+        t = time.perf_counter()
+        try:
+            return on_cluster(client, call), None
+        except ValueError as e:
+            return time.perf_counter() - t, e
+
+
+def _fitted(workers: int, limit, call):
+    """``call()`` at ``limit``; refused with a tile size named, again with it."""
+    out, err = _limited(workers, limit, call)
+    if err is None:
+        return out, None
+    found = re.search(r"tile_size=2\*\*(\d+)", str(err))
+    if found is None:
+        print(f"  refused at {limit}: {err}")
+        return None, None
+    tile = 2 ** int(found[1])
+    print(f"  refused after {out:.1f} s; again with tile_size=2**{found[1]}")
+    out, err = _limited(workers, limit, call, tile)
+    if err is not None:
+        print(f"  refused again: {err}")
+        return None, tile
+    return out, tile
 
 
 def case_e(tmp, quick: bool) -> None:
-    """Issue 23: 10 systems x 10**6 inputs x 5 runs under memory_limit=300MB,
-    on 1 and 2 workers; then 10**7 inputs x 1 system (1 run) on 2."""
-    # in-process workers (--quick) share the client's memory: no limit then
-    limit = LIMIT_E if PROCESSES else "auto"
+    """Issue 23: 10 systems x 10**6 inputs x 5 runs, refused at 300 MB and run
+    at ``FIT_E`` on 1 and 2 workers; then 10**7 inputs x 1 system (1 run)."""
     n, b = (20_000, 2_048) if quick else (1_000_000, 2_048)
+    path = to_parquet(frame(n, 5, 10, "continuous"), f"{tmp}/e", PART_E)
+    kw = dict(by="system", n_resamples=b, rng=0)
+
+    def call():
+        return dd.read_parquet(path).evalci.cluster_ci("value", "input_id", **kw)
+
+    if PROCESSES:  # in-process workers (--quick) share the client's memory
+        section(f"e. {n:,} inputs x 5 runs x 10 systems at memory_limit={LIMIT_E}")
+        out, err = _limited(2, LIMIT_E, call)
+        if err is None:
+            print(f"  ran, not refused: {out[1]:.1f} s")
+        else:
+            print(f"  refused after {out:.1f} s: {err}")
+    limit = FIT_E if PROCESSES else "auto"
     section(
         f"e. {n:,} inputs x 5 runs x 10 systems (scores) from Parquet, B={b:,}, "
         f"memory_limit={limit} per worker"
     )
-    # partitions of 250,000 rows: a 10**6-row partition's distinct rows alone
-    # take a 300 MB worker over its limit (measured: KilledWorker)
-    path = to_parquet(frame(n, 5, 10, "continuous"), f"{tmp}/e", PART_E)
-    kw = dict(by="system", n_resamples=b, rng=0)
     times, results = {}, {}
     for workers in (1, 2):
-        # the task-based shuffle: P2P's buffers (100 MB by default) and the
-        # worker itself do not fit in 300 MB (measured: KilledWorker)
-        with (
-            dask.config.set({"dataframe.shuffle.method": "tasks"}),
-            cluster(workers, memory_limit=limit) as client,
-        ):
-            res, t, c, w, tasks = on_cluster(
-                client,
-                lambda: dd.read_parquet(path).evalci.cluster_ci(
-                    "value", "input_id", **kw
-                ),
-            )
-        row(f"dask {workers}x1, {limit} each", t, c, w, tasks)
+        out, tile = _fitted(workers, limit, call)
+        if out is None:
+            return
+        res, t, c, w, tasks = out
+        row(f"dask {workers}x1, {limit} each, tile_size={tile}", t, c, w, tasks)
         print(
             f"  {'':<52}peak resident set per worker: "
             + ", ".join(f"{p:.0f} MB" for p in PEAKS)
@@ -462,18 +504,18 @@ def case_e(tmp, quick: bool) -> None:
         f"same numbers on 1 and 2 workers: {same(results[1], results[2])}"
     )
     n = 20_000 if quick else 10_000_000
-    path = to_parquet(frame(n, 1, 1, "continuous"), f"{tmp}/e10", PART_E)
-    with (
-        dask.config.set({"dataframe.shuffle.method": "tasks"}),
-        cluster(2, memory_limit=limit) as client,
-    ):
-        res, t, c, w, tasks = on_cluster(
-            client,
-            lambda: dd.read_parquet(path).evalci.cluster_ci(
-                "value", "input_id", n_resamples=1_000, rng=0
-            ),
+    path10 = to_parquet(frame(n, 1, 1, "continuous"), f"{tmp}/e10", PART_E)
+
+    def call10():
+        return dd.read_parquet(path10).evalci.cluster_ci(
+            "value", "input_id", n_resamples=1_000, rng=0
         )
-    row(f"dask 2x1, {n:,} inputs x 1 run x 1 system, B=1,000", t, c, w, tasks)
+
+    out, tile = _fitted(2, limit, call10)
+    if out is None:
+        return
+    res, t, c, w, tasks = out
+    row(f"dask 2x1, {n:,} inputs x 1 run, B=1,000, tile_size={tile}", t, c, w, tasks)
     print(
         f"  {'':<52}peak resident set per worker: "
         + ", ".join(f"{p:.0f} MB" for p in PEAKS)
@@ -492,11 +534,16 @@ def main(argv=None) -> None:
         help="case a: only these outcomes (default both)",
     )
     parser.add_argument(
-        "--memory-limit", default="300MB", help="case e: each worker's memory_limit"
+        "--memory-limit",
+        default="300MB",
+        help="case e: each worker's memory_limit in the first (refused) call",
+    )
+    parser.add_argument(
+        "--fit-limit", default="500MB", help="case e: each worker's memory_limit"
     )
     args = parser.parse_args(argv)
-    global PROCESSES, LIMIT_E  # noqa: PLW0603
-    LIMIT_E = args.memory_limit
+    global PROCESSES, LIMIT_E, FIT_E  # noqa: PLW0603
+    LIMIT_E, FIT_E = args.memory_limit, args.fit_limit
     PROCESSES = not args.quick
     # a shuffle started and ended by the scheduler is not news
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)

@@ -547,7 +547,9 @@ def test_a_worker_memory_limit_too_small_is_refused_before_work_starts(client):
     ):
         with pytest.raises(ValueError, match="start the workers with memory_limit"):
             scaleout.check_worker_memory(p, c)
-        with pytest.raises(ValueError, match="GROUP_BLOCK_BYTES"):
+        with pytest.raises(
+            ValueError, match="start the workers with memory_limit of at least"
+        ):
             evalci.cluster_ci(
                 scores(n=50), "score", "input_id", by="system", backend="dask", rng=0
             )

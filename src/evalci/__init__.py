@@ -57,6 +57,7 @@ from evalci import (  # noqa: E402 - after the distribution check
 )
 from evalci import compare as _compare_module  # noqa: E402, F401
 from evalci import report as _report_module  # noqa: E402, F401
+from evalci._base.options import get_option, set_options  # noqa: E402
 from evalci._base.version import __version__  # noqa: E402, F401
 from evalci._base.warnings import (  # noqa: E402
     ClusteringIgnoredWarning,
@@ -125,6 +126,8 @@ from evalci.reporting.report import Report, flaky  # noqa: E402
 
 __all__ = [
     "DISTRIBUTION",
+    "get_option",
+    "set_options",
     "Plan",
     "icc",
     "minimum_detectable_effect",

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["stream_states", "streams"]
+__all__ = ["seed_sequence", "stream_states", "streams"]
 
 _M32 = 0xFFFFFFFF
 _M128 = (1 << 128) - 1
@@ -170,3 +170,31 @@ def streams(
     for state in states:
         bit_generator.state = state
         yield gen
+
+
+def seed_sequence(rng) -> np.random.SeedSequence:
+    """The root SeedSequence for ``rng`` (SPEC 7: None, int, Generator, SeedSequence).
+
+    A Generator is advanced (four 64-bit draws give the entropy), so two calls
+    with the same Generator give different, reproducible results, as with scipy.
+    """
+    if rng is None:
+        return np.random.SeedSequence()
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        entropy = rng.integers(0, 2**63, size=4, dtype=np.uint64)
+        return np.random.SeedSequence([int(e) for e in entropy])
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError("`rng` must be a non-negative integer seed.")
+        return np.random.SeedSequence(int(rng))
+    if isinstance(rng, np.random.RandomState):
+        raise TypeError(
+            "`rng` must be an int, numpy.random.Generator or SeedSequence; "
+            "legacy RandomState is not supported (use np.random.default_rng)."
+        )
+    raise TypeError(
+        "`rng` must be None, an int, a numpy.random.Generator or a "
+        f"numpy.random.SeedSequence, not {type(rng).__name__}."
+    )

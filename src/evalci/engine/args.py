@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalci import metrics as metrics_mod
+from evalci._base.options import get_option
 from evalci._base.typing import BACKENDS, METHODS, RESAMPLE_WEIGHTS, STRATEGIES, WEIGHTS
 from evalci._base.validate import (
     as_columns,
@@ -54,6 +55,9 @@ class BootstrapArgs:
     backend: str = "numpy"  # where the resampling runs: in process or on Dask
     block_length: int = 0  # moving_block: inputs drawn in runs of this many
     missing: str = "raise"  # what a missing value means (evalci.engine.missing)
+    # inputs per tile, read from evalci.set_options in the caller's process
+    # (None: resampling.TILE_SIZE); it travels with the call to Dask tasks
+    tile_size: int | None = None
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -146,6 +150,7 @@ def bootstrap_iv(
         backend=backend,
         block_length=block_length,
         missing=missing,
+        tile_size=get_option("tile_size"),
     )
 
 

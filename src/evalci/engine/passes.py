@@ -138,6 +138,7 @@ class UnitWork:
     strategy: str
     weights: str
     finalize: object
+    tile_size: int | None = None  # evalci.set_options(tile_size=...); None: default
 
     def sums(self, first: int, n_streams: int) -> np.ndarray:
         """Replicate sums ``(n_streams * 64, G, m)`` of streams ``first ...``."""
@@ -154,7 +155,13 @@ class UnitWork:
                 weights=self.weights,
             )
         return _rs.stream_replicate_sums(
-            self.unit, self.root, self.strategy, first, n_streams, weights=self.weights
+            self.unit,
+            self.root,
+            self.strategy,
+            first,
+            n_streams,
+            weights=self.weights,
+            tile_size=self.tile_size,
         )
 
     def replicates(self, first: int, n_streams: int) -> np.ndarray:
@@ -214,6 +221,7 @@ class Pass:
             strategy=self.strategy,
             weights=self.args.weights,
             finalize=self.args.metric.finalize,
+            tile_size=self.args.tile_size,
         )
 
     @property

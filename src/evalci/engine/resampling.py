@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalci._base.streams import streams
+from evalci._base.streams import seed_sequence, streams
 
 __all__ = [
     "STREAM_SIZE",
@@ -92,34 +92,6 @@ _RUN_LEVEL = ("single_draw", "hierarchical")
 
 # Spawn-key schemes: one namespace per use of randomness.
 _BOOT, _MODE, _POISSON = 0, 1, 2
-
-
-def seed_sequence(rng) -> np.random.SeedSequence:
-    """The root SeedSequence for ``rng`` (SPEC 7: None, int, Generator, SeedSequence).
-
-    A Generator is advanced (four 64-bit draws give the entropy), so two calls
-    with the same Generator give different, reproducible results, as with scipy.
-    """
-    if rng is None:
-        return np.random.SeedSequence()
-    if isinstance(rng, np.random.SeedSequence):
-        return rng
-    if isinstance(rng, np.random.Generator):
-        entropy = rng.integers(0, 2**63, size=4, dtype=np.uint64)
-        return np.random.SeedSequence([int(e) for e in entropy])
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        if rng < 0:
-            raise ValueError("`rng` must be a non-negative integer seed.")
-        return np.random.SeedSequence(int(rng))
-    if isinstance(rng, np.random.RandomState):
-        raise TypeError(
-            "`rng` must be an int, numpy.random.Generator or SeedSequence; "
-            "legacy RandomState is not supported (use np.random.default_rng)."
-        )
-    raise TypeError(
-        "`rng` must be None, an int, a numpy.random.Generator or a "
-        f"numpy.random.SeedSequence, not {type(rng).__name__}."
-    )
 
 
 def stream(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
@@ -238,19 +210,26 @@ def check_weights(weights, strategy: str | None = None) -> str:
     return weights
 
 
-def tiled(unit: Unit, strategy: str) -> bool:
+def tiled(unit: Unit, strategy: str, tile_size: int | None = None) -> bool:
     """Whether the unit draws tile by tile (the two-stage multinomial).
 
-    Cluster-level draws of more than :data:`TILE_SIZE` inputs (read at call
-    time); never run-level strategies or moving blocks, whose draws are not
-    a multinomial over inputs. The one rule the kernel here and the Dask
-    graph (:mod:`evalci.scaleout`) follow.
+    Cluster-level draws of more than ``tile_size`` inputs (default
+    :data:`TILE_SIZE`, read at call time); never run-level strategies or
+    moving blocks, whose draws are not a multinomial over inputs. The one
+    rule the kernel here and the Dask graph (:mod:`evalci.scaleout`) follow.
     """
     return (
         strategy not in _RUN_LEVEL
         and not unit.block_length
-        and unit.n_clusters > TILE_SIZE
+        and unit.n_clusters > (TILE_SIZE if tile_size is None else tile_size)
     )
+
+
+def draw_call(tile_size: int | None = None) -> int:
+    """Draws of one random call inside a piece of a ``tile_size`` tiling:
+    :data:`DRAW_CALL` for the default tiles, twice the tile otherwise (so
+    that a task's draws shrink with its tile; ``evalci.set_options``)."""
+    return DRAW_CALL if tile_size is None else 2 * int(tile_size)
 
 
 def stream_replicate_sums(
@@ -262,6 +241,7 @@ def stream_replicate_sums(
     *,
     weights: str = "multinomial",
     group_block: bool = False,
+    tile_size: int | None = None,
 ) -> np.ndarray:
     """Summed statistics ``(n_streams * STREAM_SIZE, G, m)`` for a block of streams.
 
@@ -273,25 +253,37 @@ def stream_replicate_sums(
 
     ``group_block=True``: ``unit.T`` is one block of :func:`group_blocks` of
     a wider unit (a Dask task's share): the bits of those columns of the whole.
+    ``tile_size``: inputs per tile (``evalci.set_options``); None for
+    :data:`TILE_SIZE`.
     """
     check_weights(weights, strategy)
+    size = tile_size
     if weights == "poisson":
         parts = (
-            poisson_piece_sums(unit.T[lo:hi], root, unit.index, p, first, n_streams)
-            for p, (lo, hi, _) in enumerate(pieces(unit.strata_bounds))
+            poisson_piece_sums(
+                unit.T[lo:hi], root, unit.index, p, first, n_streams, tile_size=size
+            )
+            for p, (lo, hi, _) in enumerate(pieces(unit.strata_bounds, size))
         )
         return combine_pieces(parts)
-    if tiled(unit, strategy):
+    if tiled(unit, strategy, size):
         bounds = unit.strata_bounds
-        totals = tile_totals(root, unit.index, bounds, first, n_streams)
+        totals = tile_totals(root, unit.index, bounds, first, n_streams, size)
         parts = (
             piece_sums(
-                unit.T[lo:hi], root, unit.index, p, first, n_streams, totals[:, p]
+                unit.T[lo:hi],
+                root,
+                unit.index,
+                p,
+                first,
+                n_streams,
+                totals[:, p],
+                tile_size=size,
             )
-            for p, (lo, hi, _) in enumerate(pieces(bounds))
+            for p, (lo, hi, _) in enumerate(pieces(bounds, size))
         )
         return combine_pieces(parts)
-    return _one_stage_sums(unit, root, strategy, first, n_streams, group_block)
+    return _one_stage_sums(unit, root, strategy, first, n_streams, group_block, size)
 
 
 def _one_stage_sums(
@@ -301,6 +293,7 @@ def _one_stage_sums(
     first: int,
     n_streams: int,
     group_block: bool = False,
+    tile_size: int | None = None,
 ) -> np.ndarray:
     """The untiled kernel: every draw of a stream from its one generator."""
     n, g, m = unit.T.shape
@@ -328,7 +321,7 @@ def _one_stage_sums(
             if len(spans) == 1
             else [np.ascontiguousarray(t[:, a:b]) for a, b in spans]
         )
-        rows_per = STREAM_SIZE if unit.block_length else draw_rows(n)
+        rows_per = STREAM_SIZE if unit.block_length else draw_rows(n, tile_size)
         offsets = (np.arange(rows_per) * n)[:, None]
         w = np.empty((rows_per, n))
         flat = out.reshape(n_rep, g * m)
@@ -360,12 +353,12 @@ def _one_stage_sums(
     return out
 
 
-def draw_rows(n: int) -> int:
+def draw_rows(n: int, tile_size: int | None = None) -> int:
     """Replicates of a stream drawn and counted at once for ``n`` inputs: the
-    largest power of two up to 64 with at most :data:`DRAW_CALL` draws (>= 2).
+    largest power of two up to 64 with at most :func:`draw_call` draws (>= 2).
     Memory only: the numbers are those of the whole stream."""
-    rows = STREAM_SIZE
-    while rows > 2 and rows * n > DRAW_CALL:
+    rows, most = STREAM_SIZE, draw_call(tile_size)
+    while rows > 2 and rows * n > most:
         rows //= 2
     return rows
 
@@ -501,8 +494,8 @@ def tile_totals(
     return out
 
 
-def _rows_per_call(n_piece: int) -> int:
-    return max(1, min(STREAM_SIZE, DRAW_CALL // max(n_piece, 1)))
+def _rows_per_call(n_piece: int, tile_size: int | None = None) -> int:
+    return max(1, min(STREAM_SIZE, draw_call(tile_size) // max(n_piece, 1)))
 
 
 def _constants(t: np.ndarray) -> list:
@@ -520,6 +513,7 @@ def piece_sums(
     first: int,
     n_streams: int,
     totals,
+    tile_size: int | None = None,
 ) -> np.ndarray:
     """Stage two of the tiled draws: one piece's partial replicate sums.
 
@@ -535,6 +529,9 @@ def piece_sums(
         The block of streams.
     totals : (n_streams * STREAM_SIZE,) array_like of int
         The piece's column of :func:`tile_totals` for the same streams.
+    tile_size : int, optional
+        The tiling's tile size (None: :data:`TILE_SIZE`), which fixes how
+        many replicates share one random call (:func:`draw_call`).
 
     Returns
     -------
@@ -560,7 +557,7 @@ def piece_sums(
         for j, c in enumerate(const)
     ]
     need = any(c is None for c in const) or t.shape[1] > GATHER_COLUMNS
-    step = _rows_per_call(n)
+    step = _rows_per_call(n, tile_size)
     for s in range(n_streams):
         gen = stream(root, _BOOT, unit_index, first + s, 1 + piece)
         for r0 in range(s * STREAM_SIZE, (s + 1) * STREAM_SIZE, step):
@@ -601,14 +598,15 @@ def poisson_piece_sums(
     piece: int,
     first: int,
     n_streams: int,
+    tile_size: int | None = None,
 ) -> np.ndarray:
     """One piece's partial replicate sums with Poisson(1) weights.
 
     Stream ``(POISSON, unit_index, first + s, piece)`` draws the weights
     ``poisson(1.0, (STREAM_SIZE, n_p))`` (in row groups of
-    ``max(1, DRAW_CALL // n_p)`` replicates: numpy's Poisson sampler keeps no
-    state between calls, so that is the same numbers as one call); the sums are
-    ``W @ T_piece``.
+    ``max(1, draw_call(tile_size) // n_p)`` replicates: numpy's Poisson
+    sampler keeps no state between calls, so that is the same numbers as one
+    call); the sums are ``W @ T_piece``.
 
     Returns
     -------
@@ -625,7 +623,7 @@ def poisson_piece_sums(
     n, g, m = T_piece.shape
     t = np.ascontiguousarray(T_piece.reshape(n, g * m), dtype=float)
     out = np.empty((n_streams * STREAM_SIZE, g * m))
-    step = _rows_per_call(n)
+    step = _rows_per_call(n, tile_size)
     for s in range(n_streams):
         gen = stream(root, _POISSON, unit_index, first + s, piece)
         for r0 in range(s * STREAM_SIZE, (s + 1) * STREAM_SIZE, step):

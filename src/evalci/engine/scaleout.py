@@ -29,11 +29,13 @@ Callable metrics resample rows and stay in one process.
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import replace
 
 import numpy as np
 
+from evalci._base.options import MIN_TILE_SIZE
 from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 
@@ -81,7 +83,7 @@ def _blocks(n_resamples: int) -> list[tuple[int, int]]:
 
 def _tiled(work: engine.UnitWork) -> bool:
     """Whether the unit's index kernel draws tile by tile (very many inputs)."""
-    return work.unit is not None and _rs.tiled(work.unit, work.strategy)
+    return work.unit is not None and _rs.tiled(work.unit, work.strategy, work.tile_size)
 
 
 def _group_works(work: engine.UnitWork) -> list:
@@ -116,6 +118,7 @@ def _group_block(work, first: int, n_streams: int):
         n_streams,
         weights=work.weights,
         group_block=True,
+        tile_size=work.tile_size,
     )
     return work.finalize(sums)
 
@@ -141,8 +144,8 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
     """The replicate blocks of a tiled unit: totals, tiles, combine."""
     import dask
 
-    unit = work.unit
-    pieces = _rs.pieces(unit.strata_bounds)
+    unit, size = work.unit, work.tile_size
+    pieces = _rs.pieces(unit.strata_bounds, size)
     shipped = [
         _ship(np.ascontiguousarray(unit.T[lo:hi]), f"evalci-statistics-{token}-{u}-{p}")
         for p, (lo, hi, _) in enumerate(pieces)
@@ -158,6 +161,7 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
                     p,
                     first,
                     n,
+                    size,
                     dask_key_name=f"evalci-tile-{token}-{u}-{b}-{p}",
                 )
                 for p, t in enumerate(shipped)
@@ -169,6 +173,7 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
                 unit.strata_bounds,
                 first,
                 n,
+                size,
                 dask_key_name=f"evalci-tiles-{token}-{u}-{b}",
             )
             parts = [
@@ -180,6 +185,7 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
                     first,
                     n,
                     totals[:, p],
+                    size,
                     dask_key_name=f"evalci-tile-{token}-{u}-{b}-{p}",
                 )
                 for p, t in enumerate(shipped)
@@ -265,19 +271,93 @@ def replicate_blocks(p: engine.Pass, token: str | None = None) -> list[list]:
     return out
 
 
-#: Bytes of a worker's own that a resample task cannot use: an idle worker
-#: process with numpy, pandas, pyarrow, distributed and evalci imported
-#: measured 176 MB resident.
+#: Bytes of a worker's own that a task cannot use, when it cannot be
+#: measured (:func:`worker_memory`): an idle worker process with numpy,
+#: pandas, pyarrow, distributed and evalci imported measured 176 MB resident.
 WORKER_BASELINE = 180 * 2**20
 
+#: The least room (``memory_limit`` x pause threshold, less the worker's own
+#: resident memory) the reduction of a Dask DataFrame is let start in. Below
+#: it a worker cannot hold a modest partition's reduction; above it, whether
+#: a large table's shuffle fits depends on the data, which is not known before
+#: the reduction (docs/scaling.md, Memory limits: at 200,000 inputs x 5 runs x
+#: 10 systems in partitions of 100,000 rows, ~50 MiB of room paused the
+#: workers for good, ~130 MiB finished; a 60-input table ran in 62 MiB).
+REDUCE_ROOM = 32 * 2**20
 
-def task_bytes(work: engine.UnitWork) -> int:
+
+def _warm_rss(dask_worker=None) -> int:
+    """On a worker: import what evalci's tasks import, then its resident set."""
+    import dask.dataframe  # noqa: F401 - imported by every reduction task
+    import pandas  # noqa: F401
+
+    import evalci.engine.passes  # noqa: F401 - and so evalci itself
+
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * page
+
+
+def worker_memory(client) -> list[tuple[int, int]]:
+    """``(memory_limit, resident bytes)`` of every worker with a limit.
+
+    The resident set is read on each worker after importing what evalci's
+    tasks import (they would import it anyway), so it is the memory the
+    worker itself takes; :data:`WORKER_BASELINE` where it cannot be read.
+    """
+    limits = {
+        addr: w.get("memory_limit") or 0
+        for addr, w in client.scheduler_info(n_workers=-1)["workers"].items()
+    }
+    limits = {a: x for a, x in limits.items() if x}
+    if not limits:
+        return []
+    try:
+        rss = client.run(_warm_rss, workers=list(limits))
+    except Exception:  # noqa: BLE001 - no /proc, or a worker gone: assume
+        rss = {}
+    return [(x, rss.get(a, WORKER_BASELINE)) for a, x in limits.items()]
+
+
+def _pause() -> float:
+    import dask
+
+    return dask.config.get("distributed.worker.memory.pause") or 1.0
+
+
+def check_reduce_memory(client) -> None:
+    """Refuse, before the reduction starts, workers whose ``memory_limit``
+    leaves less than :data:`REDUCE_ROOM` above their own memory."""
+    if client is None:
+        return
+    sizes = worker_memory(client)
+    if not sizes:
+        return
+    pause = _pause()
+    limit, own = min(sizes, key=lambda s: s[0] * pause - s[1])
+    room = limit * pause - own
+    if room >= REDUCE_ROOM:
+        return
+    raise ValueError(
+        f"the workers' memory_limit={limit / 1e6:,.0f} MB leaves "
+        f"{max(room, 0) / 2**20:,.0f} MiB for evalci's tasks (paused at "
+        f"{pause:.0%} of the limit; the worker itself holds "
+        f"{own / 2**20:,.0f} MiB with pandas, Dask and evalci imported), and "
+        f"reducing a Dask DataFrame needs at least {REDUCE_ROOM / 2**20:.0f} MiB: "
+        f"start the workers with memory_limit of at least "
+        f"{(own + REDUCE_ROOM) / pause / 1e6:,.0f} MB (docs/scaling.md, Memory "
+        "limits); nothing has been computed."
+    )
+
+
+def task_bytes(work: engine.UnitWork, tile_size: int | None = None) -> int:
     """About the peak bytes one resample task of ``work`` holds.
 
-    Its statistics (a block of groups, or a tile of inputs), the draws of
-    one row chunk (index, counts and weights: 24 bytes per draw) and its
-    replicate sums and finished replicates. Pattern tables are small:
-    their tasks count their output only.
+    Its statistics (a block of groups, or a tile of inputs), its draws (index,
+    counts and weights: 24 bytes per draw of one row chunk; a tile's draws
+    are also repeated per replicate: 32 bytes per draw of one call) and its
+    replicate sums and finished replicates. Pattern tables are small: their
+    tasks count their output only. ``tile_size`` replaces the work's own.
     """
     unit = work.unit
     out = _rs.STREAM_SIZE * TASK_STREAMS * 8
@@ -285,44 +365,75 @@ def task_bytes(work: engine.UnitWork) -> int:
         return out
     n, g, m = unit.T.shape
     out *= 2 * g * m
-    if _tiled(work):
-        return out + 8 * min(n, _rs.TILE_SIZE) * g * m + 24 * _rs.DRAW_CALL
+    size = work.tile_size if tile_size is None else tile_size
+    tile = _rs.TILE_SIZE if size is None else size
+    if _rs.tiled(unit, work.strategy, size):
+        return out + 8 * min(n, tile) * g * m + 32 * _rs.draw_call(size)
     if work.weights == "poisson":
-        piece = min(n, _rs.TILE_SIZE)
-        return out + 8 * piece * g * m + 24 * _rs._rows_per_call(piece) * piece
+        piece = min(n, tile)
+        rows = _rs._rows_per_call(piece, size)
+        return out + 8 * piece * g * m + 24 * rows * piece
     if work.strategy in _RUN_LEVEL or unit.block_length:
         rows = sum(r.nbytes for r in unit.rows)
         return out + unit.T.nbytes + rows + 24 * _rs.STREAM_SIZE * n
     widest = max(hi - lo for lo, hi in _rs.group_blocks(n, g, m))
-    return out + 8 * n * widest * m + 24 * _rs.draw_rows(n) * n
+    return out + 8 * n * widest * m + 24 * _rs.draw_rows(n, size) * n
+
+
+def _fitting_tile(works: list, room: float) -> int | None:
+    """The largest power-of-two ``tile_size`` whose tasks fit in 90% of
+    ``room`` bytes (a margin for the worker's own memory, which moves), or
+    None if none does (or tiles would not help: run-level strategies, moving
+    blocks)."""
+    room = 0.9 * room
+    if any(
+        w.unit is not None
+        and (w.strategy in _RUN_LEVEL or w.unit.block_length)
+        and task_bytes(w) > room
+        for w in works
+    ):
+        return None
+    size = _rs.TILE_SIZE
+    while size >= MIN_TILE_SIZE:
+        if all(task_bytes(w, size) <= room for w in works):
+            return size
+        size //= 2
+    return None
 
 
 def check_worker_memory(p: engine.Pass, client) -> None:
     """Refuse, before any task runs, a pass whose resample tasks cannot fit
-    in the workers' ``memory_limit`` (below the pause threshold)."""
-    import dask
-
-    limits = [
-        w.get("memory_limit") or 0
-        for w in client.scheduler_info(n_workers=-1)["workers"].values()
-    ]
-    limits = [x for x in limits if x]
-    if not limits or not p.fast:
+    in the workers' ``memory_limit`` (below the pause threshold, less the
+    worker's own memory: :func:`worker_memory`), naming the ``memory_limit``
+    that would, and the ``tile_size`` that would fit these workers when tiles
+    can."""
+    sizes = worker_memory(client)
+    if not sizes or not p.fast:
         return
-    pause = dask.config.get("distributed.worker.memory.pause") or 1.0
-    room = min(limits) * pause - WORKER_BASELINE
-    need = max(task_bytes(p.work(u)) for u in range(len(p.units)))
-    if need > room:
-        raise ValueError(
-            f"a resample task needs about {need / 2**20:,.0f} MB, and the smallest "
-            f"worker allows {max(room, 0) / 2**20:,.0f} MB (memory_limit="
-            f"{min(limits) / 2**20:,.0f} MB, paused at {pause:.0%}, less about "
-            f"{WORKER_BASELINE / 2**20:.0f} MB for the worker itself); start the "
-            f"workers with memory_limit of at least "
-            f"{(need + WORKER_BASELINE) / pause / 2**20:,.0f} MB, or lower "
-            "evalci.engine.resampling.GROUP_BLOCK_BYTES (statistics per block of "
-            "systems; a fixed setting: other bits where blocks change)."
-        )
+    pause = _pause()
+    limit, own = min(sizes, key=lambda s: s[0] * pause - s[1])
+    room = limit * pause - own
+    works = [p.work(u) for u in range(len(p.units))]
+    need = max(task_bytes(w) for w in works)
+    if need <= room:
+        return
+    tile = _fitting_tile(works, room)
+    smaller = (
+        f", or cut the draws into smaller tiles: evalci.set_options(tile_size="
+        f"2**{tile.bit_length() - 1}) (the same law; other draws from the same "
+        "seed where a unit has more inputs than that; the same on numpy and on "
+        "Dask)"
+        if tile is not None
+        else ""
+    )
+    raise ValueError(
+        f"a resample task needs about {need / 2**20:,.0f} MiB, and the smallest "
+        f"worker allows {max(room, 0) / 2**20:,.0f} MiB (memory_limit="
+        f"{limit / 1e6:,.0f} MB, paused at {pause:.0%}, less "
+        f"{own / 2**20:.0f} MiB for the worker itself); start the "
+        f"workers with memory_limit of at least "
+        f"{(need + own) / pause / 1e6:,.0f} MB{smaller}."
+    )
 
 
 def finish(p: engine.Pass) -> engine.Replicates:

@@ -16,6 +16,7 @@ import numpy as np
 
 from evalci._base.warnings import caller_warnings
 from evalci.engine import args as _args
+from evalci.engine import scaleout as _scaleout
 from evalci.frames.dask_frame import (
     RUNS,
     _bind,
@@ -41,6 +42,8 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
     given = _bind(pandas_bootstrap, ddf, value, cluster, **kwargs)
     given["missing"] = _missing.resolve(given["missing"], given["dropna"])
     given["dropna"] = False
+    # workers too small for the reduction are refused before it starts
+    _scaleout.check_reduce_memory(_scaleout.active_client())
     with caller_warnings():
         if given["missing"] in ("zero", "bounds"):
             return _bootstrap_reduced(pandas_bootstrap, ddf, given)
