@@ -281,8 +281,9 @@ WORKER_BASELINE = 180 * 2**20
 #: it a worker cannot hold a modest partition's reduction; above it, whether
 #: a large table's shuffle fits depends on the data, which is not known before
 #: the reduction (docs/scaling.md, Memory limits: at 200,000 inputs x 5 runs x
-#: 10 systems in partitions of 100,000 rows, ~50 MiB of room paused the
-#: workers for good, ~130 MiB finished; a 60-input table ran in 62 MiB).
+#: 10 systems in partitions of 100,000 rows, ~50 MiB (300 MB) and ~87 MiB
+#: (350 MB) of room paused the workers for good, ~130 MiB (400 MB) finished;
+#: a 60-input table ran in 62 MiB).
 REDUCE_ROOM = 32 * 2**20
 
 
