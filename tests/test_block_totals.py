@@ -1,0 +1,199 @@
+"""Moving blocks through one total (issue 27): the law, the draws, the choice.
+
+When a moving-block replicate's sums vary in one column only (one system,
+equal runs per input), the pattern kernel draws that column's total by
+inverse CDF from its exact law, the convolution of the per-block laws
+(:mod:`evalci.engine.patterns_total`). References here: the convolution in
+exact integer arithmetic (small cases) and by direct float convolution of
+nonnegative terms (relative accuracy, no FFT); the index kernel's documented
+draws through two-sample Kolmogorov-Smirnov tests, each requiring p > 1e-4
+(false-failure rate below 1e-4 per assertion, about 6e-4 for the file).
+"""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import evalci
+from evalci.engine import passes, patterns_draw, patterns_total, resampling
+
+
+def _sequence(n, seed, k=3, values=(0, 1)):
+    """Scores with serial dependence (a two-state Markov chain), k runs each."""
+    rng = np.random.default_rng(seed)
+    state = np.empty(n, dtype=int)
+    state[0] = 1
+    for t in range(1, n):
+        state[t] = state[t - 1] if rng.random() < 0.8 else 1 - state[t - 1]
+    p = np.repeat(np.where(state == 1, 0.8, 0.3), k)
+    lo, hi = values
+    return pd.DataFrame(
+        {
+            "turn": np.repeat(np.arange(n), k),
+            "score": np.where(rng.random(k * n) < p, hi, lo),
+        }
+    )
+
+
+def _per_input(df, k=3):
+    s = df.groupby("turn").score.sum().to_numpy().astype(float)
+    return np.stack([s, np.full(len(s), float(k))], axis=1)[:, None, :]
+
+
+def _block_laws(c, length):
+    """Per group of draws: (values, counts over the starts, draws), by brute force."""
+    n = len(c)
+    nb = -(-n // length)
+    rest = n - (nb - 1) * length
+    full = [int(c[s : s + length].sum()) for s in range(n - length + 1)]
+    groups = [(full, nb - (rest < length))]
+    if rest < length:
+        groups.append(([int(c[s : s + rest].sum()) for s in range(n - length + 1)], 1))
+    return groups
+
+
+def _exact_pmf(groups):
+    """P(T = t) as Fractions: the convolution in exact integer arithmetic."""
+    poly, denom = {0: 1}, 1
+    for values, draws in groups:
+        one = {}
+        for v in values:
+            one[v] = one.get(v, 0) + 1
+        for _ in range(draws):
+            new = {}
+            for a, x in poly.items():
+                for b, y in one.items():
+                    new[a + b] = new.get(a + b, 0) + x * y
+            poly = new
+            denom *= len(values)
+    return {t: Fraction(x, denom) for t, x in poly.items()}
+
+
+def _direct_pmf(groups):
+    """P(T = t), t = 0 ... max, by direct float convolution (nonnegative terms)."""
+    pmf = np.ones(1)
+    for values, draws in groups:
+        one = np.bincount(values) / len(values)
+        for _ in range(draws):
+            pmf = np.convolve(pmf, one)
+    return pmf
+
+
+def test_the_law_of_the_total_is_the_exact_convolution():
+    # n = 83, L = 6: 13 full blocks and a partial one of 5 inputs
+    df = _sequence(83, seed=1)
+    c = df.groupby("turn").score.sum().to_numpy()
+    plan = patterns_draw.block_plan(_per_input(df), 6)
+    assert plan.form == "total" and plan.n_draws == 1
+    law = plan.total
+    exact = _exact_pmf(_block_laws(c, 6))
+    support = np.arange(max(exact) + 1)
+    pmf = np.array([float(exact.get(t, 0)) for t in support])
+    cdf = np.cumsum(pmf)
+    # a replicate's total is base + lo + t, t = 0 ... len(cdf) - 1
+    start = int(law.base[law.column]) + law.lo
+    t = start + np.arange(len(law.cdf))
+    np.testing.assert_allclose(law.cdf, cdf[t], rtol=0, atol=1e-12)
+    # the window drops at most 2**-70 on each side
+    below = cdf[start - 1] if start > 0 else 0.0
+    assert below <= 2.0**-70
+    assert 1.0 - cdf[t[-1]] <= 2.0**-70 + 1e-15
+    # the constant column: every replicate has 3 runs per input, 83 inputs
+    assert law.column == 0 and law.base[1] == 3.0 * 83
+
+
+@pytest.mark.parametrize("n, length", [(2000, 8), (20_000, 27)])
+def test_a_long_total_is_cut_to_its_window_without_losing_mass(n, length):
+    # against direct convolution (relative accuracy even in the far tails)
+    df = _sequence(n, seed=n)
+    c = df.groupby("turn").score.sum().to_numpy()
+    law = patterns_draw.block_plan(_per_input(df), length).total
+    pmf = _direct_pmf(_block_laws(c, length))
+    cdf = np.cumsum(pmf)
+    start = int(law.base[law.column]) + law.lo
+    hi = start + len(law.cdf) - 1
+    assert len(law.cdf) < len(pmf) / 4  # the window is much narrower than the support
+    assert cdf[start - 1] <= 2.0**-70 and 1.0 - cdf[hi] <= 1e-15
+    np.testing.assert_allclose(law.cdf, cdf[start : hi + 1], rtol=0, atol=1e-12)
+
+
+def _blocks(monkeypatch, path, df, rng, n_resamples=4000, **kw):
+    monkeypatch.setattr(passes, "_FORCE_PATH", path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", evalci.EvalciWarning)
+        return evalci.bootstrap(
+            df,
+            "score",
+            "turn",
+            n_resamples=n_resamples,
+            rng=rng,
+            strategy="moving_block",
+            method="percentile",
+            **kw,
+        )
+
+
+def test_replicates_are_the_documented_draws(monkeypatch):
+    # per stream (BOOT, 0, s): 64 uniforms u; T = the smallest t with
+    # P(T <= t) > u (the reference law); a replicate's mean is T / (3 n)
+    df = _sequence(203, seed=5)
+    length, b = 10, 300
+    res = _blocks(monkeypatch, "patterns", df, 9, n_resamples=b, block_length=length)
+    assert res.kernel == "patterns"
+    c = df.groupby("turn").score.sum().to_numpy()
+    cdf = np.cumsum(_direct_pmf(_block_laws(c, length)))
+    root = resampling.seed_sequence(9)
+    want = []
+    for s in range(resampling.n_streams_for(b)):
+        u = resampling.stream(root, 0, 0, s).random(64)
+        want.extend(np.searchsorted(cdf, u, side="right") / (3.0 * 203))
+    np.testing.assert_allclose(
+        np.ravel(res.bootstrap_distribution), want[:b], rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    "n, length, values",
+    [(403, 10, (0, 1)), (250, 7, (-1, 2)), (500, 1, (0, 1)), (360, 12, (0, 1))],
+)
+def test_the_total_draws_the_index_law(monkeypatch, n, length, values):
+    # 4,000 replicates each from independent seeds; n = 403, L = 10 leaves a
+    # partial last block (r = 3); scores -1 / 2 have negative block sums
+    df = _sequence(n, seed=n, values=values)
+    if length > 1:
+        plan = patterns_draw.block_plan(_per_input(df), length)
+        assert plan.form == "total"
+    idx = _blocks(monkeypatch, "index", df, 1, block_length=length)
+    pat = _blocks(monkeypatch, "patterns", df, 2, block_length=length)
+    assert (idx.kernel, pat.kernel) == ("index", "patterns")
+    x, y = np.ravel(idx.bootstrap_distribution), np.ravel(pat.bootstrap_distribution)
+    assert stats.ks_2samp(x, y).pvalue > 1e-4
+    np.testing.assert_allclose(idx.estimate, pat.estimate, rtol=1e-12)
+
+
+def test_the_total_form_is_used_only_where_one_column_varies():
+    df = _sequence(300, seed=3)
+    T = _per_input(df)
+    assert patterns_draw.block_plan(T, 5).form == "total"
+    assert (
+        patterns_draw.block_plan(T, 1).form == "cluster"
+    )  # L = 1: cluster, bit for bit
+    # unequal runs per input: the run counts vary too
+    uneven = T.copy()
+    uneven[::7, 0, 1] = 4.0
+    assert patterns_draw.block_plan(uneven, 5).form == "cluster"
+    # two systems in one draw unit: two totals
+    two = np.concatenate([T, T[::-1]], axis=1)
+    assert patterns_draw.block_plan(two, 5).form == "cluster"
+
+
+def test_the_total_form_gives_way_where_its_fft_is_dearer(monkeypatch):
+    # a wide window against few distinct block sums: the multinomial is cheaper
+    T = _per_input(_sequence(300, seed=3))
+    assert patterns_draw.block_plan(T, 5).form == "total"
+    monkeypatch.setattr(patterns_total, "TOTAL_RATIO", 1)
+    assert patterns_draw.block_plan(T, 5).form == "cluster"
