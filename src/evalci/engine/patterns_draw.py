@@ -16,6 +16,7 @@ import numpy as np
 
 from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
+from evalci.engine.blocks import block_tables
 from evalci.engine.patterns_find import (
     Patterns,
     _first_index,
@@ -292,13 +293,10 @@ def block_plan(T: np.ndarray, length: int) -> DrawPlan | None:
     big = float(np.abs(flat).max()) if flat.size else 0.0
     if big * n >= 2.0**53 or not np.array_equal(flat, np.trunc(flat)):
         return None
-    csum = np.zeros((n + 1, g * m))
-    np.cumsum(flat, axis=0, out=csum[1:])  # whole numbers: exact sums
+    full, last = block_tables(flat, length)  # whole numbers: exact sums
     n_starts, n_blocks = n - length + 1, -(-n // length)
-    rest = n - (n_blocks - 1) * length
-    parts = [(csum[length:] - csum[:-length], n_blocks - (rest < length))]
-    if rest < length:
-        parts.append((csum[rest : rest + n_starts] - csum[:n_starts], 1))
+    partial = n_blocks * length > n  # a truncated last block
+    parts = [(full, n_blocks - partial)] + ([(last, 1)] if partial else [])
     law = total_law(parts)
     if law is not None:
         return DrawPlan(

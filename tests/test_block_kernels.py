@@ -1,8 +1,12 @@
-"""Moving blocks through one total (issue 27): the law, the draws, the choice.
+"""Moving blocks (issue 27): sums of block sums on both kernels.
 
-When a moving-block replicate's sums vary in one column only (one system,
-equal runs per input), the pattern kernel draws that column's total by
-inverse CDF from its exact law, the convolution of the per-block laws
+For whole numbers the index kernel adds precomputed block sums instead of
+gathering rows (:mod:`evalci.engine.blocks`): compared with the
+row-gathering kernel on the same streams, bit for bit.
+
+When a replicate's sums vary in one column only (one system, equal runs per
+input), the pattern kernel draws that column's total by inverse CDF from its
+exact law, the convolution of the per-block laws
 (:mod:`evalci.engine.patterns_total`). References here: the convolution in
 exact integer arithmetic (small cases) and by direct float convolution of
 nonnegative terms (relative accuracy, no FFT); the index kernel's documented
@@ -19,7 +23,7 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci.engine import passes, patterns_draw, patterns_total, resampling
+from evalci.engine import blocks, passes, patterns_draw, patterns_total, resampling
 
 
 def _sequence(n, seed, k=3, values=(0, 1)):
@@ -197,3 +201,65 @@ def test_the_total_form_gives_way_where_its_fft_is_dearer(monkeypatch):
     assert patterns_draw.block_plan(T, 5).form == "total"
     monkeypatch.setattr(patterns_total, "TOTAL_RATIO", 1)
     assert patterns_draw.block_plan(T, 5).form == "cluster"
+
+
+def test_blocks_of_streams_and_dask_tasks_never_change_the_numbers(monkeypatch):
+    # replicate b comes from stream b // 64 whatever the blocking
+    from evalci.engine import patterns_find
+
+    T = _per_input(_sequence(300, seed=4))
+    plan = patterns_draw.block_plan(T, 6)
+    found = patterns_find.find_patterns(T, np.array([0, 300]))
+    root = np.random.SeedSequence(3)
+
+    def block(first, n):
+        return patterns_draw.pattern_replicate_sums(
+            found, root, 0, "moving_block", first, n, plan=plan
+        )
+
+    whole = block(0, 7)
+    parts = np.concatenate([block(0, 2), block(2, 1), block(3, 4)])
+    assert np.array_equal(whole, parts)
+    # the same on Dask, split into tasks of one and of three streams
+    dask = pytest.importorskip("dask")
+    from evalci.engine import scaleout
+
+    df = _sequence(300, seed=4)
+    kw = dict(strategy="moving_block", block_length=6, n_resamples=700, rng=5)
+    ref = evalci.bootstrap(df, "score", "turn", **kw)
+    assert ref.kernel == "patterns"
+    for size in (1, 3):
+        monkeypatch.setattr(scaleout, "TASK_STREAMS", size)
+        with dask.config.set(scheduler="threads"):
+            got = evalci.bootstrap(df, "score", "turn", backend="dask", **kw)
+        assert np.array_equal(ref.bootstrap_distribution, got.bootstrap_distribution)
+        assert (ref.low, ref.high) == (got.low, got.high)
+
+
+@pytest.mark.parametrize(
+    "n, length, g, m", [(97, 5, 1, 2), (100, 10, 2, 2), (61, 7, 3, 2), (50, 3, 1, 5)]
+)
+def test_block_sums_are_the_gathered_rows_bit_for_bit(n, length, g, m):
+    # whole numbers: every sum is exact, so adding block sums must give the
+    # row-gathering kernel's numbers exactly (few columns: gathered rows;
+    # more than GATHER_COLUMNS: counts times T), on the same streams
+    rng = np.random.default_rng(n)
+    T = rng.integers(-3, 6, (n, g, m)).astype(float)
+    T[:, :, -1] = 4.0  # the runs column at equal k
+    unit = resampling.Unit(0, T, np.array([0, n]), block_length=length)
+    root = np.random.SeedSequence(11)
+    kw = dict(weights="multinomial")
+    rows = resampling.stream_replicate_sums(unit, root, "moving_block", 2, 3, **kw)
+    sums = blocks.stream_replicate_sums(unit, root, "moving_block", 2, 3, **kw)
+    assert np.array_equal(rows, sums)
+    assert not np.array_equal(
+        blocks.stream_replicate_sums(unit, root, "moving_block", 3, 3, **kw), sums
+    )
+
+
+def test_the_block_kernel_is_only_for_exact_sums():
+    T = np.array([[1.0], [2.0], [-0.0], [3.0]] * 10).reshape(40, 1, 1)
+    assert not blocks.exact_sums(T.reshape(40, 1))  # a negative zero
+    assert blocks.exact_sums(np.abs(T).reshape(40, 1))
+    assert not blocks.exact_sums(np.full((40, 1), 0.5))
+    assert not blocks.exact_sums(np.full((40, 1), 2.0**48))  # 40 x 2**48 > 2**53
