@@ -237,14 +237,16 @@ def test_blocks_of_streams_and_dask_tasks_never_change_the_numbers(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "n, length, g, m", [(97, 5, 1, 2), (100, 10, 2, 2), (61, 7, 3, 2), (50, 3, 1, 5)]
+    "n, length, g, m, scale",
+    [(97, 5, 1, 2, 1), (100, 10, 2, 2, 10_000), (61, 7, 3, 2, 2**33), (50, 3, 1, 5, 1)],
 )
-def test_block_sums_are_the_gathered_rows_bit_for_bit(n, length, g, m):
+def test_block_sums_are_the_gathered_rows_bit_for_bit(n, length, g, m, scale):
     # whole numbers: every sum is exact, so adding block sums must give the
     # row-gathering kernel's numbers exactly (few columns: gathered rows;
-    # more than GATHER_COLUMNS: counts times T), on the same streams
+    # more than GATHER_COLUMNS: counts times T), on the same streams; the
+    # scales put the block sums in int16, int32 and int64
     rng = np.random.default_rng(n)
-    T = rng.integers(-3, 6, (n, g, m)).astype(float)
+    T = rng.integers(-3, 6, (n, g, m)).astype(float) * scale
     T[:, :, -1] = 4.0  # the runs column at equal k
     unit = resampling.Unit(0, T, np.array([0, n]), block_length=length)
     root = np.random.SeedSequence(11)
