@@ -23,6 +23,13 @@ of about ``n_h * 1e-16`` per frequency; the CDF is within ~1e-12 of the
 exact one (``tests/test_block_totals.py`` compares it with the convolution
 in exact integer arithmetic), the same order as the float probabilities of
 numpy's multinomial.
+
+Where it does not apply. Block sums that vary in several columns (two
+systems on the same inputs, or unequal runs per input) make the replicate
+a function of a d-dimensional total, whose law would need a d-dimensional
+FFT over the product of the windows (about 5e7 points for two systems at
+N = 100,000, L = 46): those units keep the multinomial, or the index
+kernel's block sums (:mod:`evalci.engine.blocks`).
 """
 
 from __future__ import annotations
@@ -36,11 +43,14 @@ __all__ = ["TotalLaw", "total_law", "TOTAL_RATIO", "TOTAL_MAX"]
 #: Each tail of the total's law left outside the window holds at most this.
 TAIL = 2.0**-70
 
-#: The total form replaces the multinomial when its FFT length ``M`` is at
-#: most ``TOTAL_RATIO`` times the V categories of the multinomial (about V
-#: binomials per replicate; measured break-even near 5,000 V at B=10,000,
-#: ``benchmarks/bench_engine.py --only moving_block``) and at most
-#: ``TOTAL_MAX``. Data shape only, never the number of resamples.
+#: The total form replaces the multinomial when its window is at most
+#: ``TOTAL_RATIO`` times the V categories of the multinomial (about V
+#: binomials per replicate) and at most ``TOTAL_MAX`` points. Measured on 2
+#: shared cores: the FFT of 2**16 / 2**18 / 2**20 points took 11 / 47 / 258
+#: ms, a multinomial over 64 categories for B=10,000 about 120-150 ms, so
+#: the break-even is at 8,000-14,000 V; 4,096 keeps the total form at least
+#: about twice as cheap at B=10,000. Data shape only, never the number of
+#: resamples.
 TOTAL_RATIO = 1 << 12
 TOTAL_MAX = 1 << 22
 
