@@ -14,6 +14,7 @@ draws through two-sample Kolmogorov-Smirnov tests, each requiring p > 1e-4
 (false-failure rate below 1e-4 per assertion, about 6e-4 for the file).
 """
 
+import tracemalloc
 import warnings
 from fractions import Fraction
 
@@ -125,6 +126,23 @@ def test_a_long_total_is_cut_to_its_window_without_losing_mass(n, length):
     np.testing.assert_allclose(law.cdf, cdf[start : hi + 1], rtol=0, atol=1e-12)
 
 
+def test_many_blocks_against_the_binomial_law():
+    # inputs 1, 1, 0, 1, 1, 0, ... and L = 2: every block sums to 1 or 2, so
+    # the total of n full blocks is n + Binomial(n, P(sum = 2)); scipy's
+    # binomial CDF is the reference (FFT rounding grows with n: ~6e-12 here)
+    n_inputs = 300_000
+    x = np.tile([1.0, 1.0, 0.0], n_inputs // 3)
+    T = np.stack([x, np.ones(n_inputs)], axis=1)[:, None, :]
+    law = patterns_draw.block_plan(T, 2).total
+    n = n_inputs // 2
+    p2 = np.mean(x[:-1] + x[1:] == 2)
+    t = law.base[law.column] + law.lo + np.arange(len(law.cdf))
+    want = stats.binom.cdf(t - n, n, p2)
+    np.testing.assert_allclose(law.cdf, want, rtol=0, atol=1e-10)
+    below = stats.binom.cdf(t[0] - 1 - n, n, p2)  # the mass left of the window
+    assert below <= 2.0**-70 and 1.0 - want[-1] <= 1e-15
+
+
 def _blocks(monkeypatch, path, df, rng, n_resamples=4000, **kw):
     monkeypatch.setattr(passes, "_FORCE_PATH", path)
     with warnings.catch_warnings():
@@ -201,6 +219,18 @@ def test_the_total_form_gives_way_where_its_fft_is_dearer(monkeypatch):
     assert patterns_draw.block_plan(T, 5).form == "total"
     monkeypatch.setattr(patterns_total, "TOTAL_RATIO", 1)
     assert patterns_draw.block_plan(T, 5).form == "cluster"
+    # block sums spread over more values than the largest window: no FFT,
+    # and no pmf over that span (it would be ~1 GB here)
+    monkeypatch.setattr(patterns_total, "TOTAL_RATIO", 1 << 12)
+    wide = T.copy()
+    wide[:, 0, 0] *= 2.0**23
+    tracemalloc.start()
+    try:
+        assert patterns_draw.block_plan(wide, 5).form == "cluster"
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50e6
 
 
 def test_blocks_of_streams_and_dask_tasks_never_change_the_numbers(monkeypatch):
