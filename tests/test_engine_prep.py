@@ -267,8 +267,12 @@ def test_moving_blocks_on_patterns_draw_the_index_law(monkeypatch, n, length, sy
 def test_moving_blocks_on_patterns_are_the_documented_draws(monkeypatch):
     # a slow re-draw of the pattern plan: per stream, Multinomial(nb - 1) over
     # the distinct full-block sums (sorted), then one draw over the distinct
-    # partial sums (sorted), from stream (BOOT, 0, s)
-    from evalci.engine import resampling
+    # partial sums (sorted), from stream (BOOT, 0, s). The multinomial form:
+    # the total form (one system, equal runs) is switched off here and
+    # tested in tests/test_block_totals.py
+    from evalci.engine import patterns_total, resampling
+
+    monkeypatch.setattr(patterns_total, "TOTAL_RATIO", 0)
 
     df = _sequence(203, seed=5)
     L, B = 10, 300

@@ -25,8 +25,8 @@ import pandas as pd
 
 from evalci._base.warnings import FEW_CLUSTERS, FEW_INPUTS, FewClustersWarning
 from evalci._base.warnings import warn as _warn
+from evalci.engine import blocks, patterns
 from evalci.engine import intervals as _intervals
-from evalci.engine import patterns
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs
 from evalci.engine.cube import Cube
@@ -154,7 +154,7 @@ class UnitWork:
                 plan=plan,
                 weights=self.weights,
             )
-        return _rs.stream_replicate_sums(
+        return blocks.stream_replicate_sums(
             self.unit,
             self.root,
             self.strategy,

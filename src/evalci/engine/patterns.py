@@ -41,6 +41,12 @@ whatever the blocking. Within one stream the draws are, in order:
    patterns for which that slot is random (the last slot takes what
    remains).
 
+Moving blocks (:func:`block_plan`) draw ``Multinomial(nb - 1)`` over the
+distinct full-block sums, then one draw over the distinct partial sums;
+or, where the block sums vary in one column only (the ``"total"`` form,
+:mod:`evalci.engine.patterns_total`), ``random(64)``: one uniform per
+replicate, its total the inverse CDF of the exact law at it.
+
 Patterns are found in a canonical order -- stratum, then lexicographic on the
 values -- so results do not depend on the order of the inputs. The draws of
 the pattern path differ from the index path's (same law, other numbers), so

@@ -16,12 +16,14 @@ import numpy as np
 
 from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
+from evalci.engine.blocks import block_tables
 from evalci.engine.patterns_find import (
     Patterns,
     _first_index,
     _row_codes,
     find_patterns,
 )
+from evalci.engine.patterns_total import TotalLaw, total_law
 
 __all__ = [
     "block_plan",
@@ -60,6 +62,10 @@ class DrawPlan:
       single_draw at most 2. Used when the joint outcomes fit
       :data:`MIXTURE_BUDGET` and (hierarchical) every input has at most two
       distinct runs per group;
+    * ``"total"`` (moving blocks, exact): a replicate's sums are fixed by one
+      integer total drawn by inverse CDF from one uniform per replicate
+      (:mod:`evalci.engine.patterns_total`); ``stats`` is ``(1, G, m)``, the
+      sums at total 0, and ``strata`` is empty;
     * ``"conditional"`` (run level, exact, any data): categories are the
       patterns; then per group and pattern drawn ``W_p`` times the runs are
       ``Multinomial(W_p k, cnt / k)`` (hierarchical) or ``Multinomial(W_p,
@@ -77,6 +83,7 @@ class DrawPlan:
     strata: tuple  # per non-empty stratum: (lo, hi, N_h, pvals (hi - lo,))
     runs: tuple | None = None  # conditional form: per group (k, slots, rows)
     hierarchical: bool = False
+    total: TotalLaw | None = None  # total form: the law of the one total
 
     @property
     def n_categories(self) -> int:
@@ -85,6 +92,8 @@ class DrawPlan:
     @property
     def n_draws(self) -> int:
         """Random variates per replicate (multinomial categories + binomials)."""
+        if self.total is not None:
+            return 1
         extra = 0
         if self.runs is not None:
             extra = sum(len(r) for _, slots, _ in self.runs for r, _, _ in slots[:-1])
@@ -264,6 +273,13 @@ def block_plan(T: np.ndarray, length: int) -> DrawPlan | None:
     sums (one stratum more, or ``nb`` full blocks when ``r = L``). Same law as
     the index path, at O(B P) instead of O(B N).
 
+    When the block sums vary in one column only (one system with equal runs
+    per input, e.g. a tidy 0/1 table), the replicate is fixed by that
+    column's total, whose law (the convolution of the per-draw laws) is
+    computed once: the ``"total"`` form, one uniform per replicate instead of
+    a multinomial over the distinct block sums (where its FFT is cheaper:
+    :data:`~evalci.engine.patterns_total.TOTAL_RATIO`).
+
     Block sums are exact only for whole-number statistics (0/1 sums, counts),
     which is also where they repeat: other statistics (None) take the index
     path. ``L = 1`` is the cluster plan of ``find_patterns(T)`` bit for bit.
@@ -277,13 +293,15 @@ def block_plan(T: np.ndarray, length: int) -> DrawPlan | None:
     big = float(np.abs(flat).max()) if flat.size else 0.0
     if big * n >= 2.0**53 or not np.array_equal(flat, np.trunc(flat)):
         return None
-    csum = np.zeros((n + 1, g * m))
-    np.cumsum(flat, axis=0, out=csum[1:])  # whole numbers: exact sums
+    full, last = block_tables(flat, length)  # whole numbers: exact sums
     n_starts, n_blocks = n - length + 1, -(-n // length)
-    rest = n - (n_blocks - 1) * length
-    parts = [(csum[length:] - csum[:-length], n_blocks - (rest < length))]
-    if rest < length:
-        parts.append((csum[rest : rest + n_starts] - csum[:n_starts], 1))
+    partial = n_blocks * length > n  # a truncated last block
+    parts = [(full, n_blocks - partial)] + ([(last, 1)] if partial else [])
+    law = total_law(parts)
+    if law is not None:
+        return DrawPlan(
+            form="total", stats=law.base.reshape(1, g, m), strata=(), total=law
+        )
     stats, strata, lo = [], [], 0
     for sums, draws in parts:
         found = find_patterns(sums.reshape(n_starts, g, m), np.array([0, n_starts]))
@@ -354,6 +372,12 @@ def pattern_replicate_sums(
     out = np.empty((n_streams * size, g, m))
     flat_stats = plan.stats.reshape(q, g * m)
     gens = streams(root, (_rs._BOOT, unit_index), first, n_streams)
+    if plan.total is not None:  # one uniform per replicate, by inverse CDF
+        u = np.empty(n_streams * size)
+        for s, gen in enumerate(gens):
+            gen.random(out=u[s * size : (s + 1) * size])
+        plan.total.sums(u, out=out.reshape(-1, g * m))
+        return out
     if plan.runs is None and _exact_products(plan):
         _whole_number_sums(gens, plan, n_streams, out.reshape(-1, g * m))
         return out
