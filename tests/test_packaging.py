@@ -202,6 +202,71 @@ def test_import_evalci_leaves_heavy_modules_out():
     assert json.loads(out.stdout) == []
 
 
+DEPENDENCIES = "import numpy, pandas, scipy, xarray"
+# scipy's submodules load its array API layer, and with it numpy.f2py,
+# numpy.testing and charset_normalizer (~0.25 s): evalci imports them when used.
+LAZY = [
+    "scipy.special",
+    "scipy.sparse",
+    "scipy.stats",
+    "scipy.optimize",
+    "scipy.interpolate",
+    "scipy.signal",
+    "numpy.f2py",
+    "numpy.testing",
+    "charset_normalizer",
+]
+LOADED = """
+    import json, sys
+    {statement}
+    print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_import_evalci_loads_nothing_beyond_its_dependencies():
+    """A fresh ``import evalci`` loads no scipy submodule, and no third-party
+    module that ``import numpy, pandas, scipy, xarray`` does not load itself
+    (``benchmarks/bench_import.py`` times the two)."""
+    loaded = {}
+    for statement in (DEPENDENCIES, "import evalci"):
+        out = run(LOADED.format(statement=statement))
+        assert out.returncode == 0, out.stderr
+        loaded[statement] = set(json.loads(out.stdout))
+    ours, deps = loaded["import evalci"], loaded[DEPENDENCIES]
+    assert [m for m in LAZY if m in ours] == []
+    std = set(sys.stdlib_module_names)
+    extra = sorted(
+        m
+        for m in ours - deps
+        if m.split(".")[0] not in std and not m.startswith(("evalci", "_"))
+    )
+    assert extra == []
+
+
+def test_lazy_scipy_modules_are_the_modules():
+    """The stand-ins of ``evalci._base.lazy`` read scipy's own functions."""
+    out = run(
+        """
+        import sys
+        from evalci._base import lazy
+        assert "scipy.special" not in sys.modules
+        print(lazy.special)
+        import scipy.sparse, scipy.special, scipy.stats
+        assert lazy.special.ndtri is scipy.special.ndtri
+        assert lazy.special.module is scipy.special
+        assert lazy.sparse.csr_matrix is scipy.sparse.csr_matrix
+        assert lazy.stats.norm is scipy.stats.norm
+        try:
+            lazy.special.no_such_function
+        except AttributeError as e:
+            print(e)
+        """
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "<lazy module 'scipy.special'>"
+    assert "no_such_function" in out.stdout.splitlines()[1]
+
+
 DASK_ACCESSOR = """
     import sys
     {first}
