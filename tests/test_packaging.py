@@ -202,6 +202,103 @@ def test_import_evalci_leaves_heavy_modules_out():
     assert json.loads(out.stdout) == []
 
 
+DEPENDENCIES = "import numpy, pandas, scipy, xarray"
+# scipy's submodules load its array API layer, and with it numpy.f2py,
+# numpy.testing and charset_normalizer (~0.25 s): evalci imports them when used.
+LAZY = [
+    "scipy.special",
+    "scipy.sparse",
+    "scipy.stats",
+    "scipy.optimize",
+    "scipy.interpolate",
+    "scipy.signal",
+    "numpy.f2py",
+    "numpy.testing",
+    "charset_normalizer",
+    # evalci's parts that no accessor needs: read on first use (evalci.__getattr__)
+    "evalci.simulate",
+    "evalci.methods.judge",
+    "evalci.methods.preference",
+    "evalci.methods.suites",
+    "evalci.io.readers",
+]
+LOADED = """
+    import json, sys
+    {statement}
+    print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_import_evalci_loads_nothing_beyond_its_dependencies():
+    """A fresh ``import evalci`` loads no scipy submodule, and no third-party
+    module that ``import numpy, pandas, scipy, xarray`` does not load itself
+    (``benchmarks/bench_import.py`` times the two). ``evalci._guard``'s
+    metadata look-up stays: xarray imports ``importlib.metadata`` anyway, and
+    the look-up itself costs about 0.3 ms."""
+    loaded = {}
+    for statement in (DEPENDENCIES, "import evalci"):
+        out = run(LOADED.format(statement=statement))
+        assert out.returncode == 0, out.stderr
+        loaded[statement] = set(json.loads(out.stdout))
+    ours, deps = loaded["import evalci"], loaded[DEPENDENCIES]
+    assert [m for m in LAZY if m in ours - deps] == []
+    std = set(sys.stdlib_module_names)
+    extra = sorted(
+        m
+        for m in ours - deps
+        if m.split(".")[0] not in std and not m.startswith(("evalci", "_"))
+    )
+    assert extra == []
+
+
+def test_lazy_names_of_evalci_are_their_objects():
+    out = run(
+        """
+        import sys
+        import evalci
+        assert "evalci.io.readers" not in sys.modules
+        assert {"read_jsonl", "coverage", "suite_ci"} <= set(dir(evalci))
+        import evalci.io.readers, evalci.methods.suites, evalci.simulate.coverage
+        assert evalci.read_jsonl is evalci.io.readers.read_jsonl
+        assert evalci.coverage is evalci.simulate.coverage  # the old path
+        from evalci import MissingTasksWarning, preference
+        assert MissingTasksWarning is evalci.methods.suites.MissingTasksWarning
+        assert preference is sys.modules["evalci.methods.preference"]
+        assert all(hasattr(evalci, name) for name in evalci.__all__)
+        try:
+            evalci.no_such_name
+        except AttributeError as e:
+            print(e)
+        """
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "module 'evalci' has no attribute 'no_such_name'"
+
+
+def test_lazy_scipy_modules_are_the_modules():
+    """The stand-ins of ``evalci._base.lazy`` read scipy's own functions."""
+    out = run(
+        """
+        import sys
+        from evalci._base import lazy
+        assert "scipy.special" not in sys.modules
+        print(lazy.special)
+        import scipy.sparse, scipy.special, scipy.stats
+        assert lazy.special.ndtri is scipy.special.ndtri
+        assert lazy.special.module is scipy.special
+        assert lazy.sparse.csr_matrix is scipy.sparse.csr_matrix
+        assert lazy.stats.norm is scipy.stats.norm
+        try:
+            lazy.special.no_such_function
+        except AttributeError as e:
+            print(e)
+        """
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "<lazy module 'scipy.special'>"
+    assert "no_such_function" in out.stdout.splitlines()[1]
+
+
 DASK_ACCESSOR = """
     import sys
     {first}

@@ -64,7 +64,9 @@ def _counts_metric(trials: str) -> Metric:
     """Accuracy from a counts table: per row ``[n_correct, n_runs]``."""
 
     def statistics(data, value):
-        return np.column_stack([data[value], data[trials]]).astype(float)
+        out = np.empty((len(data[value]), 2))  # one float copy of each column
+        out[:, 0], out[:, 1] = data[value], data[trials]
+        return out
 
     return Metric(
         "mean",

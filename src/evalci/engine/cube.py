@@ -295,15 +295,20 @@ class Cube:
         out = []
         for u, groups in enumerate(first):
             groups = np.asarray(groups)
-            clusters = np.flatnonzero(present[:, groups[0]])
+            every = bool(present[:, groups[0]].all())  # (the usual case)
+            if every:
+                clusters = np.arange(present.shape[0])
+            else:
+                clusters = np.flatnonzero(present[:, groups[0]])
             if self.strata is not None:
+                every = False  # reordered below
                 clusters = clusters[np.argsort(self.strata[clusters], kind="stable")]
                 counts_h = np.bincount(self.strata[clusters])
                 counts_h = counts_h[counts_h > 0]
                 bounds = np.concatenate([[0], np.cumsum(counts_h)])
             else:
                 bounds = np.array([0, len(clusters)])
-            take = _Take(clusters, groups, k.shape)
+            take = _Take(clusters, groups, k.shape, every or None)
             kk = np.asarray(take(k), dtype=np.int64)  # (N_u, G_u), read only
             starts, counts, rows = (), (), ()
             if run_rows or not with_stats:  # the run rows of each input
@@ -382,14 +387,16 @@ class _Take:
     """``a[np.ix_(clusters, groups)]`` for (N, G, ...) arrays, without a copy
     when the unit holds every cluster (and every group)."""
 
-    def __init__(self, clusters, groups, shape):
+    def __init__(self, clusters, groups, shape, all_clusters=None):
         self.clusters, self.groups = clusters, groups
         # flatnonzero gives sorted codes: all N of them are 0 .. N-1 (unless
-        # strata reordered them, which a cheap look at the ends catches)
-        self.all_clusters = len(clusters) == shape[0] and (
-            shape[0] == 0 or (clusters[0] == 0 and clusters[-1] == shape[0] - 1)
+        # strata reordered them, which a cheap look at the ends catches);
+        # ``all_clusters=True`` says the caller knows they are
+        self.all_clusters = all_clusters or (
+            len(clusters) == shape[0]
+            and (shape[0] == 0 or (clusters[0] == 0 and clusters[-1] == shape[0] - 1))
         )
-        if self.all_clusters and shape[0] > 2:
+        if self.all_clusters and shape[0] > 2 and all_clusters is None:
             self.all_clusters = _is_range(clusters, shape[0])
         self.all_groups = _is_range(groups, shape[1])
 

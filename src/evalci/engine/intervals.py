@@ -10,8 +10,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import special
 
+from evalci._base.lazy import special
 from evalci._base.warnings import FewResamplesWarning, warn
 
 __all__ = ["bias_correction", "acceleration", "endpoint_mc_error", "interval"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -100,7 +101,8 @@ def _fast_unit(p: Pass, u: int, reps=None):
     else:
         jack_p = patterns.pattern_jackknife(found, metric.finalize, total)  # (P, G)
         accel = patterns.pattern_acceleration(jack_p.T, found)
-        jack = patterns.expand_jackknife(jack_p, found)
+        # (N, G), gathered when a comparison reads it (Replicates.jackknife)
+        jack = partial(patterns.expand_jackknife, jack_p, found)
     return estimate, reps, jack, accel
 
 
@@ -177,7 +179,9 @@ class Replicates:
     estimate: np.ndarray  # (G,)
     reps: np.ndarray  # (G, B)
     accel: np.ndarray  # (G,)
-    jackknife: list  # per unit: (group positions, (N_u, G_u) leave-one-out, bounds)
+    # per unit: (group positions, (N_u, G_u) leave-one-out or a function
+    # returning it, bounds); read through `jackknife`
+    jackknife_parts: list
     n_inputs: np.ndarray
     n_runs: np.ndarray
     fast: bool
@@ -185,8 +189,21 @@ class Replicates:
     kernel: str = "index"  # "patterns", "index", "patterns+index" or "rows"
 
     @property
+    def jackknife(self) -> list:
+        """Per unit: (group positions, (N_u, G_u) leave-one-out, bounds).
+
+        The pattern kernel's (N_u, G_u) values are one gather of its (P, G_u)
+        values, done on first read: only comparisons read them.
+        """
+        parts = self.jackknife_parts
+        for i, (groups, jack, bounds) in enumerate(parts):
+            if callable(jack):
+                parts[i] = (groups, jack(), bounds)
+        return parts
+
+    @property
     def paired(self) -> bool:
-        return len(self.jackknife) == 1
+        return len(self.jackknife_parts) == 1
 
 
 @dataclass

@@ -564,7 +564,10 @@ def _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args) -> No
     """
     if not suspects:
         return
-    cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
+    n_groups = int(group_codes.max()) + 1
+    cell = cluster_codes if n_groups == 1 else cluster_codes * n_groups + group_codes
+    if np.bincount(cell).max() <= 1:
+        return  # one row per cell (a counts table): nothing can differ in a cell
     for col, kind in suspects.items():
         if kind == "input" and (args.input or args.strategy != "cluster"):
             continue

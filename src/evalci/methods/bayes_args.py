@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import betaln, log_expit
 
+from evalci._base.lazy import special
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -115,10 +115,14 @@ class BetaBinomialPrior:
         """
         a0, b0 = self.mean
         # mu ~ Beta(a0, b0); d mu / d x = mu (1 - mu)
-        lx = a0 * log_expit(x) + b0 * log_expit(-x) - betaln(a0, b0)
+        lx = (
+            a0 * special.log_expit(x)
+            + b0 * special.log_expit(-x)
+            - special.betaln(a0, b0)
+        )
         if self.concentration == "uniform-icc":
             # p(kappa) = (1 + kappa)^-2; d kappa / d t = kappa: logistic in t
-            lt = log_expit(t) + log_expit(-t)
+            lt = special.log_expit(t) + special.log_expit(-t)
         else:
             # p(a, b) ∝ (a+b)^(-5/2): p(mu, kappa) ∝ kappa^(-3/2), times kappa
             lt = -0.5 * t

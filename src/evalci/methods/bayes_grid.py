@@ -40,7 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betainc, betaln, expit, ndtr
+
+from evalci._base.lazy import special
 
 #: Largest k for the exact rising-factorial form (cost O(k) per grid point).
 _PRODUCT_MAX_K = 256
@@ -99,7 +100,7 @@ def log_likelihood(a: np.ndarray, b: np.ndarray, c: Counts) -> np.ndarray:
         per = la[..., c.s] + lb[..., c.k - c.s] - lab[..., c.k]
     else:
         a_, b_ = a[..., None], b[..., None]
-        per = betaln(a_ + c.s, b_ + c.k - c.s) - betaln(a_, b_)
+        per = special.betaln(a_ + c.s, b_ + c.k - c.s) - special.betaln(a_, b_)
     return per @ c.n
 
 
@@ -126,11 +127,11 @@ class Grid:
 
     @property
     def a(self) -> np.ndarray:
-        return expit(self.x)[:, None] * np.exp(self.t)[None, :]
+        return special.expit(self.x)[:, None] * np.exp(self.t)[None, :]
 
     @property
     def b(self) -> np.ndarray:
-        return expit(-self.x)[:, None] * np.exp(self.t)[None, :]
+        return special.expit(-self.x)[:, None] * np.exp(self.t)[None, :]
 
     def mu_density(self) -> np.ndarray:
         """Marginal posterior density of x = logit(mu) at the grid's x (trapezoid in t)."""
@@ -138,10 +139,10 @@ class Grid:
 
 
 def _log_post(x, t, c: Counts, prior) -> np.ndarray:
-    mu = expit(x)[:, None]
+    mu = special.expit(x)[:, None]
     kappa = np.exp(t)[None, :]
     a = mu * kappa
-    b = expit(-x)[:, None] * kappa
+    b = special.expit(-x)[:, None] * kappa
     return log_likelihood(a, b, c) + prior.log_density(x, t)
 
 
@@ -211,7 +212,7 @@ def population_mean(g: Grid, refine: int = 16) -> Posterior1D:
     ``refine`` points per grid step and mapped to mu = expit(x).
     """
     f = g.mu_density()
-    mu = expit(g.x)
+    mu = special.expit(g.x)
     mass = f.sum() * g.dx
     mean = float((mu * f).sum() * g.dx / mass)
     var = float(((mu - mean) ** 2 * f).sum() * g.dx / mass)
@@ -220,7 +221,9 @@ def population_mean(g: Grid, refine: int = 16) -> Posterior1D:
     spline = CubicSpline(g.x, f).antiderivative()
     fine = np.linspace(g.x[0], g.x[-1], (len(g.x) - 1) * refine + 1)
     cdf = _monotone_cdf(spline(fine) - spline(g.x[0]))
-    return Posterior1D(mean=mean, sd=float(np.sqrt(var)), cdf_x=expit(fine), cdf=cdf)
+    return Posterior1D(
+        mean=mean, sd=float(np.sqrt(var)), cdf_x=special.expit(fine), cdf=cdf
+    )
 
 
 # ------------------------------------------- the mean of these inputs' p_i
@@ -276,13 +279,21 @@ def mixture_posterior(weights, mean, var, n_u: int = 2001) -> Posterior1D:
     smooth = ~narrow & ~rough
     cdf = np.zeros_like(u)
     if narrow.any():
-        cdf += w[narrow] @ ndtr((u[None, :] - m[narrow, None]) / sd[narrow, None])
+        cdf += w[narrow] @ special.ndtr(
+            (u[None, :] - m[narrow, None]) / sd[narrow, None]
+        )
     if rough.any():
-        cdf += w[rough] @ betainc(alpha[rough, None], beta[rough, None], u[None, :])
+        cdf += w[rough] @ special.betainc(
+            alpha[rough, None], beta[rough, None], u[None, :]
+        )
     if smooth.any():
         a_, b_ = alpha[smooth, None], beta[smooth, None]
         inner = u[None, 1:-1]
-        logpdf = (a_ - 1) * np.log(inner) + (b_ - 1) * np.log1p(-inner) - betaln(a_, b_)
+        logpdf = (
+            (a_ - 1) * np.log(inner)
+            + (b_ - 1) * np.log1p(-inner)
+            - special.betaln(a_, b_)
+        )
         dens = np.zeros_like(u)
         dens[1:-1] = w[smooth] @ np.exp(logpdf)  # 0 at u = 0 and 1 (alpha, beta >= 2)
         if u0 > 0 or u1 < 1:  # ends inside (0, 1): the density there is ~0 anyway

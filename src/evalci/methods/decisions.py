@@ -8,8 +8,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy import special
 
+from evalci._base.lazy import special
 from evalci._base.validate import (
     check_option,
 )

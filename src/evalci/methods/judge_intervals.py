@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
+from evalci._base.lazy import special
 from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine import resampling as _rs
 from evalci.engine.resampling import seed_sequence

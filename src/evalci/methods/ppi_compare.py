@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
+from evalci._base.lazy import special
 from evalci._base.validate import check_columns, check_name
 from evalci.engine.cube import factorize
 from evalci.methods.judge_inputs import _Inputs, _inputs, _judge_iv

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
+from evalci._base.lazy import sparse
 from evalci._base.validate import as_columns, check_columns, check_frame
 from evalci.methods.preference_fit import Pairs, components
 

@@ -46,8 +46,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
-from scipy.special import expit, log_expit
+
+from evalci._base.lazy import sparse, special
 
 __all__ = ["Pairs", "fit", "strongly_connected"]
 
@@ -86,10 +86,10 @@ def _bt(theta, lam, wi, wj, t, pairs, a, prior, ll_only=False):
     """Bradley-Terry: the log-likelihood, or its gradient and curvatures."""
     d = theta[:, pairs.i] - theta[:, pairs.j]
     if ll_only:
-        ll = (wi * log_expit(d) + wj * log_expit(-d)).sum(axis=1)
+        ll = (wi * special.log_expit(d) + wj * special.log_expit(-d)).sum(axis=1)
         return ll - 0.5 * prior * (theta**2).sum(axis=1)
     n = wi + wj
-    s = expit(d)
+    s = special.expit(d)
     grad = (wi - n * s) @ a - prior * theta
     return grad, n * s * (1.0 - s), None, None
 

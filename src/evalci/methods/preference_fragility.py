@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
+from evalci._base.lazy import sparse
 from evalci._base.validate import check_number, check_option
 from evalci.methods import preference_fit as _fit
 from evalci.methods.preference_boot import split_counts

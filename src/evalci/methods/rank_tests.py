@@ -9,8 +9,8 @@ Holm over the one-sided normal tests (see :func:`evalci.leaderboard`).
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
+from evalci._base.lazy import special
 from evalci.methods.decisions import _holm
 
 __all__ = ["pair_gaps", "max_t", "stepdown", "holm"]

@@ -48,7 +48,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+
+from evalci._base.lazy import special
 
 __all__ = ["METHODS", "STRATEGIES"]
 
