@@ -9,6 +9,7 @@ worker-memory refusal that names the tile size that would fit.
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -212,3 +213,44 @@ def test_workers_too_small_for_the_reduction_are_refused_before_it_starts():
             ddf.evalci.cluster_ci("score", "input_id", by="system", rng=0)
         assert "memory_limit of at least" in str(err.value)
         assert not c.cluster.scheduler.task_groups  # no task ran
+
+
+@pytest.mark.slow
+def test_a_run_refused_at_300mb_finishes_there_with_the_tile_size_it_names():
+    """The small-scale memory-limit run: 100,000 inputs x 10 systems of
+    scores, resampled on two 300 MB worker processes (the reduction in this
+    process: ``backend="dask"``). The default tiles are refused before any
+    resampling; with the tile size the error names, the run finishes there
+    and gives the numbers of the numpy path with the same setting."""
+    n, g = 100_000, 10
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(
+        {
+            "input_id": np.tile(np.arange(n), g),
+            "system": np.repeat(np.arange(g), n),
+            "score": rng.normal(0.5, 0.3, n * g),
+        }
+    )
+    kw = dict(by="system", n_resamples=512, rng=4)
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="300MB",
+            dashboard_address=":0",
+        ) as lc,
+        distributed.Client(lc) as c,
+    ):
+        pids = c.run(os.getpid)
+        with pytest.raises(ValueError, match=r"tile_size=2\*\*\d+\)") as err:
+            evalci.cluster_ci(df, "score", "input_id", backend="dask", **kw)
+        size = 2 ** int(re.search(r"tile_size=2\*\*(\d+)", str(err.value))[1])
+        # here 2**19 > N: the unit stays whole and counts its draws in
+        # smaller row chunks (the tiled case is checked draw by draw above)
+        assert 2**10 <= size < 2**20
+        with evalci.set_options(tile_size=size):
+            got = evalci.cluster_ci(df, "score", "input_id", backend="dask", **kw)
+            ref = evalci.cluster_ci(df, "score", "input_id", **kw)
+        assert c.run(os.getpid) == pids  # no worker was restarted
+    assert same(got, ref)
