@@ -266,3 +266,30 @@ def test_a_run_refused_at_300mb_finishes_there_with_the_tile_size_it_names():
         # Reproducibility): measured up to 2e-15 here
         np.testing.assert_allclose(reps(got), reps(ref), rtol=1e-12, atol=0)
         assert np.array_equal(np.asarray(got.estimate), np.asarray(ref.estimate))
+
+
+def test_reduced_partitions_are_gathered_in_batches(procs, monkeypatch):
+    """The client brings the reduced partitions home a few at a time (so a
+    worker never loads every spilled partition at once): the same numbers
+    as pandas whatever the batch, and the batches are what reaches it."""
+    from evalci.frames import dask_frame
+
+    df = scores(n=400, systems=3)
+    ref = call(df)
+    seen = []
+    gather = procs.gather
+
+    def spy(futures, *a, **k):
+        seen.append(len(futures))
+        return gather(futures, *a, **k)
+
+    monkeypatch.setattr(procs, "gather", spy)
+    for batch in (3, 100):
+        monkeypatch.setattr(dask_frame, "GATHER_BATCH", batch)
+        seen.clear()
+        got = dd.from_pandas(df, npartitions=10).evalci.cluster_ci(
+            "score", "input_id", by="system", n_resamples=300, rng=3
+        )
+        assert same(got, ref)
+        # (a later gather of 1 is the resampling's)
+        assert seen[:4] == [3, 3, 3, 1] if batch == 3 else 3 not in seen

@@ -282,6 +282,38 @@ def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
     ]
 
 
+#: Reduced partitions gathered by the client at a time (:func:`gathered`).
+GATHER_BATCH = 8
+
+
+def gathered(parts):
+    """``parts`` (a list of Delayed, or one) computed and brought here.
+
+    On a ``distributed`` client they are gathered :data:`GATHER_BATCH` at a
+    time, each batch released once here: a worker then never has to load
+    every reduced partition it holds (spilled to disk, beyond its memory)
+    at once to send them (measured: one 500 MB worker holding the 400 MB
+    reduction of 10**6 inputs x 10 systems was restarted, twice, by one
+    gather of all 200). Elsewhere, one ``dask.compute``.
+    """
+    import dask
+
+    from evalci.engine.scaleout import active_client
+
+    client = active_client()
+    if client is None or not isinstance(parts, list) or len(parts) <= GATHER_BATCH:
+        (out,) = dask.compute(parts)
+        return out
+    futures = client.compute(parts)
+    out = []
+    for i in range(0, len(futures), GATHER_BATCH):
+        batch = futures[i : i + GATHER_BATCH]
+        out.extend(client.gather(batch))
+        for f in batch:
+            f.release()
+    return out
+
+
 def _start_cells(parts, args, root, where):
     """``evalci-start`` of the cells path: the pass from the partitions' cells."""
     from evalci.engine import passes as engine
@@ -354,8 +386,7 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
         )
     if compute:
         with caller_warnings():
-            (parts,) = dask.compute(parts)
-            p = start(parts)
+            p = start(gathered(parts))
             rep = (
                 scaleout.finish(p)
                 if p.args.backend == "dask"
