@@ -448,11 +448,12 @@ def _limited(workers: int, limit, call, tile=None):
             return time.perf_counter() - t, e
 
 
-def _fitted(workers: int, limit, call):
-    """``call()`` at ``limit``; refused with a tile size named, again with it."""
-    out, err = _limited(workers, limit, call)
+def _fitted(workers: int, limit, call, tile=None):
+    """``call()`` at ``limit`` (with ``tile``); refused with a tile size
+    named, again with it."""
+    out, err = _limited(workers, limit, call, tile)
     if err is None:
-        return out, None
+        return out, tile
     found = re.search(r"tile_size=2\*\*(\d+)", str(err))
     if found is None:
         print(f"  refused at {limit}: {err}")
@@ -490,9 +491,9 @@ def case_e(tmp, quick: bool) -> None:
         f"e. {n:,} inputs x 5 runs x 10 systems (scores) from Parquet, B={b:,}, "
         f"memory_limit={limit} per worker"
     )
-    times, results = {}, {}
-    for workers in (1, 2):
-        out, tile = _fitted(workers, limit, call)
+    times, results, tile = {}, {}, None
+    for workers in (1, 2):  # the second starts with the first's tile size
+        out, tile = _fitted(workers, limit, call, tile)
         if out is None:
             return
         res, t, c, w, tasks = out
