@@ -21,14 +21,16 @@ fast path of :func:`evalci.coverage.coverage_study`:
   mode_aggregate reduces each input to whether its mode (random tie-break) is
   right, then resamples those N 0/1 values.
 * **Kappa.** A data set reduces to the pooled confusion counts each input
-  contributes (its true label and its k predicted labels). Cluster draws
-  input counts ``Multinomial(N, 1/N)`` as one bincount of uniform indices and
-  sums contributions with a matrix product; hierarchical draws the k runs of
-  every drawn input: one drawn input is a (label, composition of its k
-  resampled predictions) outcome whose law is a mixture over the inputs, and a
-  replicate is N iid draws from it (Walker's alias method); single_draw, iid
-  and mode_aggregate draw ``Multinomial(n, p)`` over the C x C (label,
-  prediction) cells.
+  contributes (its true label and its k predicted labels). Cluster draws N
+  uniform input indices per replicate, counts them per distinct contribution
+  (pattern) with one bincount and sums the patterns' margins with a matrix
+  product; hierarchical draws the k runs of every drawn input: one drawn
+  input is a (label, composition of its k resampled predictions) outcome
+  whose probability is an integer count of (input, k run indices) choices
+  over ``N k**k``, and a replicate is N iid draws from it, each one uniform
+  integer looked up in a table of those counts (exact: no rounding);
+  single_draw, iid and mode_aggregate draw ``Multinomial(n, p)`` over the
+  C x C (label, prediction) cells.
 
 Intervals are computed from the sorted replicates of a whole block
 (percentile / basic / BCa with numpy's linear quantile rule; normal =
@@ -247,13 +249,17 @@ def _margin_matrix(c: int) -> np.ndarray:
 
 
 def _kappa(tab: np.ndarray, c: int) -> np.ndarray:
-    """Cohen's kappa of flattened C x C tables ``(..., C*C)``.
+    """Cohen's kappa of flattened C x C tables ``(..., C*C)``."""
+    return _kappa_margins(tab @ _margin_matrix(c), c)
 
-    The margins and the trace come from one product with a 0/1 matrix. For
-    count tables (integer-valued floats below 2**53) every sum is exact in
-    any order, so the result is bitwise the direct formula's.
+
+def _kappa_margins(marg: np.ndarray, c: int) -> np.ndarray:
+    """Cohen's kappa from ``tab @ _margin_matrix(c)``: row sums, column sums, trace.
+
+    For count tables (integer-valued floats below 2**53) every sum is exact
+    in any order, so the result is bitwise the direct formula's, and a
+    replicate's margins can be summed from its patterns' margins.
     """
-    marg = tab @ _margin_matrix(c)
     rows, cols, diag = marg[..., :c], marg[..., c : 2 * c], marg[..., 2 * c]
     tot = rows.sum(axis=-1)
     p_o = diag / tot
@@ -302,6 +308,7 @@ def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
         # the same input indices as ever, counted per distinct contribution
         # (pattern) instead of per input: the same integer tables, O(B P) after
         # the draw instead of a (B x N) @ (N x C*C) product
+        mm = _margin_matrix(n_labels)
         for i in range(t):
             pat, lut = np.unique(contrib[i], axis=0, return_inverse=True)
             npat = len(pat)
@@ -309,7 +316,8 @@ def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
             cell = np.take(lut.ravel(), idx)
             cell += npat * np.arange(b)[:, None]
             w = np.bincount(cell.ravel(), minlength=b * npat)
-            reps[i] = _kappa(w.reshape(b, npat).astype(float) @ pat, n_labels)
+            marg = w.reshape(b, npat).astype(float) @ (pat @ mm)
+            reps[i] = _kappa_margins(marg, n_labels)
     elif strategy == "hierarchical":
         for i in range(t):
             reps[i] = _hierarchical_reps(labels[i], preds[i], b, gen, n_labels)
@@ -359,4 +367,5 @@ def _hierarchical_reps(labels, preds, b, gen, c) -> np.ndarray:
     cell = np.take(lut, gen.integers(0, n * k**k, size=(b, n))).astype(np.int64)
     cell += o * np.arange(b)[:, None]
     tabs = np.bincount(cell.ravel(), minlength=b * o).reshape(b, o)
-    return _kappa(tabs.astype(float) @ vec[seen], c)
+    marg = tabs.astype(float) @ (vec[seen] @ _margin_matrix(c))
+    return _kappa_margins(marg, c)
