@@ -21,14 +21,16 @@ fast path of :func:`evalci.coverage.coverage_study`:
   mode_aggregate reduces each input to whether its mode (random tie-break) is
   right, then resamples those N 0/1 values.
 * **Kappa.** A data set reduces to the pooled confusion counts each input
-  contributes (its true label and its k predicted labels). Cluster draws
-  input counts ``Multinomial(N, 1/N)`` as one bincount of uniform indices and
-  sums contributions with a matrix product; hierarchical draws the k runs of
-  every drawn input: one drawn input is a (label, composition of its k
-  resampled predictions) outcome whose law is a mixture over the inputs, and a
-  replicate is N iid draws from it (Walker's alias method); single_draw, iid
-  and mode_aggregate draw ``Multinomial(n, p)`` over the C x C (label,
-  prediction) cells.
+  contributes (its true label and its k predicted labels). Cluster draws N
+  uniform input indices per replicate, counts them per distinct contribution
+  (pattern) with one bincount and sums the patterns' margins with a matrix
+  product; hierarchical draws the k runs of every drawn input: one drawn
+  input is a (label, composition of its k resampled predictions) outcome
+  whose probability is an integer count of (input, k run indices) choices
+  over ``N k**k``, and a replicate is N iid draws from it, each one uniform
+  integer looked up in a table of those counts (exact: no rounding);
+  single_draw, iid and mode_aggregate draw ``Multinomial(n, p)`` over the
+  C x C (label, prediction) cells.
 
 Intervals are computed from the sorted replicates of a whole block
 (percentile / basic / BCa with numpy's linear quantile rule; normal =
@@ -227,30 +229,6 @@ def _accuracy_block(strategy, labels, preds, b, gen, confidence_level, n_labels)
 
 
 # ------------------------------------------------------------------ kappa
-def _alias_draw(p: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Categories drawn from pmf ``p`` by Walker's alias method, one uniform each.
-
-    Vose's construction: O(len(p)) once, then O(1) per draw (exact in law up
-    to the rounding of ``p``): ``x = u len(p)``, column ``j = floor(x)``, keep
-    ``j`` if ``x - j < prob[j]`` else take ``alias[j]``.
-    """
-    m = len(p)
-    prob = np.asarray(p, float) * m / p.sum()
-    alias = np.arange(m)
-    small = [i for i in range(m) if prob[i] < 1.0]
-    large = [i for i in range(m) if prob[i] >= 1.0]
-    while small and large:
-        s, lg = small.pop(), large.pop()
-        alias[s] = lg
-        prob[lg] -= 1.0 - prob[s]
-        (small if prob[lg] < 1.0 else large).append(lg)
-    for i in small + large:  # rounding leftovers
-        prob[i] = 1.0
-    x = u * m
-    j = np.minimum(x.astype(np.int64), m - 1)
-    return np.where(x - j < prob[j], j, alias[j])
-
-
 def _compositions(k: int, c: int) -> np.ndarray:
     """All vectors of ``c`` non-negative integers summing to ``k``, (Q, c)."""
     if c == 1:
@@ -260,12 +238,32 @@ def _compositions(k: int, c: int) -> np.ndarray:
     )
 
 
+def _margin_matrix(c: int) -> np.ndarray:
+    """``(C*C, 2C+1)`` 0/1 matrix: row sums, column sums and the trace."""
+    cells = np.arange(c * c)
+    m = np.zeros((c * c, 2 * c + 1))
+    m[cells, cells // c] = 1.0
+    m[cells, c + cells % c] = 1.0
+    m[cells[cells // c == cells % c], 2 * c] = 1.0
+    return m
+
+
 def _kappa(tab: np.ndarray, c: int) -> np.ndarray:
     """Cohen's kappa of flattened C x C tables ``(..., C*C)``."""
-    t = tab.reshape(tab.shape[:-1] + (c, c))
-    tot = t.sum(axis=(-2, -1))
-    p_o = np.trace(t, axis1=-2, axis2=-1) / tot
-    p_e = (t.sum(axis=-1) * t.sum(axis=-2)).sum(axis=-1) / tot**2
+    return _kappa_margins(tab @ _margin_matrix(c), c)
+
+
+def _kappa_margins(marg: np.ndarray, c: int) -> np.ndarray:
+    """Cohen's kappa from ``tab @ _margin_matrix(c)``: row sums, column sums, trace.
+
+    For count tables (integer-valued floats below 2**53) every sum is exact
+    in any order, so the result is bitwise the direct formula's, and a
+    replicate's margins can be summed from its patterns' margins.
+    """
+    rows, cols, diag = marg[..., :c], marg[..., c : 2 * c], marg[..., 2 * c]
+    tot = rows.sum(axis=-1)
+    p_o = diag / tot
+    p_e = (rows * cols).sum(axis=-1) / tot**2
     with np.errstate(invalid="ignore", divide="ignore"):
         return (p_o - p_e) / (1.0 - p_e)
 
@@ -307,36 +305,67 @@ def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
             tabs = gen.multinomial(n_draw, p[i], size=b)
             reps[i] = _kappa(tabs.astype(float), n_labels)
     elif strategy == "cluster":
+        # the same input indices as ever, counted per distinct contribution
+        # (pattern) instead of per input: the same integer tables, O(B P) after
+        # the draw instead of a (B x N) @ (N x C*C) product
+        mm = _margin_matrix(n_labels)
         for i in range(t):
+            pat, lut = np.unique(contrib[i], axis=0, return_inverse=True)
+            npat = len(pat)
             idx = gen.integers(0, n, size=(b, n))
-            w = np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n)
-            reps[i] = _kappa(w.reshape(b, n).astype(float) @ contrib[i], n_labels)
+            cell = np.take(lut.ravel(), idx)
+            cell += npat * np.arange(b)[:, None]
+            w = np.bincount(cell.ravel(), minlength=b * npat)
+            marg = w.reshape(b, npat).astype(float) @ (pat @ mm)
+            reps[i] = _kappa_margins(marg, n_labels)
     elif strategy == "hierarchical":
-        # one drawn input: its label y and Multinomial(k, cnt / k) predicted
-        # labels (k runs with replacement). Its law is the mixture over inputs,
-        # on (label, composition of k) outcomes; a replicate is N iid draws.
-        comp = _compositions(k, n_labels)  # (Q, C)
-        coef = special.gammaln(k + 1) - special.gammaln(comp + 1).sum(axis=-1)
-        onehot = (preds[..., None] == np.arange(n_labels)).sum(axis=-2) / k  # (T,N,C)
-        # outcome vectors: row y of the table gets the composition
-        vec = np.zeros((n_labels, len(comp), n_labels, n_labels))
-        for y in range(n_labels):
-            vec[y, :, y, :] = comp
-        vec = vec.reshape(n_labels * len(comp), cc)
         for i in range(t):
-            q = onehot[i]  # (N, C)
-            # pmf_i(comp) = exp(coef + sum_j comp_j log q_ij); q = 0 -> ~1e-300
-            lp = coef[None, :] + np.log(np.maximum(q, 1e-300)) @ comp.T
-            pmf = np.exp(lp)  # (N, Q)
-            mix = np.zeros((n_labels, len(comp)))
-            np.add.at(mix, labels[i], pmf)
-            mix = mix.ravel() / n
-            o = len(mix)
-            draws = _alias_draw(mix, gen.random((b, n)))
-            tabs = np.bincount(
-                (draws + o * np.arange(b)[:, None]).ravel(), minlength=b * o
-            )
-            reps[i] = _kappa(tabs.reshape(b, o).astype(float) @ vec, n_labels)
+            reps[i] = _hierarchical_reps(labels[i], preds[i], b, gen, n_labels)
     else:
         raise ValueError(f"unknown strategy {strategy!r}; choose from {STRATEGIES}")
     return _Block(reps, est, jack, jack_w, clt)
+
+
+def _hierarchical_outcomes(labels: np.ndarray, preds: np.ndarray, c: int):
+    """One trial's hierarchical outcomes: integer weights and table vectors.
+
+    One drawn input is an input ``i`` (N ways) and ``k`` of its runs drawn
+    with replacement (``k**k`` ways), so an outcome -- the input's label ``y``
+    and the composition of the drawn predictions -- has probability
+    ``w / (N k**k)`` with the integer ``w = sum over inputs of label y of
+    k! / prod(comp!) * prod_j cnt_ij ** comp_j`` (``cnt_ij``: input i's runs
+    predicting j). Returns ``w (O,)`` int64 and ``vec (O, C*C)``, the
+    outcome's contribution to the pooled table (row y gets the composition).
+    """
+    n, k = preds.shape
+    comp = _compositions(k, c)  # (Q, C)
+    coef = np.round(
+        np.exp(special.gammaln(k + 1) - special.gammaln(comp + 1).sum(axis=-1))
+    ).astype(np.int64)
+    cnt = (preds[..., None] == np.arange(c)).sum(axis=-2).astype(np.int64)  # (N, C)
+    ways = coef * np.prod(cnt[:, None, :] ** comp[None], axis=-1)  # (N, Q)
+    w = np.zeros((c, len(comp)), np.int64)
+    np.add.at(w, labels, ways)
+    vec = np.zeros((c, len(comp), c, c))
+    for y in range(c):
+        vec[y, :, y, :] = comp
+    return w.ravel(), vec.reshape(c * len(comp), c * c)
+
+
+def _hierarchical_reps(labels, preds, b, gen, c) -> np.ndarray:
+    """``b`` hierarchical kappa replicates of one trial, exactly in law.
+
+    A replicate is N iid outcomes of :func:`_hierarchical_outcomes`: each is
+    one uniform integer in ``[0, N k**k)`` looked up in a table that repeats
+    outcome ``o`` ``w[o]`` times (exact, no rounding), counted per replicate.
+    """
+    n, k = preds.shape
+    w, vec = _hierarchical_outcomes(labels, preds, c)
+    seen = np.flatnonzero(w)  # outcomes of weight 0 are never drawn
+    o = len(seen)
+    lut = np.repeat(np.arange(o, dtype=np.int16 if o < 2**15 else np.int64), w[seen])
+    cell = np.take(lut, gen.integers(0, n * k**k, size=(b, n))).astype(np.int64)
+    cell += o * np.arange(b)[:, None]
+    tabs = np.bincount(cell.ravel(), minlength=b * o).reshape(b, o)
+    marg = tabs.astype(float) @ (vec[seen] @ _margin_matrix(c))
+    return _kappa_margins(marg, c)
