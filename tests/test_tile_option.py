@@ -9,6 +9,7 @@ worker-memory refusal that names the tile size that would fit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 
@@ -122,15 +123,27 @@ def test_a_tile_size_keeps_the_law():
     assert abs(a.std() / b.std() - 1) < 0.06  # SE of the ratio ~0.016
 
 
-@pytest.fixture(scope="module")
-def procs():
-    """Two single-threaded worker processes: they never see the client's options."""
+@contextlib.contextmanager
+def workers(n: int, memory_limit="auto"):
+    """``(cluster, client)``: ``n`` single-threaded worker processes, each
+    with its own resident memory (they never see the client's options)."""
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            dashboard_address=":0",
         ) as lc,
         distributed.Client(lc) as c,
     ):
+        yield lc, c
+
+
+@pytest.fixture(scope="module")
+def procs():
+    """Two worker processes, shared by the tests that set no memory limit."""
+    with workers(2) as (_, c):
         yield c
 
 
@@ -167,16 +180,7 @@ def test_the_memory_check_names_a_tile_size_that_fits():
         }
     )
     kw = dict(successes="c", trials="k", by="system", n_resamples=100)
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,  # its own resident memory, measured (~180 MiB)
-            memory_limit="300MB",
-            dashboard_address=":0",
-        ) as lc,
-        distributed.Client(lc) as c,
-    ):
+    with workers(1, "300MB") as (_, c):  # its own memory measured (~180 MiB)
         args = evalci.engine.args.bootstrap_iv_of(
             counts, {}, value=None, cluster="input_id", **kw
         )
@@ -199,16 +203,7 @@ def test_workers_too_small_for_the_reduction_are_refused_before_it_starts():
     and evalci are imported: below the room the reduction needs, refused
     before any task runs (the error names the memory_limit to use)."""
     df = scores(n=200, systems=2)
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="260MB",
-            dashboard_address=":0",
-        ) as lc,
-        distributed.Client(lc) as c,
-    ):
+    with workers(1, "260MB") as (lc, c):
         (own,) = [rss for _, rss in scaleout.worker_memory(c)]
         assert 100 * 2**20 < own < 260e6  # measured on the worker, warmed
         ddf = dd.from_pandas(df, npartitions=2)
@@ -236,16 +231,7 @@ def test_a_run_refused_at_300mb_finishes_there_with_the_tile_size_it_names():
         }
     )
     kw = dict(by="system", n_resamples=512, rng=4)
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="300MB",
-            dashboard_address=":0",
-        ) as lc,
-        distributed.Client(lc) as c,
-    ):
+    with workers(2, "300MB") as (_, c):
         pids = c.run(os.getpid)
         with pytest.raises(ValueError, match=r"tile_size=2\*\*\d+\)") as err:
             evalci.cluster_ci(df, "score", "input_id", backend="dask", **kw)

@@ -320,25 +320,27 @@ def worker_memory(client) -> list[tuple[int, int]]:
     return [(x, rss.get(a, WORKER_BASELINE)) for a, x in limits.items()]
 
 
-def _pause() -> float:
+def _tightest(client):
+    """``(memory_limit, own bytes, pause, room)`` of the worker with the least
+    room (``memory_limit`` x pause threshold, less its own memory), or None
+    when no worker has a limit."""
     import dask
 
-    return dask.config.get("distributed.worker.memory.pause") or 1.0
+    sizes = worker_memory(client)
+    if not sizes:
+        return None
+    pause = dask.config.get("distributed.worker.memory.pause") or 1.0
+    limit, own = min(sizes, key=lambda s: s[0] * pause - s[1])
+    return limit, own, pause, limit * pause - own
 
 
 def check_reduce_memory(client) -> None:
     """Refuse, before the reduction starts, workers whose ``memory_limit``
     leaves less than :data:`REDUCE_ROOM` above their own memory."""
-    if client is None:
+    tightest = None if client is None else _tightest(client)
+    if tightest is None or tightest[3] >= REDUCE_ROOM:
         return
-    sizes = worker_memory(client)
-    if not sizes:
-        return
-    pause = _pause()
-    limit, own = min(sizes, key=lambda s: s[0] * pause - s[1])
-    room = limit * pause - own
-    if room >= REDUCE_ROOM:
-        return
+    limit, own, pause, room = tightest
     raise ValueError(
         f"the workers' memory_limit={limit / 1e6:,.0f} MB leaves "
         f"{max(room, 0) / 2**20:,.0f} MiB for evalci's tasks (paused at "
@@ -408,12 +410,10 @@ def check_worker_memory(p: engine.Pass, client) -> None:
     worker's own memory: :func:`worker_memory`), naming the ``memory_limit``
     that would, and the ``tile_size`` that would fit these workers when tiles
     can."""
-    sizes = worker_memory(client)
-    if not sizes or not p.fast:
+    tightest = _tightest(client) if p.fast else None
+    if tightest is None:
         return
-    pause = _pause()
-    limit, own = min(sizes, key=lambda s: s[0] * pause - s[1])
-    room = limit * pause - own
+    limit, own, pause, room = tightest
     works = [p.work(u) for u in range(len(p.units))]
     need = max(task_bytes(w) for w in works)
     if need <= room:
