@@ -213,6 +213,49 @@ def test_workers_too_small_for_the_reduction_are_refused_before_it_starts():
         assert not c.cluster.scheduler.task_groups  # no task ran
 
 
+def test_a_table_too_large_for_the_workers_shuffle_is_refused_before_it_starts(
+    tmp_path,
+):
+    """Workers with more than the reduction's least room, but less than
+    their share of shuffling this many rows (rows known from Parquet's
+    footers), are refused before any task runs, naming a memory_limit that
+    meets the rule; the rows of a filtered frame are not counted (no pass
+    over the data is spent on the check) and the same table then runs."""
+    with workers(2, "300MB") as (_, c):
+        room = scaleout._tightest(c)[3]
+        assert room > scaleout.REDUCE_ROOM  # the least room alone would pass
+        # rows of 24 bytes whose 2-worker share is ~1.3x the room above it
+        n = int((room - scaleout.REDUCE_ROOM) * 2 / 24 * 1.3)
+        df = pd.DataFrame(
+            {
+                "input_id": np.arange(n, dtype=np.int64),
+                "system": np.zeros(n, dtype=np.int64),
+                "score": np.linspace(0.0, 1.0, n),
+            }
+        )
+        df.to_parquet(tmp_path / "t.parquet", row_group_size=n // 8 + 1)
+        ddf = dd.read_parquet(tmp_path / "t.parquet")
+        assert scaleout.known_rows(ddf) == n
+        assert scaleout.known_rows(ddf[ddf.score > 2]) is None
+        assert scaleout.row_bytes(ddf._meta.dtypes) == 24
+        with pytest.raises(ValueError, match="nothing has been computed") as err:
+            ddf.evalci.cluster_ci("score", "input_id", by="system", rng=0)
+        assert f"shuffling {n:,} rows of 24 bytes" in str(err.value)
+        assert not c.cluster.scheduler.task_groups  # no task ran
+        limit = float(
+            re.search(r"memory_limit of at least ([\d,]+) MB", str(err.value))[
+                1
+            ].replace(",", "")
+        )
+        _, own, pause, _ = scaleout._tightest(c)
+        share = scaleout.SHUFFLE_ROOM_PER_BYTE * n * 24 / 2
+        assert limit * 1e6 * pause - own >= scaleout.REDUCE_ROOM + share - 1e6
+        # far fewer rows: within the rule, not refused by it
+        scaleout.check_reduce_memory(c, n // 100, 24)
+        with pytest.raises(ValueError, match="shuffling"):
+            scaleout.check_reduce_memory(c, n, 24)
+
+
 @pytest.mark.slow
 def test_a_run_refused_at_300mb_finishes_there_with_the_tile_size_it_names():
     """The small-scale memory-limit run: 200,000 inputs x 10 systems of

@@ -320,13 +320,13 @@ def worker_memory(client) -> list[tuple[int, int]]:
     return [(x, rss.get(a, WORKER_BASELINE)) for a, x in limits.items()]
 
 
-def _tightest(client):
+def _tightest(client, sizes=None):
     """``(memory_limit, own bytes, pause, room)`` of the worker with the least
     room (``memory_limit`` x pause threshold, less its own memory), or None
-    when no worker has a limit."""
+    when no worker has a limit (``sizes``: :func:`worker_memory`, if read)."""
     import dask
 
-    sizes = worker_memory(client)
+    sizes = worker_memory(client) if sizes is None else sizes
     if not sizes:
         return None
     pause = dask.config.get("distributed.worker.memory.pause") or 1.0
@@ -334,21 +334,69 @@ def _tightest(client):
     return limit, own, pause, limit * pause - own
 
 
-def check_reduce_memory(client) -> None:
+#: Bytes of room a worker needs, per byte of the columns it reduces of the
+#: rows it is sent, for the shuffle of the reduction: an empirical rule, fitted
+#: to five runs of 10 systems x 5 runs of scores on 2 workers (docs/scaling.md,
+#: Memory limits): at 10^7 rows, ~50 and ~88 MiB of room paused the workers
+#: for good and ~130 MiB finished (the rule asks 94 MiB); at 5 x 10^7 rows,
+#: ~200 MiB paused them and ~585 MiB finished (the rule asks 342 MiB).
+SHUFFLE_ROOM_PER_BYTE = 1.0
+
+
+def known_rows(ddf) -> int | None:
+    """The rows of a Dask DataFrame when the client knows them without a task
+    (read straight from Parquet, whose footers count them, or made from
+    pandas), else None."""
+    expr = getattr(ddf, "expr", None)
+    kind = type(expr).__name__
+    try:
+        if kind.startswith("ReadParquet"):
+            lengths = expr._get_lengths()
+            return None if lengths is None else int(sum(lengths))
+        if kind == "FromPandas":
+            return len(expr.operand("frame"))
+    except Exception:  # noqa: BLE001 - footers without counts: no estimate
+        return None
+    return None
+
+
+def row_bytes(dtypes) -> int:
+    """Bytes per row of columns of these dtypes (16 for strings and objects)."""
+    return sum(
+        16 if d.kind in "OSUT" or getattr(d, "itemsize", 0) == 0 else d.itemsize
+        for d in (getattr(d, "numpy_dtype", d) for d in dtypes)
+    )
+
+
+def check_reduce_memory(client, rows: int | None = None, nbytes: int = 0) -> None:
     """Refuse, before the reduction starts, workers whose ``memory_limit``
-    leaves less than :data:`REDUCE_ROOM` above their own memory."""
-    tightest = None if client is None else _tightest(client)
-    if tightest is None or tightest[3] >= REDUCE_ROOM:
+    leaves less than :data:`REDUCE_ROOM` above their own memory, or (when the
+    table's ``rows`` are known, each ``nbytes`` of the reduced columns) less
+    than its share of the shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`)."""
+    sizes = [] if client is None else worker_memory(client)
+    tightest = None if client is None else _tightest(client, sizes)
+    if tightest is None:
         return
     limit, own, pause, room = tightest
+    share = SHUFFLE_ROOM_PER_BYTE * (rows or 0) * nbytes / len(sizes)
+    need = REDUCE_ROOM + share
+    if room >= need:
+        return
+    table = (
+        f" and its share of shuffling {rows:,} rows of {nbytes} bytes "
+        f"({share / 2**20:,.0f} MiB)"
+        if share
+        else ""
+    )
     raise ValueError(
         f"the workers' memory_limit={limit / 1e6:,.0f} MB leaves "
         f"{max(room, 0) / 2**20:,.0f} MiB for evalci's tasks (paused at "
         f"{pause:.0%} of the limit; the worker itself holds "
         f"{own / 2**20:,.0f} MiB with pandas, Dask and evalci imported), and "
-        f"reducing a Dask DataFrame needs at least {REDUCE_ROOM / 2**20:.0f} MiB: "
-        f"start the workers with memory_limit of at least "
-        f"{(own + REDUCE_ROOM) / pause / 1e6:,.0f} MB (docs/scaling.md, Memory "
+        f"reducing this Dask DataFrame needs about {need / 2**20:,.0f} MiB per "
+        f"worker ({REDUCE_ROOM / 2**20:.0f} MiB{table}): start the workers with "
+        f"memory_limit of at least {(own + need) / pause / 1e6:,.0f} MB"
+        f"{', or more workers' if share else ''} (docs/scaling.md, Memory "
         "limits); nothing has been computed."
     )
 

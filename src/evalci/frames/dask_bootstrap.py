@@ -43,7 +43,11 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
     given["missing"] = _missing.resolve(given["missing"], given["dropna"])
     given["dropna"] = False
     # workers too small for the reduction are refused before it starts
-    _scaleout.check_reduce_memory(_scaleout.active_client())
+    client = _scaleout.active_client()
+    if client is not None:
+        rows = _scaleout.known_rows(ddf)
+        used = meta(ddf).dtypes[_named_columns(ddf, given)]
+        _scaleout.check_reduce_memory(client, rows, _scaleout.row_bytes(used))
     with caller_warnings():
         if given["missing"] in ("zero", "bounds"):
             return _bootstrap_reduced(pandas_bootstrap, ddf, given)
@@ -55,6 +59,16 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
         if given["missing"] == "drop" and given.get("compute") is True:
             result = _counted(ddf, given, result)
         return result
+
+
+def _named_columns(ddf, given) -> list:
+    """The columns of ``ddf`` that the call names (value, cluster, by, ...)."""
+    names = []
+    for v in given.values():
+        for name in v if isinstance(v, (list, tuple)) else [v]:
+            if isinstance(name, str) and name in ddf.columns and name not in names:
+                names.append(name)
+    return names
 
 
 def _counted(ddf, given, result):
