@@ -368,16 +368,18 @@ def row_bytes(dtypes) -> int:
     )
 
 
-def check_reduce_memory(client, rows: int | None = None, nbytes: int = 0) -> None:
+def check_reduce_memory(client, rows=None, nbytes: int = 0) -> None:
     """Refuse, before the reduction starts, workers whose ``memory_limit``
     leaves less than :data:`REDUCE_ROOM` above their own memory, or (when the
     table's ``rows`` are known, each ``nbytes`` of the reduced columns) less
-    than its share of the shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`)."""
+    than its share of the shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`). ``rows``
+    may be a function, called only when some worker has a limit."""
     sizes = [] if client is None else worker_memory(client)
     tightest = None if client is None else _tightest(client, sizes)
     if tightest is None:
         return
     limit, own, pause, room = tightest
+    rows = rows() if callable(rows) else rows
     share = SHUFFLE_ROOM_PER_BYTE * (rows or 0) * nbytes / len(sizes)
     need = REDUCE_ROOM + share
     if room >= need:

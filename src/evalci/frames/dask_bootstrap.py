@@ -45,9 +45,10 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
     # workers too small for the reduction are refused before it starts
     client = _scaleout.active_client()
     if client is not None:
-        rows = _scaleout.known_rows(ddf)
         used = meta(ddf).dtypes[_named_columns(ddf, given)]
-        _scaleout.check_reduce_memory(client, rows, _scaleout.row_bytes(used))
+        _scaleout.check_reduce_memory(
+            client, lambda: _scaleout.known_rows(ddf), _scaleout.row_bytes(used)
+        )
     with caller_warnings():
         if given["missing"] in ("zero", "bounds"):
             return _bootstrap_reduced(pandas_bootstrap, ddf, given)
