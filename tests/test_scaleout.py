@@ -559,8 +559,6 @@ def test_the_shuffle_check_counts_rows_and_bytes_it_can_know_without_a_task():
     """The rows of a pandas-made frame are its pandas length, those of a
     filtered frame are not known (no pass is spent on them); a row's bytes
     are its columns' item sizes, 16 for strings and categories."""
-    from evalci.engine import scaleout as engine_scaleout
-
     df = pd.DataFrame(
         {
             "a": np.zeros(10, dtype=np.int8),
@@ -571,9 +569,9 @@ def test_the_shuffle_check_counts_rows_and_bytes_it_can_know_without_a_task():
         }
     )
     ddf = dd.from_pandas(df, npartitions=3)
-    assert engine_scaleout.known_rows(ddf) == 10
-    assert engine_scaleout.known_rows(ddf[ddf.e > 1]) is None
-    assert engine_scaleout.known_rows(df) is None
-    assert engine_scaleout.row_bytes(df.dtypes) == 1 + 8 + 16 + 16 + 8
+    assert scaleout.known_rows(ddf) == 10
+    assert scaleout.known_rows(ddf[ddf.e > 1]) is None
+    assert scaleout.known_rows(df) is None
+    assert scaleout.row_bytes(df.dtypes) == 1 + 8 + 16 + 16 + 8
     # no client, or no worker with a limit: nothing is counted
-    engine_scaleout.check_reduce_memory(None, lambda: pytest.fail("counted"), 8)
+    scaleout.check_reduce_memory(None, lambda: pytest.fail("counted"))

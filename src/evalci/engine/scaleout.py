@@ -338,8 +338,9 @@ def _tightest(client, sizes=None):
 #: rows it is sent, for the shuffle of the reduction: an empirical rule, fitted
 #: to five runs of 10 systems x 5 runs of scores on 2 workers (docs/scaling.md,
 #: Memory limits): at 10^7 rows, ~50 and ~88 MiB of room paused the workers
-#: for good and ~130 MiB finished (the rule asks 94 MiB); at 5 x 10^7 rows,
-#: ~200 MiB paused them and ~585 MiB finished (the rule asks 342 MiB).
+#: for good, ~97 and ~130 MiB finished (the rule asks 94 MiB); at 5 x 10^7
+#: rows, ~200 MiB paused them and ~585 MiB finished (the rule asks 342 MiB;
+#: ~374 MiB, its advice, then ran too).
 SHUFFLE_ROOM_PER_BYTE = 1.0
 
 
@@ -368,23 +369,22 @@ def row_bytes(dtypes) -> int:
     )
 
 
-def check_reduce_memory(client, rows=None, nbytes: int = 0) -> None:
+def check_reduce_memory(client, table=None) -> None:
     """Refuse, before the reduction starts, workers whose ``memory_limit``
-    leaves less than :data:`REDUCE_ROOM` above their own memory, or (when the
-    table's ``rows`` are known, each ``nbytes`` of the reduced columns) less
-    than its share of the shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`). ``rows``
-    may be a function, called only when some worker has a limit."""
+    leaves less than :data:`REDUCE_ROOM` above their own memory, or less than
+    their share of the shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`) of a table
+    whose rows are known: ``table()`` gives ``(rows or None, bytes per row)``,
+    called only when some worker has a limit."""
     sizes = [] if client is None else worker_memory(client)
-    tightest = None if client is None else _tightest(client, sizes)
-    if tightest is None:
+    if not sizes:
         return
-    limit, own, pause, room = tightest
-    rows = rows() if callable(rows) else rows
+    limit, own, pause, room = _tightest(client, sizes)
+    rows, nbytes = table() if table is not None else (None, 0)
     share = SHUFFLE_ROOM_PER_BYTE * (rows or 0) * nbytes / len(sizes)
     need = REDUCE_ROOM + share
     if room >= need:
         return
-    table = (
+    shuffled = (
         f" and its share of shuffling {rows:,} rows of {nbytes} bytes "
         f"({share / 2**20:,.0f} MiB)"
         if share
@@ -396,7 +396,7 @@ def check_reduce_memory(client, rows=None, nbytes: int = 0) -> None:
         f"{pause:.0%} of the limit; the worker itself holds "
         f"{own / 2**20:,.0f} MiB with pandas, Dask and evalci imported), and "
         f"reducing this Dask DataFrame needs about {need / 2**20:,.0f} MiB per "
-        f"worker ({REDUCE_ROOM / 2**20:.0f} MiB{table}): start the workers with "
+        f"worker ({REDUCE_ROOM / 2**20:.0f} MiB{shuffled}): start the workers with "
         f"memory_limit of at least {(own + need) / pause / 1e6:,.0f} MB"
         f"{', or more workers' if share else ''} (docs/scaling.md, Memory "
         "limits); nothing has been computed."

@@ -23,6 +23,7 @@ from evalci.frames.dask_frame import (
     _bootstrap_resamples,
     compress,
     meta,
+    pass_columns,
     reduce_for_bootstrap,
 )
 
@@ -43,12 +44,9 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
     given["missing"] = _missing.resolve(given["missing"], given["dropna"])
     given["dropna"] = False
     # workers too small for the reduction are refused before it starts
-    client = _scaleout.active_client()
-    if client is not None:
-        used = meta(ddf).dtypes[_named_columns(ddf, given)]
-        _scaleout.check_reduce_memory(
-            client, lambda: _scaleout.known_rows(ddf), _scaleout.row_bytes(used)
-        )
+    _scaleout.check_reduce_memory(
+        _scaleout.active_client(), lambda: _reduced_table(ddf, given)
+    )
     with caller_warnings():
         if given["missing"] in ("zero", "bounds"):
             return _bootstrap_reduced(pandas_bootstrap, ddf, given)
@@ -62,14 +60,13 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
         return result
 
 
-def _named_columns(ddf, given) -> list:
-    """The columns of ``ddf`` that the call names (value, cluster, by, ...)."""
-    names = []
-    for v in given.values():
-        for name in v if isinstance(v, (list, tuple)) else [v]:
-            if isinstance(name, str) and name in ddf.columns and name not in names:
-                names.append(name)
-    return names
+def _reduced_table(ddf, given) -> tuple[int | None, int]:
+    """``(rows, bytes per row)`` of what the reduction reads: the rows when
+    known without a task (:func:`evalci.engine.scaleout.known_rows`)."""
+    # only the columns are read: B may still be "auto" here
+    args = _args.bootstrap_iv_of(meta(ddf), given, by=given["by"], n_resamples=2)
+    used = meta(ddf).dtypes[pass_columns(args)]
+    return _scaleout.known_rows(ddf), _scaleout.row_bytes(used)
 
 
 def _counted(ddf, given, result):

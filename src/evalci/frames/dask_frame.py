@@ -211,13 +211,18 @@ def distinct_rows(ddf, args, *, compute=True):
     their multiplicities (:func:`compress`). A counts table is already small:
     its rows come back as they are (summing them in Dask would turn a missing
     count into 0)."""
+    taken = pass_columns(args)
+    ddf, causes = flag_causes(ddf, taken)
+    return compress(ddf, [*taken, *causes], compute=compute)
+
+
+def pass_columns(args) -> list[str]:
+    """The columns a pass reads: its keys, then the value and what the metric
+    reads (or a counts table's trials)."""
     keys = [*args.cluster, *args.input, *args.by, *args.strata]
     if args.trials is not None:
-        cols = [args.value, args.trials]
-    else:
-        cols = [args.value, *args.metric.columns]
-    ddf, causes = flag_causes(ddf, keys + cols)
-    return compress(ddf, [*keys, *cols, *causes], compute=compute)
+        return [*keys, args.value, args.trials]
+    return [*keys, args.value, *getattr(args.metric, "columns", ())]
 
 
 def flag_causes(ddf, taken):
