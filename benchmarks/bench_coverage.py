@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_coverage.py          # full (~10 min)
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_coverage.py          # full (~5 min)
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_coverage.py --quick  # seconds
 
 Section 1 times :func:`evalci.coverage.reproduce_paper` for the accuracy

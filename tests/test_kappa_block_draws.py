@@ -1,14 +1,18 @@
-"""The kappa coverage path's draws after the issue 27 speed-ups (task h27c).
+"""The kappa coverage path's draws (issue 27: tasks h27c and h27d).
 
-``simulate.exact._kappa_block`` now counts cluster draws per distinct input
-contribution and computes kappa's margins with one product: neither may
-change a single replicate, so both are compared bitwise with the previous
-arithmetic on the same seeds (deterministic, no false failures), and kappa
-itself with statsmodels. Hierarchical draws each input-and-runs outcome as
-one integer looked up in a table instead of by Walker's alias method: other
-draws, the same law. Its outcome law is compared exactly with the previous
-float mixture, and one trial's replicates with the previous alias draws by
-a two-sample KS test (false-failure rate stated there).
+``simulate.exact._kappa_block`` draws the units once per chunk of
+replicates and lets every trial of a block read them through its own random
+layout of its groups (``simulate.shared_draws``). Each trial's replicates
+must keep the bootstrap's law exactly. Checked here against independent
+references:
+
+* deterministic: the shared tables give exactly the counts and margins an
+  obvious loop computes from the same raw draws, kappa matches statsmodels;
+* in law: one layout's group counts against the exact multinomial pmf
+  (chi-square), and one trial's replicates of every strategy against the
+  previous per-trial draws (index draws, Walker's alias method, numpy's
+  multinomial) by two-sample KS tests. False-failure rates are stated at
+  each test.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from scipy import special, stats
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from evalci import simulate
-from evalci.simulate import exact
+from evalci.simulate import exact, shared_draws
 
 
 def _kappa_direct(tab, c):
@@ -51,6 +55,15 @@ def _alias_direct(p, u):
     return np.where(x - j < prob[j], j, alias[j])
 
 
+def _compositions(k, c):
+    """All vectors of ``c`` non-negative integers summing to ``k``, (Q, c)."""
+    if c == 1:
+        return np.array([[k]])
+    return np.array(
+        [[j, *rest] for j in range(k, -1, -1) for rest in _compositions(k - j, c - 1)]
+    )
+
+
 def _contrib(labels, preds, c):
     cells = labels[..., None] * c + preds
     return (cells[..., None] == np.arange(c * c)).sum(axis=-2).astype(float)
@@ -71,7 +84,7 @@ def _cluster_direct(labels, preds, b, gen, c):
 def _hier_mixture(labels, preds, c):
     """The previous float law of one hierarchical draw, and its table vectors."""
     n, k = preds.shape
-    comp = exact._compositions(k, c)
+    comp = _compositions(k, c)
     coef = special.gammaln(k + 1) - special.gammaln(comp + 1).sum(axis=-1)
     q = (preds[..., None] == np.arange(c)).sum(axis=-2) / k
     lp = coef[None, :] + np.log(np.maximum(q, 1e-300)) @ comp.T
@@ -111,25 +124,18 @@ def test_kappa_matches_statsmodels_and_direct_sums():
 
 
 @pytest.mark.parametrize("n,k", [(50, 5), (80, 2), (37, 3)])
-def test_cluster_replicates_unchanged(n, k):
-    # the same index draws, counted per distinct contribution: bit for bit
-    labels, preds = simulate.confusion_model_arrays(3, n, k, rng=n * 10 + k)
-    gen = np.random.default_rng(7)
-    blk = exact._kappa_block("cluster", labels, preds, 400, gen, 0.95, 4)
-    ref = _cluster_direct(labels, preds, 400, np.random.default_rng(7), 4)
-    assert np.array_equal(blk.reps, ref)
-
-
-@pytest.mark.parametrize("n,k", [(50, 5), (80, 2), (37, 3), (200, 5)])
-def test_hierarchical_outcome_law_is_the_previous_mixture(n, k):
-    # deterministic: the integer weights / (N k**k) are the float mixture the
-    # alias draws used, and the outcome vectors are the same
-    labels, preds = simulate.confusion_model_arrays(1, n, k, rng=n + k)
-    w, vec = exact._hierarchical_outcomes(labels[0], preds[0], 4)
-    mix, vec_ref = _hier_mixture(labels[0], preds[0], 4)
-    assert w.dtype == np.int64 and w.sum() == n * k**k
-    np.testing.assert_allclose(w / (n * k**k), mix, rtol=1e-12, atol=1e-15)
-    assert np.array_equal(vec, vec_ref)
+def test_cluster_replicates_two_sample(n, k):
+    # Two-sample KS test of one fixed trial's 20,000 replicates, shared draws
+    # against per-trial index draws (fixed seeds): p >= 1e-3 fails with
+    # probability <= 1e-3 per case (KS is conservative with a discrete
+    # statistic's ties), < 3e-3 over the three. The trial sits in a block of
+    # four so that it reads the draws through a layout other trials share.
+    labels, preds = simulate.confusion_model_arrays(4, n, k, rng=n * 10 + k)
+    b = 20_000
+    ours = exact._kappa_block("cluster", labels, preds, b, np.random.default_rng(7),
+                              0.95, 4).reps[2]  # fmt: skip
+    ref = _cluster_direct(labels[2:3], preds[2:3], b, np.random.default_rng(8), 4)[0]
+    assert stats.ks_2samp(ours, ref).pvalue >= 1e-3
 
 
 @pytest.mark.parametrize("n,k", [(60, 5), (80, 2), (40, 3)])
@@ -143,9 +149,147 @@ def test_hierarchical_replicates_two_sample(n, k):
     b = 20_000
     gen = np.random.default_rng(11)
     ours = exact._kappa_block("hierarchical", labels, preds, b, gen, 0.95, 4).reps[0]
+    assert np.isfinite(ours).all()
     ref = _hier_direct(labels[0], preds[0], b, np.random.default_rng(12), 4)
     assert stats.ks_2samp(ours, ref).pvalue >= 1e-3
     clu = exact._kappa_block(
         "cluster", labels, preds, b, np.random.default_rng(13), 0.95, 4
     ).reps[0]
     assert stats.ks_2samp(ours, clu).pvalue < 1e-6
+
+
+def _cells_direct(strategy, labels, preds, b, gen, c):
+    """single_draw / iid / mode_aggregate replicates with numpy's multinomial."""
+    t, n, k = preds.shape
+    if strategy == "mode_aggregate":
+        _, mode = exact._mode_correct(labels, preds, gen, c)
+        tab = np.bincount(labels[0] * c + mode[0], minlength=c * c)
+        size, p = n, tab / n
+    else:
+        tab = np.bincount((labels[0][:, None] * c + preds[0]).ravel(), minlength=c * c)
+        size, p = (n * k if strategy == "iid" else n), tab / (n * k)
+    return _kappa_direct(gen.multinomial(size, p, size=b).astype(float), c)
+
+
+@pytest.mark.parametrize("strategy", ["single_draw", "iid", "mode_aggregate"])
+@pytest.mark.parametrize("n,k", [(60, 5), (45, 2)])
+def test_cell_strategies_two_sample(strategy, n, k):
+    # Shared draws against numpy's multinomial over the C x C cells, one fixed
+    # trial, 20,000 replicates each (the same tie-breaks for the modes: the
+    # block draws them first from the same seed). p >= 1e-3: false failures
+    # <= 1e-3 per case, < 6e-3 over the six.
+    labels, preds = simulate.confusion_model_arrays(1, n, k, rng=300 + n + k)
+    b = 20_000
+    ours = exact._kappa_block(strategy, labels, preds, b, np.random.default_rng(5),
+                              0.95, 4).reps[0]  # fmt: skip
+    ref = _cells_direct(strategy, labels, preds, b, np.random.default_rng(5), 4)
+    assert stats.ks_2samp(ours, ref).pvalue >= 1e-3
+    # power: the same test tells these draws from twice as many
+    labels2, preds2 = np.repeat(labels, 2, axis=1), np.repeat(preds, 2, axis=1)
+    wide = _cells_direct(strategy, labels2, preds2, b, np.random.default_rng(6), 4)
+    assert stats.ks_2samp(ours, wide).pvalue < 1e-6
+
+
+# ------------------------------------------------------------ shared tables
+def _direct_counts(draws, lay, sizes, m):
+    """Group counts from raw unit draws and a layout, by plain loops."""
+    t, g = sizes.shape
+    out = np.zeros((t, g, draws.shape[0]))
+    for i in range(t):
+        start = lay.at[i, 0]
+        unit_group = np.empty(m, np.int64)
+        pos = start
+        for grp in lay.order[i]:
+            for _ in range(sizes[i, grp]):
+                unit_group[pos % m] = grp
+                pos += 1
+        for r in range(draws.shape[0]):
+            for u in draws[r]:
+                out[i, unit_group[u], r] += 1
+    return out
+
+
+def test_shared_counts_are_the_draws_counted_per_group():
+    # deterministic: the cumulated table read at a layout's boundaries gives
+    # exactly the counts a loop over the same raw draws does, wraps included
+    m, n, b = 23, 17, 40
+    gen = np.random.default_rng(3)
+    sizes = np.array([[5, 0, 7, 11], [1, 1, 1, 20], [23, 0, 0, 0]])
+    lay = shared_draws.layout(sizes, m, gen)
+    state = np.random.default_rng(4)
+    counts = shared_draws.SharedCounts(m, n, b, np.random.default_rng(4))
+    draws = state.integers(0, m, size=(b, n))  # the same stream as the table's
+    direct = _direct_counts(draws, lay, sizes, m)
+    ours = np.empty_like(direct)
+    np.put_along_axis(ours, lay.order[..., None], counts.counts(lay), axis=1)
+    assert np.array_equal(ours, direct)
+    values = state.integers(-3, 4, size=(3, 4, 5)).astype(float)
+    want = np.einsum("tgb,tgq->tbq", direct, values)
+    got = counts.margins(lay, shared_draws.in_order(values, lay))
+    assert np.array_equal(got, want)
+
+
+def test_one_layout_counts_follow_the_multinomial():
+    # Chi-square goodness of fit of 20,000 replicates' group counts (one
+    # layout per trial, 6 trials pooled) against the exact Multinomial(n,
+    # s / m) pmf over all count vectors: p >= 1e-3 fails with probability
+    # ~1e-3 (the chi-square approximation is good here: every expected cell
+    # count is at least 5, after pooling any below it).
+    m, n, b = 9, 4, 20_000
+    sizes = np.tile([2, 3, 4], (6, 1))
+    gen = np.random.default_rng(21)
+    lay = shared_draws.layout(sizes, m, gen)
+    cnt = shared_draws.SharedCounts(m, n, b, gen).counts(lay)
+    orig = np.empty_like(cnt)
+    np.put_along_axis(orig, lay.order[..., None], cnt, axis=1)
+    vecs = orig.transpose(0, 2, 1).reshape(-1, 3).astype(int)
+    comps = _compositions(n, 3)
+    pmf = stats.multinomial.pmf(comps, n, np.array([2, 3, 4]) / m)
+    index = {tuple(x): i for i, x in enumerate(comps)}
+    obs = np.bincount([index[tuple(v)] for v in vecs], minlength=len(comps))
+    exp = pmf * len(vecs)
+    big = exp >= 5
+    if not big.all():
+        obs = np.append(obs[big], obs[~big].sum())
+        exp = np.append(exp[big], exp[~big].sum())
+    assert stats.chisquare(obs, exp).pvalue >= 1e-3
+
+
+def test_shared_runs_are_the_slots_read_per_group():
+    # deterministic: margins of the runs laid end to end over the slots,
+    # against a loop that assigns each slot to its group and class
+    c, k, runs = 3, 4, 4
+    labels = np.array([[0, 2, 1], [1, 1, 0]])
+    counts = np.array(
+        [[[4, 0, 0], [1, 2, 1], [0, 3, 1]], [[2, 2, 0], [0, 0, 4], [1, 1, 2]]]
+    )
+    gen = np.random.default_rng(9)
+    m = gen.integers(0, 3, size=(2, 3, 7)).astype(float)
+    n_slots = int(runs * m.sum(axis=1).max())
+    sr = shared_draws.SharedRuns(n_slots, k, 7, gen)
+    terms = shared_draws.run_terms(labels, counts, k, c)
+    got = sr.margins(m, runs, terms)
+    for t in range(2):
+        for r in range(7):
+            tab = np.zeros((c, c))
+            pos = 0
+            for grp in range(3):
+                classes = np.repeat(np.arange(c), counts[t, grp])  # slot -> class
+                for _ in range(int(runs * m[t, grp, r])):
+                    tab[labels[t, grp], classes[sr.slots[r, pos]]] += 1
+                    pos += 1
+            want = tab.ravel() @ exact._margin_matrix(c)
+            assert np.array_equal(got[t, r], want)
+
+
+def test_trials_of_a_block_read_the_draws_differently():
+    # two identical data sets in one block share the draws but not the
+    # layout: their replicates differ (deterministic for these seeds) and
+    # are far from perfectly correlated
+    labels, preds = simulate.confusion_model_arrays(1, 120, 5, rng=5)
+    labels, preds = np.repeat(labels, 2, axis=0), np.repeat(preds, 2, axis=0)
+    for strategy in ("cluster", "hierarchical", "single_draw", "iid"):
+        reps = exact._kappa_block(strategy, labels, preds, 4000,
+                                  np.random.default_rng(1), 0.95, 4).reps  # fmt: skip
+        assert not np.array_equal(reps[0], reps[1])
+        assert np.corrcoef(reps)[0, 1] < 0.9, strategy

@@ -495,8 +495,7 @@ def reproduce_paper(
     Notes
     -----
     At the paper's size the accuracy table takes about 20 s and the kappa
-    table about 11 minutes (the docs build runs kappa at 200 trials x 1,000
-    resamples).
+    table about 2 minutes in one process (the docs build runs both).
     """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     out = []
