@@ -295,3 +295,26 @@ def test_the_block_kernel_is_only_for_exact_sums():
     assert blocks.exact_sums(np.abs(T).reshape(40, 1))
     assert not blocks.exact_sums(np.full((40, 1), 0.5))
     assert not blocks.exact_sums(np.full((40, 1), 2.0**48))  # 40 x 2**48 > 2**53
+
+
+@pytest.mark.parametrize(
+    "count, scales",
+    [(2173, [230, 230]), (7, [1, 5, 2**20, 3]), (50, [2**40, 2**30, 1])],
+)
+def test_packed_columns_sum_to_each_columns_own_sum(count, scales):
+    # deterministic: the packed words' int64 sums of `count` gathered starts
+    # unpack to every column's own exact sum (negative values included), with
+    # as many words as 63-bit fields allow
+    rng = np.random.default_rng(count)
+    s = 500
+    full = np.stack([rng.integers(-sc // 3, sc + 1, s) for sc in scales]).astype(float)
+    words = blocks.pack_columns(full, count)
+    widths = [int(count * (c.max() - c.min())).bit_length() for c in full]
+    assert sum(len(w.columns) for w in words) == len(scales)
+    assert all(sum(widths[i] for i in w.columns) <= 63 for w in words)
+    head = rng.integers(0, s, size=(64, count))
+    for w in words:
+        total = np.take(w.table, head).sum(axis=1, dtype=np.int64)
+        for j, got in zip(w.columns, w.unpack(total), strict=True):
+            want = full[j].astype(np.int64)[head].sum(axis=1)
+            assert np.array_equal(got, want)

@@ -14,12 +14,20 @@ differently in another order).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
 
-__all__ = ["block_tables", "exact_sums", "stream_replicate_sums"]
+__all__ = [
+    "PackedWord",
+    "block_tables",
+    "exact_sums",
+    "pack_columns",
+    "stream_replicate_sums",
+]
 
 
 def exact_sums(flat: np.ndarray) -> bool:
@@ -46,6 +54,66 @@ def block_tables(flat: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]
     return full, last
 
 
+@dataclass(frozen=True)
+class PackedWord:
+    """Block sums of several columns in one integer per start.
+
+    Column ``columns[i]``'s block sum, less its minimum ``low[i]``, sits in
+    bits ``shift[i]`` upwards, each field wide enough for a sum of ``count``
+    of them: a replicate's sum of ``count`` packed values (in int64) holds
+    every column's sum exactly, one gather and one sum for all of them.
+    """
+
+    table: np.ndarray  # (S,) int32 or int64
+    columns: tuple
+    low: np.ndarray  # (c,) int64
+    shift: np.ndarray  # (c,) int64
+    width: np.ndarray  # (c,) bits
+    count: int
+
+    def unpack(self, total: np.ndarray) -> list[np.ndarray]:
+        """Each column's sum of ``count`` block sums from packed totals."""
+        return [
+            ((total >> int(sh)) & ((1 << int(w)) - 1)) + int(lo) * self.count
+            for lo, sh, w in zip(self.low, self.shift, self.width, strict=True)
+        ]
+
+
+def pack_columns(full: np.ndarray, count: int) -> list[PackedWord]:
+    """Whole-number block sums ``(C, S)`` packed into as few words as fit.
+
+    A field holds a column's sum of ``count`` blocks (less ``count`` times its
+    minimum): ``bit_length(count * range)`` bits; words hold 63 bits of
+    fields, stored as int32 where every packed value fits.
+    """
+    full = full.astype(np.int64)
+    low = full.min(axis=1) if len(full) else np.zeros(0, np.int64)
+    rng = full.max(axis=1) - low if len(full) else np.zeros(0, np.int64)
+    widths = [max(1, int(count * int(r)).bit_length()) for r in rng]
+    groups, cols, used = [], [], 0
+    for j, w in enumerate(widths):
+        if cols and used + w > 63:
+            groups.append(cols)
+            cols, used = [], 0
+        cols.append(j)
+        used += w
+    groups += [cols] if cols else []
+    words = []
+    for cols in groups:
+        shift = np.cumsum([0] + [widths[i] for i in cols[:-1]])
+        table = np.zeros(full.shape[1], np.int64)
+        for i, sh in zip(cols, shift, strict=True):
+            table += (full[i] - low[i]) << int(sh)
+        narrow = np.int32 if int(table.max(initial=0)) < 2**31 else np.int64
+        width = np.array([widths[i] for i in cols])
+        words.append(
+            PackedWord(
+                table.astype(narrow), tuple(cols), low[cols], shift, width, count
+            )
+        )
+    return words
+
+
 def stream_replicate_sums(
     unit, root, strategy, first, n_streams, *, weights, tile_size=None
 ):
@@ -67,21 +135,23 @@ def stream_replicate_sums(
     n_blocks = -(-n // length)
     out = np.empty((n_streams * size, g * m))
     # a column whose block sums are all equal (the runs column at equal k)
-    # has the same exact sum in every replicate: it is not gathered
-    # the others are gathered as the narrowest integers that hold them (less
-    # memory traffic) and summed in int64: exact, as every sum is
-    big = max(float(np.abs(full).max()), float(np.abs(last).max()))
-    narrow = np.int16 if big < 2**15 else np.int32 if big < 2**31 else np.int64
+    # has the same exact sum in every replicate: it is not gathered; the
+    # others are packed several to an integer (one gather and one int64 sum
+    # for all of them, exact: every field holds its whole sum)
     drawn = []
     for j in range(g * m):
         if (full[j] == full[j, 0]).all() and (last[j] == last[j, 0]).all():
             out[:, j] = full[j, 0] * (n_blocks - 1) + last[j, 0]
         else:
-            drawn.append((j, full[j].astype(narrow), last[j].astype(np.int64)))
+            drawn.append(j)
+    words = pack_columns(full[drawn], n_blocks - 1)
+    tails = [last[j].astype(np.int64) for j in drawn]
     for s, gen in enumerate(streams(root, (_rs._BOOT, unit.index), first, n_streams)):
         starts = gen.integers(0, n - length + 1, size=(size, n_blocks))
         head, tail = starts[:, :-1], starts[:, -1]
         rows = out[s * size : (s + 1) * size]
-        for j, f, t in drawn:
-            rows[:, j] = np.take(f, head).sum(axis=1, dtype=np.int64) + t[tail]
+        for word in words:
+            total = np.take(word.table, head).sum(axis=1, dtype=np.int64)
+            for j, total_j in zip(word.columns, word.unpack(total), strict=True):
+                rows[:, drawn[j]] = total_j + tails[j][tail]
     return out.reshape(-1, g, m)

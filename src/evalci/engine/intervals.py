@@ -107,8 +107,9 @@ def acceleration(
             continue
         part = jack[..., lo:hi]
         lval = (nh - 1) * (part.mean(axis=-1, keepdims=True) - part)
-        num += (lval**3).sum(axis=-1) / nh**3
-        den += (lval**2).sum(axis=-1) / nh**2
+        sq = lval * lval  # what lval**2 computes; cubes as products, not pow()
+        num += (sq * lval).sum(axis=-1) / nh**3
+        den += sq.sum(axis=-1) / nh**2
     with np.errstate(invalid="ignore", divide="ignore"):
         a = num / (6.0 * den**1.5)
     # No spread in the jackknife: no skewness to correct.
