@@ -173,6 +173,9 @@ class Cube:
     runs: np.ndarray | None = None  # runs behind each row (counts tables); else 1
     row_input: np.ndarray | None = None  # input codes when inputs nest in clusters
     input_weighted: bool = False  # stats already weight each nested input equally
+    # the `stats` array known to hold whole numbers (made from integers): no
+    # scan needed to know its sums are exact (table._sums_exact)
+    whole_stats: np.ndarray | None = field(default=None, repr=False, compare=False)
     # cell codes, counts...: cached for the current rows (:meth:`_cache`)
     _cells: dict | None = field(default=None, repr=False, compare=False)
 
@@ -253,7 +256,10 @@ class Cube:
             return out
         out = np.empty((n * g, x.shape[1]))
         for j in range(x.shape[1]):
-            out[:, j] = np.bincount(cell, weights=x[:, j], minlength=n * g)
+            if _all_ones(x[:, j]):  # the runs column of a mean: the row counts
+                out[:, j] = self.cell_counts().reshape(-1)
+            else:
+                out[:, j] = np.bincount(cell, weights=x[:, j], minlength=n * g)
         return out
 
     def units(
@@ -374,6 +380,14 @@ class Cube:
                 x = x * kr[:, None]
             rows.append(x)
         return starts, counts, rows
+
+
+def _all_ones(col: np.ndarray) -> bool:
+    """Whether every value is 1 (then a cell's float sum is its row count,
+    exactly); a first chunk settles most columns that are not."""
+    if not (col[:4096] == 1).all():
+        return False
+    return bool((col == 1).all())
 
 
 def _is_range(codes: np.ndarray, n: int) -> bool:

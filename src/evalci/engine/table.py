@@ -351,6 +351,8 @@ def _sums_exact(cube: Cube) -> bool:
     big = max(float(stats.max()), -float(stats.min()))
     if not np.isfinite(big) or big * most >= 2.0**53:
         return False
+    if cube.whole_stats is stats:  # made from integers: whole, no -0.0
+        return True
     step = 1 << 15  # in chunks that stay in cache
     for lo in range(0, stats.shape[0], step):
         x = stats[lo : lo + step]
@@ -408,7 +410,8 @@ def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     out = frame[keys].iloc[first].reset_index(drop=True)
     frame, cell = frame.iloc[order], cell[order]
     data_map = _metric_data(frame, args)
-    stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
+    raw = np.asarray(args.metric.statistics(data_map, args.value))
+    stats = np.asarray(raw, dtype=float)
     check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
     n = len(out)
     for j, name in enumerate(stat_columns(stats.shape[1])):
@@ -492,7 +495,8 @@ def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
 def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> None:
     """Per-row statistics of a Metric, times multiplicities, input-weighted."""
     data_map = _metric_data(frame, args)
-    stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
+    raw = np.asarray(args.metric.statistics(data_map, args.value))
+    stats = np.asarray(raw, dtype=float)
     if stats.ndim != 2 or stats.shape[0] != len(frame):
         raise ValueError(
             f"metric {args.metric.name!r}: `statistics` must return an array of "
@@ -500,6 +504,8 @@ def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> Non
         )
     check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
     cube.stats = stats
+    if raw.dtype.kind in "biu":  # whole numbers, known without a scan
+        cube.whole_stats = stats
     if args.trials is not None:
         cube.runs = frame[args.trials].to_numpy().astype(float)
     elif args.row_runs is not None:

@@ -119,5 +119,11 @@ def _ratio(sums: np.ndarray) -> np.ndarray:
 
 
 def _mean_statistics(data: Mapping[str, np.ndarray], value: str) -> np.ndarray:
-    y = np.asarray(data[value], dtype=float)
-    return np.column_stack([y, np.ones_like(y)])
+    """``(y, 1)`` per row; integers stay integers (the engine then knows the
+    statistics are whole numbers without scanning them)."""
+    y = np.asarray(data[value])
+    if y.dtype.kind not in "biu":
+        y = y.astype(float)
+    out = np.ones((len(y), 2), dtype=y.dtype)
+    out[:, 0] = y
+    return out
