@@ -10,7 +10,9 @@ Seed 000's confusion-matrix model (``model="seed000"`` or a confusion
 matrix) runs on a batched, exact fast path (:mod:`evalci.simulate.exact`:
 per-input counts of correct runs for accuracy, each input's pooled confusion
 counts for kappa, whose bootstrap laws are drawn from exactly, a block of
-trials at once; intervals from the sorted replicates of a whole block;
+trials at once -- for kappa the trials of a block share one draw of the
+units, each read through its own layout (:mod:`evalci.simulate.shared_draws`);
+intervals from the sorted replicates of a whole block;
 ``"clt"`` is the analytic interval).
 :func:`reproduce_paper` runs it on every cell of seed 000's tables
 (:mod:`evalci.simulate.paper`).
