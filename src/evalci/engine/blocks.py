@@ -87,8 +87,8 @@ def pack_columns(full: np.ndarray, count: int) -> list[PackedWord]:
     fields, stored as int32 where every packed value fits.
     """
     full = full.astype(np.int64)
-    low = full.min(axis=1) if len(full) else np.zeros(0, np.int64)
-    rng = full.max(axis=1) - low if len(full) else np.zeros(0, np.int64)
+    low = full.min(axis=1)
+    rng = full.max(axis=1) - low
     widths = [max(1, int(count * int(r)).bit_length()) for r in rng]
     groups, cols, used = [], [], 0
     for j, w in enumerate(widths):

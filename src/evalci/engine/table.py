@@ -410,8 +410,7 @@ def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     out = frame[keys].iloc[first].reset_index(drop=True)
     frame, cell = frame.iloc[order], cell[order]
     data_map = _metric_data(frame, args)
-    raw = np.asarray(args.metric.statistics(data_map, args.value))
-    stats = np.asarray(raw, dtype=float)
+    stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
     check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
     n = len(out)
     for j, name in enumerate(stat_columns(stats.shape[1])):

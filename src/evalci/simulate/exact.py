@@ -272,6 +272,8 @@ def _kappa_margins(marg: np.ndarray, c: int) -> np.ndarray:
 def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
     from evalci.methods.analytic import _kappa_fce
 
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose from {STRATEGIES}")
     t, n, k = preds.shape
     cc = n_labels * n_labels
     if strategy == "mode_aggregate":
@@ -292,8 +294,6 @@ def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
     if k > 1 and strategy not in ("iid", "mode_aggregate"):
         se = np.full(t, np.nan)  # no FCE standard error for k > 1 runs per input
     clt = _normal_ci(kap, se, confidence_level)
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}; choose from {STRATEGIES}")
     reps = _kappa_reps(strategy, labels, preds, table, b, gen, n_labels)
     return _Block(reps, est, jack, jack_w, clt)
 
@@ -302,41 +302,48 @@ def _kappa_reps(strategy, labels, preds, table, b, gen, c):
     """``(T, b)`` kappa replicates of a block, from draws its trials share.
 
     Units are drawn once per chunk of replicates (:mod:`.shared_draws`) and
-    read by every trial through its own random layout of its groups: iid and
-    mode_aggregate group the drawn rows by table cell; cluster, hierarchical
-    and single_draw group the inputs by label and predictions, and the last
-    two then draw each drawn input's runs (k, or one) from shared run slots.
+    read by every trial through its own random layout of its groups: iid,
+    mode_aggregate and single_draw group the drawn rows by table cell
+    (single_draw: N draws over the N k rows); cluster and hierarchical group
+    the inputs by label and predictions, and hierarchical then draws each
+    drawn input's k runs from shared run slots.
     """
     t, n, k = preds.shape
-    mm = _margin_matrix(c)
-    reps = np.empty((t, b))
-    if strategy in ("iid", "mode_aggregate", "single_draw"):
+    if strategy == "hierarchical":
+        return _hierarchical_reps(labels, preds, b, gen, c)
+    if strategy == "cluster":
+        sizes, lab, cnt = _input_groups(labels, preds, c)
+        units = draws = n
+        lay = layout(sizes, n, gen)
+        values = _input_margins(in_order(lab, lay), in_order(cnt, lay), k, c)
+    else:
         units = n if strategy == "mode_aggregate" else n * k
         draws = n * k if strategy == "iid" else n
         lay = layout(table.astype(np.int64), units, gen)
+        mm = _margin_matrix(c)
         values = in_order(np.broadcast_to(mm, (t, *mm.shape)), lay)
-        for part in chunks(b, SharedCounts.nbytes(units)):
-            counts = SharedCounts(units, draws, part.stop - part.start, gen)
-            reps[:, part] = _kappa_margins(counts.margins(lay, values), c)
-        return reps
+    reps = np.empty((t, b))
+    for part in chunks(b, SharedCounts.nbytes(units)):
+        counts = SharedCounts(units, draws, part.stop - part.start, gen)
+        reps[:, part] = _kappa_margins(counts.margins(lay, values), c)
+    return reps
+
+
+def _hierarchical_reps(labels, preds, b, gen, c) -> np.ndarray:
+    """Hierarchical replicates: shared input draws, then shared run slots."""
+    t, n, k = preds.shape
     sizes, lab, cnt = _input_groups(labels, preds, c)
     lay = layout(sizes, n, gen)
-    lab, cnt = in_order(lab, lay), in_order(cnt, lay)
-    runs = k if strategy == "hierarchical" else 0
-    per_rep = SharedCounts.nbytes(n) + (SharedRuns.nbytes(n * runs, k) if runs else 0)
-    terms = run_terms(lab, cnt, k, c) if runs else None
-    for part in chunks(b, per_rep):
+    terms = run_terms(in_order(lab, lay), in_order(cnt, lay), k, c)
+    reps = np.empty((t, b))
+    for part in chunks(b, SharedCounts.nbytes(n) + SharedRuns.nbytes(n * k, k)):
         size = part.stop - part.start
         counts = SharedCounts(n, n, size, gen)
-        if runs == 0:
-            marg = counts.margins(lay, _input_margins(lab, cnt, k, c))
-            reps[:, part] = _kappa_margins(marg, c)
-            continue
-        slots = SharedRuns(n * runs, k, size, gen)
-        step = SharedRuns.batch(t, lab.shape[1], size)
+        slots = SharedRuns(n * k, k, size, gen)
+        step = SharedRuns.batch(sizes.shape[1], size)
         for lo in range(0, t, step):
             tr = slice(lo, lo + step)
-            marg = slots.margins(counts.counts(lay[tr]), runs, terms[tr])
+            marg = slots.margins(counts.counts(lay[tr]), k, terms[tr])
             reps[tr, part] = _kappa_margins(marg, c)
     return reps
 

@@ -15,8 +15,8 @@ independent of the layout, so every trial's counts are exactly
 while the trials of a block read different unit-to-group maps of the same
 draws.
 
-Drawing the runs of a drawn input (hierarchical: ``k`` with replacement;
-single_draw: one) is shared the same way (:class:`SharedRuns`): per
+Drawing the ``k`` runs of a drawn input with replacement (hierarchical) is
+shared the same way (:class:`SharedRuns`): per
 replicate a stream of run slots uniform on ``[0, k)``, with how many of the
 first ``j`` slots hold each value. A trial lays its groups' drawn runs end
 to end; a group whose inputs predicted class ``j`` in ``c_j`` of their
@@ -26,7 +26,8 @@ for ``M_g`` drawn copies of ``r`` runs each, independently over groups given
 ``M``.
 
 Replicates are drawn in chunks whose tables fit in a core's cache
-(:data:`CACHE_BYTES`), every trial of the block at once per chunk: the
+(:data:`CACHE_BYTES`), and each chunk is read by the block's trials in
+batches whose intermediates stay small (:meth:`SharedRuns.batch`): the
 gathers at data-dependent positions are what costs, and they are cheap only
 from cache.
 
@@ -46,7 +47,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CACHE_BYTES", "Layout", "RunTerms", "SharedCounts", "SharedRuns", "layout"]
+__all__ = [
+    "CACHE_BYTES",
+    "Layout",
+    "RunTerms",
+    "SharedCounts",
+    "SharedRuns",
+    "chunks",
+    "in_order",
+    "layout",
+    "run_terms",
+]
 
 #: Bytes of shared tables per chunk of replicates: about half a core's L2.
 CACHE_BYTES = 1 << 20
@@ -178,7 +189,7 @@ class SharedRuns:
         return marg.transpose(0, 2, 1)
 
     @staticmethod
-    def batch(t: int, g: int, b: int) -> int:
+    def batch(g: int, b: int) -> int:
         """Trials per call that keep its ``(T, G, b)`` arrays near 256 KiB."""
         return max(1, (1 << 15) // max(1, g * b))
 
