@@ -103,6 +103,25 @@ def test_inputs_estimand_matches_monte_carlo():
     np.testing.assert_allclose(post.quantile(qs), np.quantile(draws, qs), atol=4e-3)
 
 
+@pytest.mark.parametrize(("n", "k"), [(3, 3), (10, 10), (2, 5), (40, 1)])
+def test_inputs_estimand_of_all_successes_mirrors_all_failures(n, k):
+    # reference: symmetry. The uniform-icc prior is symmetric in mu <-> 1 - mu,
+    # so the posterior of these inputs' mean after all successes is the mirror
+    # image of the one after all failures: q-quantile = 1 - (1-q)-quantile.
+    # Before: all successes gave NaN quantiles (1 - m rounded to 0 in the
+    # moment match), so bayes_ci(estimand="inputs") had no interval.
+    kk = np.full(n, k)
+    top = posterior(Counts.of(kk, kk), estimand="inputs")
+    bottom = posterior(Counts.of(kk, np.zeros(n, int)), estimand="inputs")
+    qs = np.array([0.025, 0.5, 0.975])
+    assert np.isfinite(top.quantile(qs)).all()
+    np.testing.assert_allclose(top.quantile(qs), 1 - bottom.quantile(1 - qs), atol=1e-6)
+    assert top.mean == pytest.approx(1 - bottom.mean, abs=1e-9)
+    df = pd.DataFrame({"input_id": np.repeat(np.arange(n), k), "correct": 1})
+    res = evalci.bayes_ci(df, "correct", "input_id", estimand="inputs")
+    assert np.isfinite([res.low, res.high]).all() and res.high <= 1
+
+
 def test_population_grid_converges():
     # the default grid against a grid 6x finer in each direction (N=1000, k=10)
     gen = np.random.default_rng(1)
