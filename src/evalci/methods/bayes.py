@@ -231,11 +231,13 @@ def bayes_ci(
     ``k_i`` runs are Bernoulli(``p_i``). The posterior of the population mean
     ``mu = a / (a + b)`` (or of these inputs' mean) under a weak hyperprior
     is computed by deterministic quadrature over ``(a, b)`` (a 2-D grid in
-    ``(logit mu, log(a + b))``), so it takes milliseconds and needs no MCMC.
-    With one run per input and the default prior it is exactly the
-    ``Beta(1 + s, 1 + N - s)`` posterior. Page "Small samples" gives its
+    ``(logit mu, log(a + b))``), so it needs no MCMC: 3-8 ms for 30 to 1,000
+    inputs, 50-90 ms with ``estimand="inputs"`` (measured on a 2-core
+    machine). With one run per input and the default prior it is exactly
+    the ``Beta(1 + s, 1 + N - s)`` posterior. Page "Small samples" gives its
     frequentist coverage beside Wilson, clustered Wilson, Clopper-Pearson
-    and the cluster bootstrap at N = 10 to 100.
+    and the cluster bootstrap at N = 10 to 100: near 95%, but not at or
+    above it in every cell (0.924 exactly at N = 10, k = 1, mean 0.7).
 
     Parameters
     ----------

