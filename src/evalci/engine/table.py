@@ -198,7 +198,7 @@ def _mode_aggregate(frame, args, group_codes, cluster_codes, n_groups, root):
     """Collapse each (input, group) to the mode of its value, ties at random.
 
     Random tie-breaks matter: breaking ties towards the lowest or highest
-    label gives about 14-15% coverage at k=3 (PAPER-NOTES.md).
+    label gives about 14-15% coverage at k=3 (docs/paper-notes.md).
     """
     labels, uniques = pd.factorize(frame[args.value], sort=True)
     n_labels = len(uniques)

@@ -22,7 +22,7 @@ Every one of them is importable from this module.
 
 Examples
 --------
-Seed 000's simulation model has rho = 0.025065 (PAPER-NOTES):
+Seed 000's simulation model has rho = 0.025065 (docs/paper-notes.md):
 
 >>> from evalci import planning, simulate
 >>> df = simulate.confusion_model(20_000, 5, rng=3)

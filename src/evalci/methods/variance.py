@@ -455,7 +455,7 @@ def icc(
     -----
     *The clamped estimate is biased upward* at small N x k: when the truth is
     near 0 the raw estimate is negative about half the time and clamping
-    moves those to 0 (PAPER-NOTES: mean 0.043 against a true 0.025 at N=200,
+    moves those to 0 (docs/paper-notes.md: mean 0.043 against a true 0.025 at N=200,
     k=2, with 38% of data sets clamped). Look at ``rho_raw`` beside ``rho``.
 
     *Pairs.* With one row per run and a ``run`` column, the runs of the two

@@ -3,7 +3,7 @@
 :func:`coverage_study` simulates many evaluations from a model whose true
 score is known, builds an interval on each with every requested strategy and
 method, and reports the share of intervals that contain the truth
-(endpoints inclusive, ``low <= theta <= high``; PAPER-NOTES.md), with its
+(endpoints inclusive, ``low <= theta <= high``; docs/paper-notes.md), with its
 Monte-Carlo standard error and the interval widths.
 
 Seed 000's confusion-matrix model (``model="seed000"`` or a confusion
@@ -470,7 +470,7 @@ def reproduce_paper(
     Monte-Carlo SEs of the difference, ``sqrt(pbar (1 - pbar) (1 / trials +
     1 / 2000))`` with ``pbar`` the mean of the two, kept at least half a
     trial away from 0 and 1 (so a 100.0% cell is not infinitely precise).
-    ``note`` marks the cells PAPER-NOTES.md finds the paper off by noise.
+    ``note`` marks the cells docs/paper-notes.md finds the paper off by noise.
 
     Parameters
     ----------
@@ -526,7 +526,7 @@ def reproduce_paper(
                      "mean_width": row.mean_width, "paper_coverage": pc / 100,
                      "paper_width": pw,
                      "diff_se": (row.coverage - pc / 100) / se,
-                     "note": ("paper off by noise, see PAPER-NOTES ("
+                     "note": ("paper off by noise, see docs/paper-notes.md ("
                               + PAPER_NOISE[key] + ")") if key in PAPER_NOISE else ""}
                 )  # fmt: skip
     return pd.DataFrame(out)
