@@ -1049,3 +1049,27 @@ def test_lm_eval_without_metrics_list(tmp_path):
     write_lm(tmp_path / "m", "arc", lines, None)
     df = read_lm_eval(tmp_path)
     assert df["acc"].tolist() == [0.0, 0.0, 1.0] and "acc_norm" in df
+
+
+@pytest.mark.parametrize(
+    ("cell", "shown"), [("a", "'a'"), ("1.5", "1.5"), ("-", "'-'")]
+)
+def test_a_run_that_is_not_a_whole_number_is_refused_naming_file_line_column(
+    tmp_path, cell, shown
+):
+    # before: 'a' gave "invalid literal for int() with base 10: 'a'" (no file,
+    # no column) and 1.5 was truncated to 1 without a word
+    f = tmp_path / "r.csv"
+    f.write_text(f"input_id,trial,correct\n1,0,1\n1,{cell},0\n2,0,1\n")
+    with pytest.raises(ValueError) as e:
+        read_jsonl(f, input="input_id", value="correct", run="trial")
+    msg = str(e.value)
+    assert "`run`" in msg and "'trial'" in msg and str(f) in msg
+    assert f"holds {shown} (line 3)" in msg and "np." not in msg
+
+
+def test_a_non_numeric_value_names_its_line(tmp_path):
+    f = tmp_path / "r.jsonl"
+    f.write_text('{"input_id": 1, "correct": 1}\n{"input_id": 2, "correct": "zz"}\n')
+    with pytest.raises(ValueError, match=r"'correct' .* \('zz', line 2\)"):
+        read_jsonl(f, input="input_id", value="correct")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evalci.io._shared import (
@@ -159,7 +160,7 @@ def read_jsonl(
     out = pd.DataFrame({"input": data[input]})
     out["system"] = data[system] if system is not None else file.stem
     if run is not None:
-        out["run"] = data[run]
+        out["run"] = _whole_numbers(data[run], run, file, format)
     else:  # file order within (system, input)
         out["run"] = out.groupby(["system", "input"], sort=False).cumcount()
     for c in values:
@@ -169,7 +170,8 @@ def read_jsonl(
         if bad.any():
             raise ValueError(
                 f"`value`: column {c!r} of {file} holds a non-numeric value "
-                f"({col[bad].iloc[0]!r}, row {int(bad.idxmax())}); map it to numbers first."
+                f"({_plain(col[bad].iloc[0])!r}, {_where(bad, format)}); map it to "
+                "numbers first."
             )
         out[c] = num
     for old, new in meta.items():
@@ -193,3 +195,31 @@ def read_jsonl(
         for name, ok in full.groupby(out["system"], sort=False)
     ]
     return out
+
+
+def _plain(v):
+    """A value as the user wrote it: numpy scalars as Python ones (no np.str_)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _where(bad: pd.Series, format: str) -> str:
+    """The first bad row, as a reader of the file finds it: the line of a CSV
+    (its header is line 1) or JSON-lines file, the row of a Parquet file."""
+    i = int(np.flatnonzero(bad.to_numpy())[0])
+    if format == "csv":
+        return f"line {i + 2}"
+    return f"line {i + 1}" if format == "jsonl" else f"row {i}"
+
+
+def _whole_numbers(col: pd.Series, name: str, file, format: str) -> pd.Series:
+    """A run column as int64, refusing text and fractions (never truncated)."""
+    num = pd.to_numeric(col.map(lambda v: None if isinstance(v, bool) else v),
+                        errors="coerce")  # fmt: skip
+    bad = num.isna() | (num != np.floor(num))
+    if bad.any():
+        raise ValueError(
+            f"`run`: column {name!r} of {file} holds {_plain(col[bad].iloc[0])!r} "
+            f"({_where(bad, format)}), not a whole number; runs are numbered "
+            "0, 1, ... (leave `run` out to number them in file order)."
+        )
+    return num.astype("int64")
