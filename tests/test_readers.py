@@ -962,7 +962,7 @@ def test_jsonl_errors(generic):
         read_jsonl(folder / "gpqa.csv", format="xlsx", **kw)
     (folder / "t.csv").write_text("input_id,correct\nq1,1\nq2,yes\n")
     with pytest.raises(
-        ValueError, match=r"column 'correct' of .*t\.csv .*'yes', row 1"
+        ValueError, match=r"column 'correct' of .*t\.csv .*'yes', line 3"
     ):
         read_jsonl(folder / "t.csv", **kw)
     (folder / "t.jsonl").write_text('{"input_id": 1, "correct": 1}\n{"input_id": 2,\n')
