@@ -395,7 +395,10 @@ def test_inspect_errors(tmp_path, plain):
 def test_inspect_duplicate_rows_refused(tmp_path, plain):
     samples = [inspect_sample(0, 1, {"s": "C"})]
     write_eval(tmp_path / "a.eval", inspect_spec("m", "t", 1), samples)
-    write_eval(tmp_path / "b.eval", inspect_spec("m", "t", 1), samples)
+    # another task_id: not a retry of a.eval's task (that keeps the newest)
+    write_eval(
+        tmp_path / "b.eval", inspect_spec("m", "t", 1) | {"task_id": "X"}, samples
+    )
     with pytest.raises(ValueError, match=r"occurs more than once \(in .*a\.eval"):
         read_inspect(tmp_path)
 

@@ -30,6 +30,7 @@ from evalci.io._shared import (
     _load_json,
     _sample_record,
     _tidy,
+    _tidy_by,
 )
 from evalci.io._zip import MAX_MEMBER_BYTES, SafeZip
 
@@ -498,53 +499,98 @@ def _attempt(log: _Log) -> tuple:
     return str(when), log.file.stat().st_mtime_ns
 
 
-def _eval_sets(logs: list[_Log]) -> tuple[list[_Log], list[str]]:
-    """Resolve an eval set's retried tasks to their final log.
+def _retries(logs: list[_Log]) -> list[Path]:
+    """The logs a newer attempt at the same task replaced.
 
-    Inspect's ``eval_set`` writes ``eval-set.json`` (``tasks``, each with its
-    ``task_id``) in the log folder, and a new log for each attempt at a task
-    (every one seeded from the last, so the newest holds all the older one
-    has); it takes, per ``eval.task_id``, the newest
-    (``latest_completed_task_eval_logs``). Returns the logs kept and the
-    files of the attempts superseded.
+    Inspect gives every task it runs an ``eval.task_id``, which ``eval_retry``
+    and ``eval_set`` keep for each new attempt (every one seeded from the
+    last, so the newest holds all the older one has); Inspect takes, per
+    ``task_id``, the newest (``latest_completed_task_eval_logs``), and so
+    does this (per task_id, model and task name), whether or not an
+    ``eval-set.json`` is beside the logs.
     """
+    by_id: dict[tuple, list[_Log]] = {}
+    for log in logs:
+        ev = log.header["eval"]
+        tid = ev.get("task_id")
+        if isinstance(tid, str):  # the id, and what it names (never two models)
+            by_id.setdefault(
+                (tid, str(ev.get("model")), str(ev.get("task"))), []
+            ).append(log)
+    dropped: list[Path] = []
+    for attempts in by_id.values():
+        newest = max(attempts, key=_attempt)
+        dropped += [a.file for a in attempts if a is not newest]
+    return dropped
+
+
+def _eval_sets(
+    logs: list[_Log], task: str | None = None
+) -> tuple[list[_Log], list[str]]:
+    """Resolve retried tasks to their final log; warn of an eval set's task
+    without a log.
+
+    Returns the logs kept and the files of the attempts superseded. A task of
+    ``eval-set.json`` is said to have no log only when every log of its folder
+    was read (reading one task's files says nothing of the others'), and only
+    for the task asked for (``task``) when one was.
+    """
+    dropped = _retries(logs)
+    outside = [f for f in dropped if not (f.parent / "eval-set.json").is_file()]
+    if outside:
+        warn(
+            f"{len(outside)} log(s) are earlier attempts at a task that a newer log "
+            f"of the same task_id retried (eval_retry): {', '.join(map(str, outside))}. "
+            "Only the newest attempt is read, as Inspect does; "
+            "df.attrs['evalci_superseded'] lists them.",
+            EvalciWarning,
+        )
+    read = {log.file.resolve() for log in logs}
     folders: dict[Path, list[_Log]] = {}
     for log in logs:
         if (log.file.parent / "eval-set.json").is_file():
             folders.setdefault(log.file.parent, []).append(log)
-    dropped: set[Path] = set()
     for folder, group in folders.items():
         mf = folder / "eval-set.json"
         tasks = _get(_load_json(mf.read_bytes(), mf), "tasks", mf, "", kind="a list")
-        by_id: dict[str, list[_Log]] = {}
-        for log in group:
-            tid = log.header["eval"].get("task_id")
-            if isinstance(tid, str):
-                by_id.setdefault(tid, []).append(log)
-        for attempts in by_id.values():
-            newest = max(attempts, key=_attempt)
-            dropped |= {a.file for a in attempts if a is not newest}
+        ids = {log.header["eval"].get("task_id") for log in group}
+        whole = all(f.resolve() in read for f in folder.iterdir() if _is_log(f))
         for t in tasks:
             tid = _get(t, "task_id", mf, "an entry of `tasks`", kind="a string")
-            if tid not in by_id:
+            asked = task is None or t.get("name") == task
+            if tid not in ids and whole and asked:
                 warn(
                     f"{mf}: the eval set's task {t.get('name')!r} "
                     f"({t.get('model')}, task_id {tid}) has no log in {folder}; "
                     "its samples are missing from the table.",
                     EvalciWarning,
                 )
-    kept = [log for log in logs if log.file not in dropped]
+    kept = [log for log in logs if log.file not in set(dropped)]
     return kept, sorted(str(f) for f in dropped)
 
 
-def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+def _one_task(logs: list[_Log], task: str | None) -> list[_Log]:
+    """The logs of ``task=`` (all when None); an unknown task names those found."""
+    if task is None:
+        return logs
+    if not isinstance(task, str):
+        raise TypeError(f"`task` must be a task's name (a string); got {task!r}.")
+    found = sorted({str(log.header["eval"].get("task")) for log in logs})
+    kept = [log for log in logs if log.header["eval"].get("task") == task]
+    if not kept:
+        raise ValueError(f"`task`: no log holds task {task!r}; the logs hold {found}.")
+    return kept
+
+
+def _with_stops(out: pd.DataFrame, frame: pd.DataFrame, by=()) -> pd.DataFrame:
     """``error``, ``limit``, ``invalidated`` and ``stopped_early`` before
     ``log_file``, each where a sample has one (a clean log's table keeps its
     columns); missing stays missing."""
     stops = [c for c in _STOPS if frame[c].notna().any()]
     if not stops:
         return out
-    side = frame[KEYS + stops].copy()
+    keys = [*KEYS, *by]
+    side = frame[keys + stops].copy()
     side["input"] = _as_input(side["input"])
     side["run"] = side["run"].astype("int64")
     side["system"] = side["system"].map(str).astype(str)
@@ -553,7 +599,7 @@ def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
         text[side[c].isna()] = None
         side[c] = text
     attrs = out.attrs
-    out = out.merge(side, on=KEYS, how="left", validate="one_to_one")
+    out = out.merge(side, on=keys, how="left", validate="one_to_one")
     order = [c for c in out.columns if c != "log_file"] + ["log_file"]
     out = out[order]
     out.attrs = attrs
@@ -564,6 +610,7 @@ def read_inspect(
     paths,
     *,
     scorer: str | None = None,
+    task: str | None = None,
     samples: bool = False,
     max_member_bytes: int = MAX_MEMBER_BYTES,
 ) -> pd.DataFrame:
@@ -577,11 +624,19 @@ def read_inspect(
         name starts with a timestamp (so the ``logs.json`` manifest is not
         read). Each log's ``eval.model`` is its system, so several models'
         logs give several systems. Logs in a folder holding Inspect's
-        ``eval-set.json`` are an eval set: of the logs of one task (one
-        ``eval.task_id``: the attempts of a retried task) only the newest is
-        read.
+        ``eval-set.json`` are an eval set. Of the logs of one task (one
+        ``eval.task_id``: the attempts of a task retried by ``eval_set`` or
+        ``eval_retry``) only the newest is read, with or without
+        ``eval-set.json`` (a warning names the superseded files when there is
+        none). Logs of several tasks (an eval set of several tasks, whose
+        sample ids usually overlap) give one table with ``task`` in the key
+        (system, task, input, run): never pooled; choose one with ``task=``
+        or analyse ``by="task"``.
     scorer : str, optional
         Read only this scorer's values (default: every scorer).
+    task : str, optional
+        Read only the logs of this task (``eval.task``); an unknown name is
+        refused, naming the tasks the logs hold.
     samples : bool, default False
         Read the scores of a ``.eval`` log from its full samples
         (``samples/{id}_epoch_{e}.json``, one member each, transcripts
@@ -715,7 +770,7 @@ def read_inspect(
             logs.append(_plain_eval(f, samples, max_member_bytes))
         else:
             logs.append(_plain_json(f, max_member_bytes))
-    logs, superseded = _eval_sets(logs)
+    logs, superseded = _eval_sets(_one_task(logs, task), task)
     frames, counts = [], []
     for log in logs:
         frame, record = _inspect_rows(log, scorer)
@@ -733,7 +788,10 @@ def read_inspect(
         )
     if not values:
         raise ValueError(f"{names}: no sample has any score.")
-    out = _with_stops(_tidy(frame, values, meta), frame)
+    if frame["task"].nunique(dropna=False) > 1:  # tasks side by side
+        out = _with_stops(_tidy_by(frame, values, meta, ["task"]), frame, ["task"])
+    else:
+        out = _with_stops(_tidy(frame, values, meta), frame)
     out.attrs["evalci_samples"] = counts
     out.attrs["evalci_superseded"] = superseded
     return out
