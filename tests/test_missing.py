@@ -298,7 +298,9 @@ def test_bounds_keep_a_wholly_missing_group_as_0_to_1():
     # its score may be anything in [0, 1], so its row says [0, 1], with a
     # warning for its NaN scored part
     df = _one_system_unscored()
-    with pytest.warns(MissingDataWarning, match=r"group 'b' has no scored run.*\[0, 1\]"):
+    with pytest.warns(
+        MissingDataWarning, match=r"group 'b' has no scored run.*\[0, 1\]"
+    ):
         r = evalci.cluster_ci(df, "y", "q", by="system", missing="bounds",
                               rng=0, n_resamples=500)  # fmt: skip
     assert r.groups.tolist() == ["a", "b"]
@@ -310,7 +312,9 @@ def test_bounds_keep_a_wholly_missing_group_as_0_to_1():
 
 def test_drop_names_a_group_it_leaves_out():
     df = _one_system_unscored()
-    with pytest.warns(MissingDataWarning, match=r"group 'b' has no scored run and is left out"):
+    with pytest.warns(
+        MissingDataWarning, match=r"group 'b' has no scored run and is left out"
+    ):
         r = evalci.cluster_ci(df, "y", "q", by="system", missing="drop", rng=0,
                               n_resamples=200)  # fmt: skip
     assert r.groups.tolist() == ["a"]

@@ -270,7 +270,9 @@ class BootstrapResult(_GroupedResult):
         per = {n: np.atleast_1d(np.asarray(getattr(self, n)))[pos] for n in _FIELDS}
         dist = np.atleast_2d(self.bootstrap_distribution)[pos]
         skip = {*_FIELDS, "groups", "bootstrap_distribution"}
-        rest = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+        rest = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip
+        }
         return type(self)._from_arrays(
             groups=groups, bootstrap_distribution=dist, **per, **rest
         )
@@ -328,8 +330,9 @@ class BootstrapResult(_GroupedResult):
         if self.filled is None:
             se_low, se_high = self._endpoint_errors()
         else:  # "bounds": each end is its filling's
-            se_low, se_high = self.filled[0]._endpoint_errors()[0], (
-                self.filled[1]._endpoint_errors()[1]
+            se_low, se_high = (
+                self.filled[0]._endpoint_errors()[0],
+                (self.filled[1]._endpoint_errors()[1]),
             )
         width = self._arrays("high") - self._arrays("low")
         with np.errstate(invalid="ignore", divide="ignore"):

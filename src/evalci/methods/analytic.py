@@ -672,7 +672,11 @@ def _say_boundary(r: _Closed, hit, args: _Args) -> None:
         "" if groups is None else f" in {len(which)} group(s), e.g. {_show(groups[g])}"
     )
     outcome, method, level, low, high = (
-        int(r.all1[g]), args.method, args.confidence_level, r.low, r.high
+        int(r.all1[g]),
+        args.method,
+        args.confidence_level,
+        r.low,
+        r.high,
     )
     warn(
         f"every outcome is {outcome}{where}, so the {method} interval would have zero "
