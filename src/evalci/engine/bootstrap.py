@@ -214,13 +214,15 @@ def bootstrap(
         ``"zero"``: a missing run counts as a failure (value 0; for 0/1
         values, scores in [0, 1] and 0/1 metrics such as pass@k).
         ``"bounds"``: worst-case bounds for ``metric="mean"`` on [0, 1] with
-        ``strategy="cluster"``: with ``c`` the share scored, ``low`` and
-        ``high`` are ``c * low_scored`` and ``c * high_scored + (1 - c)``,
-        where ``low_scored``/``high_scored`` is the interval of the scored
-        part. With ``weight="input"``, ``c`` is the mean of each input's
-        scored share of its runs. Whenever a value is missing, the result
-        counts attempted, scored and missing runs (and errored, hit a limit,
-        when the table has ``error``/``limit`` columns).
+        ``strategy="cluster"``: the table with every missing run a failure
+        and the table with every one a success are resampled with the same
+        draws; ``low`` is the first's lower limit, ``high`` the second's
+        upper limit (each end at the asked level, Horowitz and Manski
+        2000), and ``estimate`` the score of the scored part. A group with
+        no scored run keeps its row, ``[0, 1]``. Whenever a value is
+        missing, the result counts attempted, scored and missing runs (and
+        errored, hit a limit, when the table has ``error``/``limit``
+        columns).
     dropna : bool
         Deprecated: ``dropna=True`` is ``missing="drop"`` (with a
         ``DeprecationWarning``); with another ``missing`` it is an error.
