@@ -270,36 +270,3 @@ def test_bounds_with_a_system_wholly_missing_says_why_its_numbers_are_nan():
     a = evalci.cluster_ci(df[df.system == "a"], "y", "input", n_resamples=B, rng=0)
     assert t.low == pytest.approx(-a.high) and t.high == pytest.approx(1 - a.low)
     assert t.share_scored_b == 0
-
-
-def _nullable(dtype):
-    """:func:`_holed` with its 0/1 values as a nullable ``dtype`` (NA kept),
-    without the one-sided input (whose filling made the column object)."""
-    df = _holed()
-    df = df[df.input != 7].reset_index(drop=True)
-    y = df.y.astype("Int64") if dtype == "boolean" else df.y
-    return df.assign(y=y.astype(dtype))
-
-
-@pytest.mark.parametrize("dtype", ["boolean", "Int64", "Float64"])
-@pytest.mark.parametrize("m", ["drop", "zero", "bounds"])
-def test_nullable_dtypes_fill_on_a_float_view(dtype, m):
-    # issue 34: a nullable boolean column with NA raised pandas' "Invalid
-    # value '0.0' for dtype 'boolean'" under "zero" and "bounds"
-    df = _nullable(dtype)
-    before = df.copy()
-    ref = df.assign(y=df.y.astype("float64"))
-    kw = dict(missing=m, n_resamples=300, rng=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", evalci.EvalciWarning)
-        got = evalci.compare(df, "y", "input", **kw)
-        want = evalci.compare(ref, "y", "input", **kw)
-        pd.testing.assert_frame_equal(got.table, want.table)
-        if m != "bounds":  # leaderboard refuses bounds (tested above)
-            got = evalci.leaderboard(df, "y", "input", **kw)
-            want = evalci.leaderboard(ref, "y", "input", **kw)
-            pd.testing.assert_frame_equal(got.table, want.table)
-        if m == "zero":
-            text = evalci.report(df, "y", "input", **kw).to_text()
-            assert text == evalci.report(ref, "y", "input", **kw).to_text()
-    pd.testing.assert_frame_equal(df, before)

@@ -332,21 +332,40 @@ def _nullable(dtype):
     return df
 
 
+_ENTRY_POINTS = {
+    "cluster_ci": lambda df, **kw: evalci.cluster_ci(df, "y", "q", by="system", **kw),
+    "analytic_ci": lambda df, rng, n_resamples, **kw: evalci.analytic_ci(
+        df, "y", "q", by="system", **kw
+    ),
+    "compare": lambda df, **kw: evalci.compare(df, "y", "q", **kw),
+    "leaderboard": lambda df, **kw: evalci.leaderboard(df, "y", "q", **kw),
+}
+
+
+def _frame(result):
+    return result.to_frame() if hasattr(result, "to_frame") else result.table
+
+
 @pytest.mark.parametrize("dtype", ["boolean", "Int64", "Float64"])
-@pytest.mark.parametrize("m", ["drop", "zero", "bounds"])
-def test_nullable_dtypes_fill_on_a_float_view(dtype, m):
-    # issue 34: a nullable boolean column refused its fill ("Invalid value '0'
-    # for dtype 'boolean'"); every nullable dtype gives the float64 numbers
+@pytest.mark.parametrize("m", ["raise", "drop", "zero", "bounds"])
+@pytest.mark.parametrize("entry", list(_ENTRY_POINTS))
+def test_nullable_dtypes_fill_on_a_float_view(entry, m, dtype):
+    # issue 34: a nullable boolean column refused its fill ("Invalid value
+    # '0.0' for dtype 'boolean'") in compare, leaderboard and cluster_ci;
+    # every nullable dtype gives the float64 numbers, under every policy
+    fn = _ENTRY_POINTS[entry]
     df = _nullable(dtype)
     before = df.copy()
     ref = df.assign(y=df.y.astype("float64"))
-    kw = dict(by="system", missing=m, rng=0, n_resamples=200)
-    got, _ = quiet(evalci.cluster_ci, df, "y", "q", **kw)
-    want, _ = quiet(evalci.cluster_ci, ref, "y", "q", **kw)
-    pd.testing.assert_frame_equal(got.to_frame(), want.to_frame())
+    kw = dict(missing=m, rng=0, n_resamples=200)
+    if m == "raise" or (entry == "leaderboard" and m == "bounds"):
+        with pytest.raises(ValueError, match="3 missing values|not supported by"):
+            fn(df, **kw)
+        return
+    got, _ = quiet(fn, df, **kw)
+    want, _ = quiet(fn, ref, **kw)
+    pd.testing.assert_frame_equal(_frame(got), _frame(want))
     pd.testing.assert_frame_equal(df, before)  # the user's frame untouched
-    with pytest.raises(ValueError, match="3 missing values"):
-        evalci.cluster_ci(df, "y", "q", by="system", n_resamples=200)
 
 
 def test_bounds_results_print_in_every_form():
