@@ -200,7 +200,7 @@ def bootstrap(
         counts it as a failure, ``"bounds"`` gives worst-case bounds. The
         Dataset then gains ``n_attempted``, ``n_scored``, ``n_missing`` and
         ``n_inputs_unscored`` (and, under ``"bounds"``, ``share_scored``,
-        ``low_scored``, ``high_scored``). A Dask-backed array is computed
+        ``bound_low``, ``bound_high``). A Dask-backed array is computed
         first for an explicit policy.
 
     Returns

@@ -52,6 +52,7 @@ from evalci.methods.paired_missing import (
     bounded_gaps,
     bounded_scores,
     paired_rows,
+    warn_unscored,
 )
 from evalci.metrics import Metric
 
@@ -742,6 +743,7 @@ def _compare(
     _add_decisions(table, mme, adjust, confidence_level, alternative, name)
     if bounds is not None:
         _add_bounds(table, bounds, pair_pos)
+        warn_unscored(bounds["share"], names)
     return ComparisonResult(
         table=table,
         gap_distribution=None if rows.bounds else g.distribution,

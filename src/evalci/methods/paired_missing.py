@@ -34,12 +34,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from evalci._base.warnings import EvalciWarning
+from evalci._base.warnings import EvalciWarning, MissingDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import missing as _missing
 from evalci.engine.cube import factorize
 
-__all__ = ["MissingInputsWarning", "PairedRows", "paired_rows", "bounded_gaps"]
+__all__ = [
+    "MissingInputsWarning",
+    "PairedRows",
+    "bounded_gaps",
+    "paired_rows",
+    "warn_unscored",
+]
 
 
 class MissingInputsWarning(EvalciWarning):
@@ -195,10 +201,29 @@ def _completed(frame, args, system, names, codes, present):
 
 
 def _filled(frame, value, fill: float) -> pd.DataFrame:
+    """``frame`` with each missing value ``fill``, on a float view of the column."""
     y = frame[value]
     if not y.isna().any():
         return frame
-    return frame.assign(**{value: pd.to_numeric(y).fillna(fill)})
+    return frame.assign(**{value: _missing.numbers(y).fillna(fill)})
+
+
+def warn_unscored(share, names) -> None:
+    """``"bounds"``: name the systems with no scored run, whose scored part
+    (``estimate_a``/``estimate_b``, ``gap``) is NaN; the interval stands."""
+    gone = [_plain(names[j]) for j in np.flatnonzero(np.asarray(share) == 0)]
+    if not gone:
+        return
+    one = len(gone) == 1
+    _warn(
+        f"system{'' if one else 's'} {', '.join(map(repr, gone[:5]))} "
+        f"{'has' if one else 'have'} no scored run: under missing='bounds' "
+        f"{'its' if one else 'their'} score may be anything in [0, 1], so the "
+        "score of the scored part (`estimate_a`/`estimate_b`) and the gap "
+        "between scored parts (`gap`) are NaN there; `low` and `high` bound the "
+        f"gap with {'that score' if one else 'those scores'} anywhere in [0, 1].",
+        MissingDataWarning,
+    )
 
 
 def bound_pairs(pairs) -> list[tuple[int, int]]:
