@@ -80,8 +80,11 @@ def sorted_factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
             present[offset] = True
             lut = np.cumsum(present, dtype=np.int64)
             lut -= 1
-            uniques = np.flatnonzero(present) + int(lo)
-            uniques = uniques.astype(values.dtype, copy=False)
+            uniques = np.flatnonzero(present)
+            if values.dtype == np.uint64:  # lo may pass int64's top (hashes)
+                uniques = uniques.astype(np.uint64) + lo
+            else:
+                uniques = (uniques + int(lo)).astype(values.dtype, copy=False)
             return lut[offset], pd.Index(uniques)
     if isinstance(series.dtype, pd.CategoricalDtype):  # codes already: no hashing
         c, u = pd.factorize(series, sort=True)
