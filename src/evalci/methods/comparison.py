@@ -93,7 +93,7 @@ class ComparisonResult:
         """The table with the fewest inputs whose removal flips each decision.
 
         Adds ``fragility`` (how many inputs; missing when no removal flips
-        it), ``fragility_inputs`` (their ids), ``fragility_test``,
+        it, as for two systems with the same score on every input), ``fragility_inputs`` (their ids), ``fragility_test``,
         ``fragility_exact`` and ``fragility_significant`` (the test's
         decision on all the inputs). 0/1 per-input scores: the exact sign
         test on the wins and losses (an exact count); other scores: the

@@ -81,7 +81,8 @@ class Leaderboard:
         ``"stepdown"`` or ``"holm"`` (see :func:`leaderboard`).
     critical_value : float or None
         The ``max-t`` critical value (first step of ``stepdown``); None for
-        ``holm``.
+        ``holm``, and when no pair's gap has bootstrap spread (each pair is
+        then decided by the exact sign test).
     confidence_level : float
         Family-wise level of the rank intervals and the tests, and the level
         of each score interval in ``table``.
@@ -184,6 +185,8 @@ class Leaderboard:
             f", critical value {self.critical_value:.3g}"
             if self.critical_value is not None
             else ""
+            if self.method == "holm"
+            else ", no pair with bootstrap spread: exact sign tests"
         )
         s = self.scores
         order = "higher" if self.higher_is_better else "lower"
@@ -443,6 +446,8 @@ def _decisions(score, reps, method, level):
     else:
         separated, adj = holm(gap, se, flat, level)
         p_adj = np.where(gap >= 0, adj[0], adj[1])
+    if flat.all():  # no spread anywhere: the max is 0, a critical value of nothing
+        crit = None  # (every pair is decided by the exact sign test instead)
     cols = {"gap": gap, "standard_error": se, "low": low, "high": high}
     cols["pvalue_adjusted"] = p_adj
     return (a, b, flat, separated), cols, crit
