@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.engine.resampling import Unit
 
 __all__ = ["Cube", "factorize", "sorted_factorize", "value_codes"]
@@ -32,16 +33,16 @@ def factorize(frame: pd.DataFrame, cols: list[str], name: str):
         series = frame[col]
         if series.isna().any():
             raise ValueError(
-                f"`{name}` column {col!r} has {int(series.isna().sum())} missing "
+                f"`{name}` column {as_written(col)} has {int(series.isna().sum())} missing "
                 "values; fill or drop those rows first."
             )
         try:
             c, u = sorted_factorize(series)
         except TypeError:
             raise ValueError(
-                f"`{name}` column {col!r} mixes values that cannot be ordered "
+                f"`{name}` column {as_written(col)} mixes values that cannot be ordered "
                 "(e.g. numbers and strings); convert it to one type, e.g. "
-                f"df[{col!r}].astype(str)."
+                f"df[{as_written(col)}].astype(str)."
             ) from None
         codes.append(c)
         uniques.append(u)

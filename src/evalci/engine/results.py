@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.typing import METHODS
 from evalci.engine import intervals as _intervals
 from evalci.engine.missing import bounds as _bounds
@@ -217,7 +218,9 @@ class BootstrapResult(_GroupedResult):
         method = self.method if method is None else method
         level = self.confidence_level if confidence_level is None else confidence_level
         if method not in METHODS:
-            raise ValueError(f"`method` must be one of {METHODS}, not {method!r}.")
+            raise ValueError(
+                f"`method` must be one of {METHODS}, not {as_written(method)}."
+            )
         if not 0 < level < 1:
             raise ValueError("`confidence_level` must be in (0, 1).")
         dist = np.atleast_2d(self.bootstrap_distribution)
@@ -366,7 +369,7 @@ class BootstrapResult(_GroupedResult):
             return ""
         total = self.counts.sum(numeric_only=True)
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
-        return f"; {what} ({self.missing!r}): {_missing_words(total)}"
+        return f"; {what} ({as_written(self.missing)}): {_missing_words(total)}"
 
     def plot(self, ax=None, *, sort=True):
         """Forest plot of each group's interval: :func:`evalci.plotting.intervals`.
@@ -393,7 +396,7 @@ class BootstrapResult(_GroupedResult):
             f"standard_error={self.standard_error:.3g}, n_inputs={self.n_inputs}, "
             f"n_runs={self.n_runs}, "
             + (f"n_clusters={self.n_clusters}, " if self._nested else "")
-            + f"method={self.method!r}, "
-            f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
+            + f"method={as_written(self.method)}, "
+            f"strategy={as_written(self.strategy)}, confidence_level={self.confidence_level})"
             + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
         )

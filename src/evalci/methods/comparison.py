@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.engine import intervals as _intervals
 from evalci.engine.missing import note as _missing_words
 from evalci.methods.decisions import _fmt_p, _pair_level
@@ -218,7 +219,7 @@ class ComparisonResult:
             words = _missing_words(row)
             lines.append(f"  {name}: {words}")
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
-        return f"\n{what} (missing={self.missing!r}):\n" + "\n".join(lines)
+        return f"\n{what} (missing={as_written(self.missing)}):\n" + "\n".join(lines)
 
     def _shown(self) -> pd.DataFrame:
         cols = [

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import (
     check_level,
     check_n_resamples,
@@ -176,10 +177,10 @@ class PreferenceFit:
         )
 
     def _header(self) -> str:
-        how = "ties modelled" if self.ties is None else f"ties={self.ties!r}"
+        how = "ties modelled" if self.ties is None else f"ties={as_written(self.ties)}"
         s = self.scale
         at = (
-            f"{s.anchor!r} = {s.anchor_score:g}"
+            f"{as_written(s.anchor)} = {s.anchor_score:g}"
             if s.anchor
             else f"mean = {s.anchor_score:g}"
         )
@@ -273,7 +274,7 @@ class PreferenceResult:
         return out
 
     def __repr__(self) -> str:
-        return f"PreferenceResult: {self.fit._header()}\n{self.scores!r}"
+        return f"PreferenceResult: {self.fit._header()}\n{as_written(self.scores)}"
 
     def plot(self, ax=None, *, sort=True):
         """Forest plot of the score intervals (:meth:`BootstrapResult.plot`).
@@ -302,7 +303,9 @@ def _options(model, ties, anchor, anchor_score, scale, base, prior):
         describe="'half' (a tie is half a win for each side) or 'drop'",
     )
     if anchor is not None and not isinstance(anchor, str):
-        raise TypeError(f"`anchor` must be a model name or None; got {anchor!r}.")
+        raise TypeError(
+            f"`anchor` must be a model name or None; got {as_written(anchor)}."
+        )
     sc = Scale(
         anchor=anchor,
         anchor_score=check_number(anchor_score, "anchor_score"),
@@ -319,7 +322,7 @@ def _reference(battles: Battles, scale: Scale) -> int:
     if scale.anchor not in battles.models:
         near = ", ".join(map(repr, list(battles.models[:5])))
         raise ValueError(
-            f"`anchor`: {scale.anchor!r} plays no battle here; name one of the "
+            f"`anchor`: {as_written(scale.anchor)} plays no battle here; name one of the "
             f"models ({near}, ...), or anchor=None to centre the scores."
         )
     return int(battles.models.get_loc(scale.anchor))

@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.lazy import sparse
+from evalci._base.text import as_written
 from evalci._base.validate import check_number, check_option
 from evalci.methods import preference_fit as _fit
 from evalci.methods.preference_boot import split_counts
@@ -402,7 +403,7 @@ def preference_fragility(
         or max_remove < 1
     ):
         raise ValueError(
-            f"`max_remove` must be a positive integer or None; got {max_remove!r}."
+            f"`max_remove` must be a positive integer or None; got {as_written(max_remove)}."
         )
     ties = ties if model == "bradley-terry" else "half"
     drop = "drop" if ties == "drop" else "keep"

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.validate import check_frame, check_level, check_option
 from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
@@ -417,7 +418,7 @@ def _leaderboard_iv(method, higher_is_better) -> None:
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise TypeError(
             "`higher_is_better` must be True (rank 1 = highest score) or False "
-            f"(rank 1 = lowest, e.g. an error rate); got {higher_is_better!r}."
+            f"(rank 1 = lowest, e.g. an error rate); got {as_written(higher_is_better)}."
         )
 
 

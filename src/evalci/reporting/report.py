@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_frame,
@@ -311,13 +312,13 @@ class Report:
         for name, row in comp.counts.iterrows():
             words = _missing_words(row)
             parts.append(f"{name}: {words}")
-        return f"{', '.join(parts)} (missing={comp.missing!r})"
+        return f"{', '.join(parts)} (missing={as_written(comp.missing)})"
 
     def to_text(self) -> str:
         """Plain text, one fact a line; control characters in names made visible."""
         p = self._lines()
         out = [
-            f"Evaluation report for {self.value!r}, metric {self.metric} "
+            f"Evaluation report for {as_written(self.value)}, metric {self.metric} "
             f"({p['method']})",
             f"Units: {p['units']}.",
             f"1. Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
