@@ -121,6 +121,24 @@ def terminal_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns=safe, index=safe)
 
 
+def _g4(v) -> str:
+    return f"{v:.4g}"
+
+
+def table_text(frame: pd.DataFrame) -> str:
+    """A result's table as a repr prints it: no index, 4 significant digits,
+    every string safe on a terminal (:func:`terminal_frame`)."""
+    return terminal_frame(frame).to_string(index=False, float_format=_g4)
+
+
+def result_html(name: str, header: str, frame: pd.DataFrame, note: str = "") -> str:
+    """A result's ``_repr_html_``: its name, header and table (and a note
+    below it), every string from the data made safe for HTML."""
+    table = terminal_frame(frame).to_html(index=False, float_format=_g4, escape=True)
+    below = f"<p>{for_html(note)}</p>" if note else ""
+    return f"<p><b>{name}</b>: {for_html(header)}</p>{table}{below}"
+
+
 def markdown(text) -> str:
     """A name (or a phrase holding names) safe in a Markdown table cell or line.
 
@@ -145,8 +163,11 @@ def plot_label(text) -> str:
     --------
     >>> print(plot_label("$x$ and a$b"))
     \$x\$ and a\$b
+
+    Control characters but newline and tab are made visible first
+    (:func:`terminal_block`): a font has no glyph for them.
     """
-    return str(text).replace("$", r"\$")
+    return terminal_block(text).replace("$", r"\$")
 
 
 def plain(value):

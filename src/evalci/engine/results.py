@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
 from evalci._base.text import as_written
 from evalci._base.typing import METHODS
 from evalci.engine import intervals as _intervals
@@ -67,14 +67,13 @@ class _GroupedResult:
 
     def __repr__(self) -> str:
         if self.groups is None:
-            return self._scalar_repr()
-        body = self._table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"{type(self).__name__}: {self._header()}\n{body}"
+            return _text.terminal_block(self._scalar_repr())
+        # groups and metric names are user text: no control character printed
+        header = _text.terminal(self._header())
+        return f"{type(self).__name__}: {header}\n{_text.table_text(self._table())}"
 
     def _repr_html_(self) -> str:
-        table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        header = html.escape(self._header())  # metric names are user text
-        return f"<p><b>{type(self).__name__}</b>: {header}</p>{table}"
+        return _text.result_html(type(self).__name__, self._header(), self._table())
 
 
 @dataclass(frozen=True, repr=False)

@@ -29,12 +29,12 @@ both understate the uncertainty when prompts matter.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
 from evalci._base.text import as_written
 from evalci._base.validate import (
     check_level,
@@ -190,12 +190,11 @@ class PreferenceFit:
         )
 
     def __repr__(self) -> str:
-        body = self.table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"PreferenceFit: {self._header()}\n{body}"
+        body = _text.table_text(self.table)
+        return f"PreferenceFit: {_text.terminal(self._header())}\n{body}"
 
     def _repr_html_(self) -> str:
-        body = self.table.to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>PreferenceFit</b>: {html.escape(self._header())}</p>{body}"
+        return _text.result_html("PreferenceFit", self._header(), self.table)
 
 
 @dataclass(frozen=True, repr=False)
@@ -274,7 +273,13 @@ class PreferenceResult:
         return out
 
     def __repr__(self) -> str:
-        return f"PreferenceResult: {self.fit._header()}\n{as_written(self.scores)}"
+        header = _text.terminal(self.fit._header())
+        return f"PreferenceResult: {header}\n{self.scores!r}"
+
+    def _repr_html_(self) -> str:
+        return _text.result_html(
+            "PreferenceResult", self.fit._header(), self.scores._table()
+        )
 
     def plot(self, ax=None, *, sort=True):
         """Forest plot of the score intervals (:meth:`BootstrapResult.plot`).

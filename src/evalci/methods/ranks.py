@@ -23,7 +23,6 @@ points refuse more than :data:`MAX_PAIR_VALUES` pair-replicates.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -195,6 +194,7 @@ class Leaderboard:
             f"{len(self.table)} systems, {order} is better, "
             f"{self.confidence_level:.0%} simultaneous rank intervals ({how}{crit}), "
             f"{s.strategy} bootstrap ({s.n_resamples} resamples), metric={s.metric}"
+            f"{s._missing_note()}"  # "; missing ('drop'): scored 112 of 120 runs"
         )
 
     def _shown(self) -> pd.DataFrame:
@@ -220,16 +220,11 @@ class Leaderboard:
         )
 
     def __repr__(self) -> str:
-        shown = self._shown()
-        shown["system"] = shown["system"].map(_text.terminal)
-        body = shown.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        body = _text.table_text(self._shown())
         return f"Leaderboard: {_text.terminal(self._header())}\n{body}"
 
     def _repr_html_(self) -> str:
-        table = self._shown().to_html(
-            index=False, float_format=lambda v: f"{v:.4g}", escape=True
-        )
-        return f"<p><b>Leaderboard</b>: {html.escape(self._header())}</p>{table}"
+        return _text.result_html("Leaderboard", self._header(), self._shown())
 
     def to_markdown(self, digits: int = 3) -> str:
         """The leaderboard as a Markdown table (no extra dependency).

@@ -45,13 +45,13 @@ warned about with the missing cells named; see ``missing`` in
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
 from evalci._base.text import as_written
 from evalci._base.validate import (
     check_columns,
@@ -187,16 +187,24 @@ class SuiteResult:
             f"({self.n_resamples} resamples)"
         )
 
+    def _note(self) -> str:
+        n = len(self.missing_cells)
+        if not n:
+            return ""
+        how = {None: "", "common": ", scored on the tasks all ran"}.get(
+            self.missing, ", each system scored on the tasks it ran"
+        )
+        return f"{n} (system, task) cell{'' if n == 1 else 's'} missing{how}"
+
     def __repr__(self) -> str:
-        body = self.table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        note = ""
-        if len(self.missing_cells):
-            note = f"\n{len(self.missing_cells)} (system, task) cells missing"
-        return f"SuiteResult: {self._header()}\n{body}{note}"
+        body = _text.table_text(self.table)
+        note = f"\n{self._note()}" if self._note() else ""
+        return f"SuiteResult: {_text.terminal(self._header())}\n{body}{note}"
 
     def _repr_html_(self) -> str:
-        table = self.table.to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>SuiteResult</b>: {html.escape(self._header())}</p>{table}"
+        return _text.result_html(
+            "SuiteResult", self._header(), self.table, self._note()
+        )
 
 
 # ===================================================================== inputs

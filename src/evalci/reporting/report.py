@@ -8,7 +8,6 @@ state whether the gap's interval excludes 0 and clears the threshold.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -406,7 +405,7 @@ class Report:
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>Evaluation report: {html.escape(self.value)}</title>"
+            f"<title>Evaluation report: {_text.for_html(self.value)}</title>"
             f'<style>{_CSS}</style></head><body><div class="evalci-report">'
             f"{body}</div></body></html>\n"
         )
