@@ -201,8 +201,8 @@ def test_report_says_what_was_missing():
     df = _holed()
     rep = evalci.report(df, "y", "input", missing="zero", n_resamples=500, rng=0)
     text = rep.to_text()
-    assert "missing samples: a: scored 87 of 87 runs; 1 inputs with no row" in text
-    assert "b: scored 84 of 90 runs; 6 errored; 1 inputs with no scored run" in text
+    assert "missing samples: a: scored 87 of 87 runs; 1 input with no row" in text
+    assert "b: scored 84 of 90 runs; 6 errored; 1 input with no scored run" in text
     assert (
         "Missing samples:" in rep.to_markdown()
         and "Missing samples:" in rep.to_html(plots=False)

@@ -50,6 +50,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_option
 from evalci._base.warnings import MissingDataWarning
 from evalci._base.warnings import warn as _warn
@@ -145,9 +146,10 @@ def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> s
     units = list(args.input or args.cluster)
     if units:
         keys = frame.loc[na, units].drop_duplicates()
+        # itertuples gives namedtuples: as_written shows ('t1', 0), not Pandas(...)
         few = [k[0] if len(k) == 1 else k for k in keys.head(3).itertuples(index=False)]
         more = ", ..." if len(keys) > 3 else ""
-        where = f" in {len(keys)} inputs ({', '.join(map(repr, few))}{more})"
+        where = f" in {len(keys)} inputs ({', '.join(map(as_written, few))}{more})"
     why = [
         f"{int(runs[_stated(frame[c]) & na].sum())} {text}"
         for c, _, text in CAUSES
@@ -155,8 +157,8 @@ def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> s
     ]
     why = f"; {', '.join(why)}" if why else ""
     return (
-        f"`{role}`: column {col!r} has {n} missing values (of {int(runs.sum())} rows)"
-        f"{where}{why}. Say what a missing sample means with `missing`: "
+        f"`{role}`: column {as_written(col)} has {n} missing values (of "
+        f"{int(runs.sum())} rows){where}{why}. Say what a missing sample means with `missing`: "
         f"{_CHOICES}; missing='drop' is the old dropna=True. Or fill them."
     )
 
@@ -243,16 +245,30 @@ def aligned(counts: pd.DataFrame | None, groups) -> pd.DataFrame | None:
 
 
 def note(row) -> str:
-    """One group's counts as words: "scored 183 of 200 runs; 17 errored"."""
-    parts = [f"scored {int(row['n_scored'])} of {int(row['n_attempted'])} runs"]
+    """One group's counts as words: "scored 183 of 200 runs; 17 errored".
+
+    ``row`` holds whichever counts were taken: a comparison whose only gap
+    is inputs some systems lack has ``n_inputs_missing`` alone (no run
+    counts), and a system with nothing missing gets "nothing missing".
+    """
+    parts = []
+    if "n_scored" in row and "n_attempted" in row:
+        parts.append(f"scored {int(row['n_scored'])} of {int(row['n_attempted'])} runs")
     for _, name, text in CAUSES:
-        if name in row and row[name]:
+        if row.get(name, 0):
             parts.append(f"{int(row[name])} {text}")
-    if row.get("n_inputs_unscored", 0):
-        parts.append(f"{int(row['n_inputs_unscored'])} inputs with no scored run")
-    if row.get("n_inputs_missing", 0):  # a comparison's one-sided inputs
-        parts.append(f"{int(row['n_inputs_missing'])} inputs with no row")
-    return "; ".join(parts)
+    for name, text in _INPUT_COUNTS:  # the last: a comparison's one-sided inputs
+        if row.get(name, 0):
+            parts.append(f"{_count(int(row[name]), 'input')} with {text}")
+    return "; ".join(parts) or "nothing missing"
+
+
+_INPUT_COUNTS = (("n_inputs_unscored", "no scored run"), ("n_inputs_missing", "no row"))
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 input"``, ``"3 inputs"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def warn_dropped(counts: pd.DataFrame) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.typing import METHODS
 from evalci.engine import intervals as _intervals
 from evalci.engine.missing import note as _missing_words
@@ -66,14 +67,13 @@ class _GroupedResult:
 
     def __repr__(self) -> str:
         if self.groups is None:
-            return self._scalar_repr()
-        body = self._table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"{type(self).__name__}: {self._header()}\n{body}"
+            return _text.terminal_block(self._scalar_repr())
+        # groups and metric names are user text: no control character printed
+        header = _text.terminal(self._header())
+        return f"{type(self).__name__}: {header}\n{_text.table_text(self._table())}"
 
     def _repr_html_(self) -> str:
-        table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        header = html.escape(self._header())  # metric names are user text
-        return f"<p><b>{type(self).__name__}</b>: {header}</p>{table}"
+        return _text.result_html(type(self).__name__, self._header(), self._table())
 
 
 @dataclass(frozen=True, repr=False)
@@ -237,7 +237,9 @@ class BootstrapResult(_GroupedResult):
                 filled=(zero, one),
             )
         if method not in METHODS:
-            raise ValueError(f"`method` must be one of {METHODS}, not {method!r}.")
+            raise ValueError(
+                f"`method` must be one of {METHODS}, not {as_written(method)}."
+            )
         if not 0 < level < 1:
             raise ValueError("`confidence_level` must be in (0, 1).")
         dist = np.atleast_2d(self.bootstrap_distribution)
@@ -415,7 +417,7 @@ class BootstrapResult(_GroupedResult):
             return ""
         total = self.counts.sum(numeric_only=True)
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
-        return f"; {what} ({self.missing!r}): {_missing_words(total)}"
+        return f"; {what} ({as_written(self.missing)}): {_missing_words(total)}"
 
     def plot(self, ax=None, *, sort=True):
         """Forest plot of each group's interval: :func:`evalci.plotting.intervals`.
@@ -442,7 +444,7 @@ class BootstrapResult(_GroupedResult):
             f"standard_error={self.standard_error:.3g}, n_inputs={self.n_inputs}, "
             f"n_runs={self.n_runs}, "
             + (f"n_clusters={self.n_clusters}, " if self._nested else "")
-            + f"method={self.method!r}, "
-            f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
+            + f"method={as_written(self.method)}, "
+            f"strategy={as_written(self.strategy)}, confidence_level={self.confidence_level})"
             + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
         )

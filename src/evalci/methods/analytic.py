@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.warnings import (
     FEW_INPUTS,
     DegenerateDataWarning,
@@ -33,7 +34,7 @@ from evalci.engine.cube import group_codes as group_codes_of
 from evalci.engine.missing import note as _missing_words
 from evalci.engine.results import _GroupedResult
 from evalci.methods import analytic_missing as _missing
-from evalci.methods._messages import _show, _where
+from evalci.methods._messages import _where
 from evalci.methods.analytic_args import (
     _CLUSTERED_METHODS,
     _COLLAPSING_METHODS,
@@ -206,7 +207,7 @@ class AnalyticResult(_GroupedResult):
             return ""
         total = self.counts.sum(numeric_only=True)
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
-        return f"; {what} ({self.missing!r}): {_missing_words(total)}"
+        return f"; {what} ({as_written(self.missing)}): {_missing_words(total)}"
 
     def _scalar_repr(self) -> str:
         sided = ", one_sided=True" if self.one_sided else ""
@@ -214,7 +215,7 @@ class AnalyticResult(_GroupedResult):
             f"AnalyticResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
             f"high={self.high:.4g}, standard_error={self.standard_error:.3g}, "
             f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
-            f"method={self.method!r}, confidence_level={self.confidence_level}, "
+            f"method={as_written(self.method)}, confidence_level={self.confidence_level}, "
             f"rule_of_three={self.rule_of_three}{sided})"
             + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
         )
@@ -560,14 +561,14 @@ def _cells_iv(c: _Cells, args: _Args) -> None:
             "outcomes) or the cluster bootstrap, evalci.cluster_ci(...)"
         )
         raise ValueError(
-            f"method={args.method!r} needs one row per input (k=1), but input "
-            f"{_show(key)} (`cluster` {args.cluster or ['row']}){_where(groups, c.cell_group[bad])} "
+            f"method={as_written(args.method)} needs one row per input (k=1), but input "
+            f"{as_written(key)} (`cluster` {args.cluster or ['row']}){_where(groups, c.cell_group[bad])} "
             f"has {int(k[bad])} rows; for k > 1 runs per input {alternative}."
         )
     if args.method in _CLUSTERED_METHODS and (c.n_inputs < 2).any():
         g = int(np.argmax(c.n_inputs < 2))
         raise ValueError(
-            f"method={args.method!r} needs at least 2 inputs for a standard error{_where(groups, g)}; "
+            f"method={as_written(args.method)} needs at least 2 inputs for a standard error{_where(groups, g)}; "
             f"found {int(c.n_inputs[g])} (`cluster` {args.cluster or ['row']})."
         )
 
@@ -669,7 +670,9 @@ def _say_boundary(r: _Closed, hit, args: _Args) -> None:
     which = np.flatnonzero(hit)
     g, groups, n_inputs = int(which[0]), r.cells.groups, r.cells.n_inputs
     where = (
-        "" if groups is None else f" in {len(which)} group(s), e.g. {_show(groups[g])}"
+        ""
+        if groups is None
+        else f" in {len(which)} group(s), e.g. {as_written(groups[g])}"
     )
     outcome, method, level, low, high = (
         int(r.all1[g]),

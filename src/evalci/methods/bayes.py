@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.engine.results import _GroupedResult
 from evalci.methods.bayes_args import (
     BetaBinomialPrior,
@@ -140,7 +141,7 @@ class BayesResult(_GroupedResult):
     def _header(self) -> str:
         return (
             f"{self.confidence_level:.0%} Bayesian credible interval of the "
-            f"{_WHAT[self.estimand]}, prior={self.prior.concentration!r}"
+            f"{_WHAT[self.estimand]}, prior={as_written(self.prior.concentration)}"
         )
 
     def _scalar_repr(self) -> str:
@@ -153,7 +154,7 @@ class BayesResult(_GroupedResult):
             f"BayesResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
             f"high={self.high:.4g}, posterior_sd={self.posterior_sd:.3g}{above}, "
             f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
-            f"estimand={self.estimand!r}, prior={self.prior.concentration!r}, "
+            f"estimand={as_written(self.estimand)}, prior={as_written(self.prior.concentration)}, "
             f"confidence_level={self.confidence_level})"
         )
 

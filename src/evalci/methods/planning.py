@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_integer, check_number
 
 # the closed forms, the width table and the power functions live in their own
@@ -476,7 +477,7 @@ def plan_from_data(
         if n_inputs != "data":
             raise ValueError(
                 f"`n_inputs` must be an integer, None (free) or 'data' (the pilot's "
-                f"number of inputs); got {n_inputs!r}."
+                f"number of inputs); got {as_written(n_inputs)}."
             )
     kwargs = dict(
         cost_input=cost_input,

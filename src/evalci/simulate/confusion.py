@@ -30,6 +30,7 @@ from dataclasses import InitVar, dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.simulate.protocol import _positive_int, _Sampler, _system_names, _truth
 
 __all__ = [
@@ -198,7 +199,7 @@ def confusion_model(
     ):
         raise ValueError(
             f"`k` must be a positive integer or {n_inputs} positive integers "
-            f"(one per input); got {k!r}."
+            f"(one per input); got {as_written(k)}."
         )
     labels, preds = confusion_model_arrays(
         1, n_inputs, int(ks.max()), confusion=confusion, rng=rng
