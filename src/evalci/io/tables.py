@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import plain
 from evalci.io._shared import (
     KEYS,
     _files,
@@ -170,7 +171,7 @@ def read_jsonl(
         if bad.any():
             raise ValueError(
                 f"`value`: column {c!r} of {file} holds a non-numeric value "
-                f"({_plain(col[bad].iloc[0])!r}, {_where(bad, format)}); map it to "
+                f"({plain(col[bad].iloc[0])!r}, {_where(bad, format)}); map it to "
                 "numbers first."
             )
         out[c] = num
@@ -197,11 +198,6 @@ def read_jsonl(
     return out
 
 
-def _plain(v):
-    """A value as the user wrote it: numpy scalars as Python ones (no np.str_)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def _where(bad: pd.Series, format: str) -> str:
     """The first bad row, as a reader of the file finds it: the line of a CSV
     (its header is line 1) or JSON-lines file, the row of a Parquet file."""
@@ -218,7 +214,7 @@ def _whole_numbers(col: pd.Series, name: str, file, format: str) -> pd.Series:
     bad = num.isna() | (num != np.floor(num))
     if bad.any():
         raise ValueError(
-            f"`run`: column {name!r} of {file} holds {_plain(col[bad].iloc[0])!r} "
+            f"`run`: column {name!r} of {file} holds {plain(col[bad].iloc[0])!r} "
             f"({_where(bad, format)}), not a whole number; runs are numbered "
             "0, 1, ... (leave `run` out to number them in file order)."
         )
