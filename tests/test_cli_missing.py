@@ -55,7 +55,14 @@ def log(tmp_path_factory) -> Path:
                     "scores": {"choice": {"value": "CI"[rng.random() < 0.3]}},
                 }
                 if (f"q{i}", epoch) in ERRORED:
-                    s |= {"scores": {}, "error": {"message": "RuntimeError: boom", "traceback": "", "traceback_ansi": ""}}
+                    s |= {
+                        "scores": {},
+                        "error": {
+                            "message": "RuntimeError: boom",
+                            "traceback": "",
+                            "traceback_ansi": "",
+                        },
+                    }
                 z.writestr(f"samples/q{i}_epoch_{epoch}.json", json.dumps(s))
     return path
 
