@@ -135,12 +135,31 @@ def check_option(value, name, choices, *, describe=None):
 
 
 # ============================================================ frames, columns
-def check_frame(data, hint: str = FRAME_HINT) -> None:
-    """Refuse anything but a pandas DataFrame; ``hint`` says how to get one."""
+def check_frame(
+    data, hint: str = FRAME_HINT, *, name: str = "data", rows: bool = False
+) -> None:
+    """Refuse anything but a pandas DataFrame with one level of column names.
+
+    ``hint`` says how to get a DataFrame; ``name`` is the argument's name in
+    the messages; ``rows=True`` also refuses a frame with no rows (for entry
+    points that would otherwise fail inside numpy on an empty array).
+    MultiIndex columns are refused: ``"v" in df.columns`` is then true for a
+    first-level label, and ``df["v"]`` a frame, not the column asked for.
+    """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
-            f"`data` must be a pandas DataFrame, not {type(data).__name__}; {hint}."
+            f"`{name}` must be a pandas DataFrame, not {type(data).__name__}; {hint}."
         )
+    if isinstance(data.columns, pd.MultiIndex):
+        first = data.columns[0] if len(data.columns) else ()
+        raise ValueError(
+            f"`{name}` has MultiIndex columns ({data.columns.nlevels} levels, "
+            f"first {first!r}); evalci reads one level of column names. Flatten "
+            "them first, e.g. df.columns = ['_'.join(map(str, c)) for c in "
+            "df.columns]."
+        )
+    if rows and len(data) == 0:
+        raise ValueError(f"`{name}` has no rows.")
 
 
 def check_name(x, name) -> None:

@@ -24,10 +24,44 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.lazy import sparse
-from evalci._base.validate import as_columns, check_columns, check_frame
+from evalci._base.validate import (
+    as_columns,
+    check_columns,
+    check_frame,
+    check_number,
+)
+from evalci._base.warnings import EstimandWarning
+from evalci._base.warnings import warn as _warn
 from evalci.methods.preference_fit import Pairs, components
 
-__all__ = ["WINNERS", "Battles", "check_graph", "encode", "row_cells", "verdict_class"]
+__all__ = [
+    "AUTO_PRIOR",
+    "WINNERS",
+    "Battles",
+    "WeakPriorWarning",
+    "check_graph",
+    "encode",
+    "row_cells",
+    "verdict_class",
+    "warn_prior",
+]
+
+#: The weak prior added when a maximum-likelihood score would be infinite
+#: (``prior=None``): a Gaussian of SD 10 on the natural log-strengths,
+#: ``prior / 2 * sum(theta ** 2)`` (choix's MAP with ``alpha = prior / 2``).
+AUTO_PRIOR = 0.01
+
+
+class WeakPriorWarning(EstimandWarning):
+    """A weak prior was added because a maximum-likelihood score is infinite.
+
+    Some model wins (or loses) every battle it plays, in the data or in some
+    bootstrap resample; its maximum-likelihood log-strength is then infinite
+    and the board could not be ranked. With ``prior=None`` (the default)
+    every fit of the call uses the Gaussian prior :data:`AUTO_PRIOR`
+    instead; pass ``prior=`` to choose it, or ``prior=0`` to refuse.
+    """
+
 
 #: Arena's winner values and the outcome each means (0: a wins, 1: b, 2: tie).
 WINNERS = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}
@@ -97,12 +131,9 @@ def check_strength(strength) -> dict[str, float]:
                 f"`strength`: {key!r} is not a verdict label; use 'A>>B' (a strong "
                 "win, either side), 'A>B' (a win) or 'A=B' (a tie)."
             )
-        if isinstance(w, bool) or not np.isfinite(float(w)) or float(w) < 0:
-            raise ValueError(
-                f"`strength`: the weight of {key!r} must be a non-negative number; "
-                f"got {w!r}."
-            )
-        out[_VERDICTS[norm][1]] = float(w)
+        out[_VERDICTS[norm][1]] = check_number(
+            w, f"strength[{key!r}]", low=0, hint=" (a verdict's weight), e.g. 3"
+        )
     return out
 
 
@@ -169,7 +200,7 @@ def encode(
     ``models`` names models that must all be ranked (one that never plays
     raises).
     """
-    check_frame(data)
+    check_frame(data, name="battles", rows=True)
     cluster_cols = as_columns(cluster, "cluster")
     check_columns(data, [model_a, model_b, winner, *cluster_cols], "battles")
     strength = None if strength is None else check_strength(strength)
@@ -322,8 +353,15 @@ def row_cells(
     return cell, np.where(keep, weight, 0.0)
 
 
-def check_graph(battles: Battles, wi, wj, t, model, prior) -> None:
-    """The point fit's maximum exists, or a ValueError names the models."""
+def check_graph(battles: Battles, wi, wj, t, model, prior) -> float:
+    """The prior to fit with: ``prior``, or for ``prior=None`` 0 or :data:`AUTO_PRIOR`.
+
+    Raises (naming the models) when no fit exists: a disconnected graph,
+    Davidson without ties, or ``prior == 0`` on a graph that is not strongly
+    connected. ``prior=None`` (the entry points' default) fits by maximum
+    likelihood when the graph is strongly connected, and otherwise adds the
+    weak prior, with a :class:`WeakPriorWarning` that names the models.
+    """
     names = battles.models
     n_weak, weak = components(wi, wj, t, battles.pairs, connection="weak")
     if n_weak > 1:
@@ -342,17 +380,39 @@ def check_graph(battles: Battles, wi, wj, t, model, prior) -> None:
             f"have {'no tie' if t.sum() == 0 else 'only ties'}. Use "
             "model='bradley-terry'."
         )
-    if prior > 0:
-        return
+    if prior is not None and prior > 0:
+        return prior
     n_strong, strong = components(wi, wj, t, battles.pairs)
-    if n_strong > 1:
-        sizes = np.bincount(strong)
-        small = [k for k in np.argsort(sizes)[: max(n_strong - 1, 1)]]
-        shown = ", ".join(repr(m) for k in small for m in list(names[strong == k])[:4])
-        raise ValueError(
-            "the comparison graph is not strongly connected: some models win "
-            "(or lose) every battle against the rest, so their maximum-likelihood "
-            f"scores are infinite and they cannot be ranked: {shown}. Pass prior= "
-            "(a Gaussian prior on the log-strengths, e.g. prior=0.01), or add "
-            "battles those models lose (or win)."
-        )
+    if n_strong == 1:
+        return 0.0
+    sizes = np.bincount(strong)
+    small = [k for k in np.argsort(sizes)[: max(n_strong - 1, 1)]]
+    shown = ", ".join(repr(m) for k in small for m in list(names[strong == k])[:4])
+    what = (
+        "the comparison graph is not strongly connected: some models win (or "
+        "lose) every battle against the rest, so their maximum-likelihood "
+        f"scores are infinite: {shown}"
+    )
+    if prior is None:
+        warn_prior(what)
+        return AUTO_PRIOR
+    raise ValueError(
+        f"{what}; with prior=0 they cannot be ranked. Leave `prior` unset (a "
+        f"weak prior, prior={AUTO_PRIOR:g}, is then added where needed), pass "
+        "prior= (a Gaussian prior on the log-strengths, e.g. prior=0.01), or add "
+        "battles those models lose (or win)."
+    )
+
+
+def warn_prior(what: str) -> None:
+    """Say that the fit adds the weak prior :data:`AUTO_PRIOR`, and why."""
+    sd = AUTO_PRIOR**-0.5
+    _warn(
+        f"{what}. The fit (and every bootstrap replicate of it) uses a weak "
+        f"Gaussian prior on the natural log-strengths instead, prior="
+        f"{AUTO_PRIOR:g} (SD {sd:g}, {sd * 400 / np.log(10):,.0f} points on the "
+        "400-per-factor-10 scale), so every score is finite; the interval of a "
+        "model that never wins (or loses) is then set by the prior on that side. "
+        "Pass prior= to choose its strength, or prior=0 to refuse such data.",
+        WeakPriorWarning,
+    )
