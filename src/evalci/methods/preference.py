@@ -616,7 +616,7 @@ def preference_ci(
     """
     sc, prior = _options(model, ties, anchor, anchor_score, scale, base, prior)
     level = check_level(confidence_level)
-    n_resamples = check_n_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples, minimum=2, hint=" Use 1000.")
     check_option(
         method, "method", _INTERVALS, describe="'percentile', 'basic' or 'normal'"
     )

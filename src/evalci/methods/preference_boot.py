@@ -201,7 +201,7 @@ def _check_replicates(battles, wi, wj, t, model, prior, first) -> str | None:
         f"{m!r} ({n})" for m, n in sorted(culprits.items(), key=lambda kv: -kv[1])[:5]
     )
     return (
-        f"{len(bad)} of bootstrap resamples {first * _rs.STREAM_SIZE} to "
+        f"{len(bad)} of the bootstrap resamples {first * _rs.STREAM_SIZE} to "
         f"{first * _rs.STREAM_SIZE + len(ok) - 1} leave the comparison graph not strongly connected: some model wins (or "
         "loses) every battle it plays there, so its maximum-likelihood score is "
         "infinite"
