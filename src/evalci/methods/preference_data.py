@@ -140,11 +140,14 @@ def check_strength(strength) -> dict[str, float]:
 def _outcomes(data, winner, verdict, strength):
     """Outcome codes (0/1/2) and battle weights, validated."""
     col = data[winner]
-    codes = pd.Index(list(WINNERS)).get_indexer(col)
+    try:
+        codes = pd.Index(list(WINNERS)).get_indexer(col)
+    except TypeError:  # unhashable values (lists, dicts): none is a winner
+        codes = pd.Index(list(WINNERS)).get_indexer(col.map(_hashable))
     if (codes < 0).any():
         bad = col[codes < 0]
-        counts = bad.astype(str).value_counts()
-        shown = ", ".join(f"{v!r} ({n} rows)" for v, n in counts.head(5).items())
+        counts = bad.map(repr).value_counts()
+        shown = ", ".join(f"{v} ({n} rows)" for v, n in counts.head(5).items())
         raise ValueError(
             f"`{winner}` holds values that name no winner: {shown}; each battle's "
             f"winner must be one of {', '.join(repr(w) for w in WINNERS)}. Fix or "
@@ -169,6 +172,43 @@ def _outcomes(data, winner, verdict, strength):
             )
         weight = pd.Series(key).map(strength).to_numpy(float)
     return outcome, weight
+
+
+def _hashable(v):
+    """``v``, or its repr when it cannot be a dict key (a list, a dict)."""
+    try:
+        hash(v)
+    except TypeError:
+        return repr(v)
+    return v
+
+
+#: what pandas infers for a column of model names that can be told apart
+_NAME_KINDS = {"string", "integer", "categorical", "empty"}
+
+
+def _check_names(data, col) -> None:
+    """Model names: present, and text (or whole numbers), never lists or NaN."""
+    na = data[col].isna()
+    if na.any():
+        raise ValueError(f"`{col}`: {int(na.sum())} battles name no model.")
+    kind = pd.api.types.infer_dtype(data[col], skipna=False)
+    if kind in _NAME_KINDS:
+        return
+    odd = data[col].map(
+        lambda v: isinstance(v, bool) or not isinstance(v, (str, int, np.integer))
+    )
+    if odd.any():
+        first = data[col][odd].iloc[0]
+        raise ValueError(
+            f"`{col}` holds values that are not model names ({kind}; first "
+            f"{_plain(first)!r}); each battle names its models as text."
+        )
+
+
+def _plain(v):
+    """A numpy scalar as the Python value it prints as."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _keys(data, cols, name):
@@ -205,10 +245,7 @@ def encode(
     check_columns(data, [model_a, model_b, winner, *cluster_cols], "battles")
     strength = None if strength is None else check_strength(strength)
     for c in (model_a, model_b):
-        if data[c].isna().any():
-            raise ValueError(
-                f"`{c}`: {int(data[c].isna().sum())} battles name no model."
-            )
+        _check_names(data, c)
     outcome, weight = _outcomes(data, winner, verdict, strength)
     both = pd.concat([data[model_a], data[model_b]], ignore_index=True).astype(str)
     codes, uniques = pd.factorize(both)

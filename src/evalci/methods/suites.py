@@ -59,6 +59,7 @@ from evalci._base.validate import (
     check_frame,
     check_level,
     check_n_resamples,
+    check_name,
     check_option,
 )
 from evalci._base.warnings import (
@@ -76,6 +77,7 @@ WEIGHTINGS = ("macro", "micro")
 TASKS = ("fixed", "random")
 METRICS = ("mean", "win_rate")
 MISSING = (None, "common", "available")
+_ROLES = ("value", "task", "cluster", "system")
 
 
 class MissingTasksWarning(MissingDataWarning):
@@ -222,6 +224,8 @@ def _suite_iv(data, value, task, cluster, system, weighting, tasks, metric, miss
             "`value`, `task` and `cluster` are required: the score column, the "
             "column naming each item's task and the column identifying items."
         )
+    for arg, name in zip((value, task, cluster, system), _ROLES, strict=True):
+        check_name(arg, name)
     check_columns(data, [value], "value")
     check_columns(data, [task], "task")
     check_columns(data, [cluster], "cluster")
