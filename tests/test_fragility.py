@@ -5,6 +5,7 @@ decision recomputed from scratch by scipy (``binomtest`` for the sign
 test) or by numpy (the paired z) -- independent of the fast paths.
 """
 
+import warnings
 from functools import cache
 from itertools import combinations
 
@@ -311,3 +312,52 @@ def test_report_names_each_gaps_fragility(mmlu_pro_two):
     f = rep.comparison.fragility()
     n = int(f.fragility[0])
     assert f"(flips if {n} inputs are removed: sign test)" in rep.to_text()
+
+
+# ------------------------------------------------ issue 34: checked like the rest
+@pytest.mark.parametrize(
+    "a, b, kw, match",
+    [
+        ([0, np.nan, 1], [1, 1, 1], {}, r"`score_a` holds 1 non-finite values "
+         r"\(first: nan at position 1\).*drop the inputs"),
+        ([0, 1, 1], [1, np.inf, 1], {}, r"`score_b` holds 1 non-finite values "
+         r"\(first: inf"),
+        (["1", "0", "0"], [1, 1, 1], {}, r"`score_a` must be a 1-D array of numbers"),
+        ([0, 1, None], [1, 1, 1], {}, r"`score_a` must be a 1-D array.*dtype object"),
+        ([[0, 1]], [[1, 1]], {}, r"`score_a` must be a 1-D array.*2-D"),
+        ([], [], {}, r"same length, at least 1.*got 0 and 0"),
+        ([0.1, 0.5, 0.3], [1, 0.3, 1], {"max_remove": -1}, r"`max_remove` must be "
+         r"an integer >= 1 or None; got -1"),
+        ([0.1, 0.5], [1, 0.3], {"max_remove": 2.5}, r"`max_remove`"),
+        ([1e300, 0.5], [1, 0.3], {}, r"reach 1e\+300.*rescale both"),
+        ([0, 1], [1, 1], {"ids": "ab"}, r"`ids` must be a 1-D sequence"),
+    ],
+)  # fmt: skip
+def test_pair_fragility_checks_its_arguments(a, b, kw, match):
+    # each used to be accepted: NaN dropped, inf and strings compared, an
+    # empty input "not significant", max_remove=-1 a search of no steps
+    with pytest.raises(ValueError, match=match):
+        pair_fragility(a, b, **kw)
+
+
+def test_boolean_scores_are_zero_one():
+    a = np.array([False] * 10 + [True] * 20)
+    b = np.ones(30, bool)
+    assert pair_fragility(a, b) == pair_fragility(a.astype(int), b.astype(int))
+
+
+def test_identical_systems_raise_no_numpy_warnings():
+    # the paired z of a zero difference computed sign(0) * inf on the
+    # discarded branch: 149 RuntimeWarnings from one fragility() call
+    rng = np.random.default_rng(0)
+    v = rng.random(60)
+    df = pd.DataFrame(
+        {"input": np.tile(np.arange(60), 2), "system": np.repeat(["a", "b"], 60),
+         "v": np.tile(v, 2)}
+    )  # fmt: skip
+    with pytest.warns(evalci.DegenerateDataWarning, match="no spread"):
+        res = evalci.compare(df, "v", "input", rng=0, n_resamples=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = res.fragility()
+    assert not bool(table.fragility_significant.iloc[0])

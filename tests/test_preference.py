@@ -313,17 +313,21 @@ def test_an_unbeaten_model_names_itself():
         ]
     )
     with pytest.raises(ValueError, match=r"not strongly connected.*'u'.*prior="):
-        P.bradley_terry(df)
+        P.bradley_terry(df, prior=0)  # maximum likelihood asked for: refused
     fit = P.bradley_terry(df, prior=0.1)  # a prior makes it finite
     assert fit.table.system.iloc[0] == "u"
+    # the default adds the weak prior, and says so, naming the model
+    with pytest.warns(P.WeakPriorWarning, match=r"'u'.*prior=0\.01"):
+        fit = P.bradley_terry(df)
+    assert fit.prior == 0.01 and fit.table.system.iloc[0] == "u"
 
 
-def test_a_resample_without_the_maximum_is_refused():
+def test_a_resample_without_the_maximum_is_refused_at_prior_zero():
     df = _tiny()  # 3 prompts: some resamples lose every loss of a model
     with pytest.raises(
-        ValueError, match=r"bootstrap resamples.*not strongly connected"
+        ValueError, match=r"bootstrap resamples.*not strongly connected.*prior=0"
     ):
-        P.preference_ci(df, n_resamples=200, rng=0)
+        P.preference_ci(df, n_resamples=200, rng=0, prior=0)
     res = P.preference_ci(df, n_resamples=200, rng=0, prior=1.0)
     assert np.isfinite(res.scores.bootstrap_distribution).all()
 
@@ -388,3 +392,93 @@ def test_fractional_strength_keeps_double_precision():
     drawn = pd.concat([battles[battles.question_id == prompts[k]] for k in idx])
     want = P.bradley_terry(drawn, strength={"A>>B": 2.7}).scores.to_numpy()
     np.testing.assert_allclose(res.scores.bootstrap_distribution[:, 5], want, atol=1e-6)
+
+
+# ------------------------------------------- issue 34: lopsided boards, bad tables
+def _lopsided(n_hopeless=10_001, wins=1, seed=0):
+    """Three close models, and a hopeless one, ``h``, that wins ``wins`` of its
+    ``n_hopeless`` battles (each on its own prompt): connected, but a prompt
+    bootstrap often leaves ``h``'s one win out (about e^-1 of resamples)."""
+    board = P.simulate_battles(
+        {"a": 0.5, "b": 0.0, "c": -0.5}, n_prompts=300, rng=seed
+    ).drop(columns="verdict")
+    rng = np.random.default_rng(seed)
+    h = pd.DataFrame(
+        {
+            "question_id": 10_000 + np.arange(n_hopeless),
+            "model_a": "h",
+            "model_b": rng.choice(["a", "b", "c"], n_hopeless),
+            "winner": ["model_a"] * wins + ["model_b"] * (n_hopeless - wins),
+        }
+    )
+    return pd.concat([board, h], ignore_index=True)
+
+
+def test_a_lopsided_board_is_ranked_with_the_weak_prior():
+    # one win in 10,001 battles: before, the board was refused ("N bootstrap
+    # resamples leave the comparison graph not strongly connected")
+    df = _lopsided()
+    with pytest.warns(P.WeakPriorWarning, match=r"'h'.*prior=0\.01"):
+        res = P.preference_ci(df, n_resamples=300, rng=0)
+    assert res.fit.prior == 0.01
+    reps = res.scores.bootstrap_distribution
+    assert np.isfinite(reps).all()
+    t = res.scores.to_frame().set_index("system")
+    h = t.loc["h"]
+    assert np.isfinite([h.low, h.estimate, h.high]).all()
+    # its lower end is where the prior holds a resample with no win: finite,
+    # about 2 natural log-units (350 points) below the estimate
+    assert h.low < h.estimate - 200 and h.high < t.drop("h").low.min()
+    board = res.leaderboard().table.set_index("system")
+    assert (board.loc["h", ["rank_low", "rank_high"]] == 4).all()
+    # the weak prior is exactly prior=0.01 passed by hand, on every fit
+    explicit = P.preference_ci(df, n_resamples=300, rng=0, prior=0.01)
+    np.testing.assert_array_equal(reps, explicit.scores.bootstrap_distribution)
+    # and prior=0 still asks for maximum likelihood, refusing with the model named
+    with pytest.raises(ValueError, match=r"never lose or never win there: 'h'"):
+        P.preference_ci(df, n_resamples=300, rng=0, prior=0)
+
+
+def test_the_weak_prior_equals_choix_map():
+    # h never wins: the point fit itself needs the prior; choix's MAP
+    # (alpha * sum(theta^2)) with alpha = prior / 2 is the independent reference
+    choix = pytest.importorskip("choix")
+    df = _lopsided(n_hopeless=300, wins=0)
+    with pytest.warns(P.WeakPriorWarning, match="'h'"):
+        fit = P.bradley_terry(df)
+    names = sorted(set(df.model_a) | set(df.model_b))
+    a = df.model_a.map(names.index).to_numpy()
+    b = df.model_b.map(names.index).to_numpy()
+    win = df.winner.to_numpy() == "model_a"
+    data = [(x, y) if w else (y, x) for x, y, w in zip(a, b, win, strict=True)]
+    map_ = choix.opt_pairwise(len(names), data, alpha=0.005, tol=1e-12)
+    np.testing.assert_allclose(_theta(fit), map_ - map_[0], atol=1e-6)
+    assert _theta(fit)["h"] < -8  # finite, far below the others
+
+
+def test_connected_boards_are_fitted_by_maximum_likelihood_unchanged():
+    # the default (prior=None) adds nothing where every resample has its
+    # maximum: the same replicates, bit for bit, as prior=0, and no warning
+    df = _battles(seed=8, n=60)
+    res = P.preference_ci(df, n_resamples=200, rng=1)
+    mle = P.preference_ci(df, n_resamples=200, rng=1, prior=0)
+    assert res.fit.prior == 0.0
+    np.testing.assert_array_equal(
+        res.scores.bootstrap_distribution, mle.scores.bootstrap_distribution
+    )
+
+
+@pytest.mark.parametrize(
+    "fn", [P.bradley_terry, P.preference_ci, P.preference_fragility]
+)
+def test_empty_multiindex_and_text_strengths_are_refused(fn):
+    df = _battles(seed=0, n=10)
+    with pytest.raises(ValueError, match=r"`battles` has no rows"):
+        fn(df.iloc[:0])
+    wide = df.copy()
+    wide.columns = pd.MultiIndex.from_tuples([(c, "x") for c in df.columns])
+    with pytest.raises(ValueError, match=r"`battles` has MultiIndex columns"):
+        fn(wide)
+    for w in ("3", np.nan, -1, True):
+        with pytest.raises(ValueError, match=r"`strength\['A>B'\]` must be"):
+            fn(df, strength={"A>B": w})

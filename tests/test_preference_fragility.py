@@ -260,8 +260,10 @@ def test_gap_on_the_elo_scale():
     [
         ({"model": "elo"}, "`model`"),
         ({"ties": "count"}, "`ties`"),
-        ({"max_remove": 0}, "`max_remove` must be a positive integer"),
-        ({"max_remove": 2.5}, "`max_remove` must be a positive integer"),
+        ({"max_remove": 0}, "`max_remove` must be an integer >= 1"),
+        ({"max_remove": 2.5}, "`max_remove` must be an integer >= 1"),
+        ({"max_remove": -1}, "`max_remove` must be an integer >= 1"),
+        ({"max_remove": "3"}, "`max_remove` must be an integer >= 1 or None; got '3'"),
         ({"prior": -1}, "`prior`"),
     ],
 )
@@ -278,5 +280,9 @@ def test_unrankable_battles_raise_naming_the_models():
             "winner": ["model_a"] * 3,
         }
     )
-    with pytest.raises(ValueError, match="not strongly connected"):
-        P.preference_fragility(df)
+    with pytest.raises(ValueError, match="not strongly connected.*'c', 'b'"):
+        P.preference_fragility(df, prior=0)
+    # the default fits with the weak prior instead, and says so
+    with pytest.warns(P.WeakPriorWarning, match="'c', 'b'"):
+        frag = P.preference_fragility(df)
+    assert frag.top.a == "a"

@@ -296,3 +296,40 @@ def test_two_stage_interval_covers_the_universe_mean():
     coverage = {k: v / trials for k, v in hits.items()}
     assert 0.90 <= coverage["random"] <= 0.995, coverage
     assert coverage["fixed"] < 0.8, coverage
+
+
+# ------------------------------------------------ issue 34: checked like the rest
+def test_empty_and_multiindex_tables_are_refused():
+    df = _suite(np.random.default_rng(7))
+    with pytest.raises(ValueError, match="`data` has no rows"):
+        evalci.suite_ci(df.iloc[:0], "correct", "task", "item")
+    wide = df.copy()
+    wide.columns = pd.MultiIndex.from_tuples([(c, "x") for c in df.columns])
+    with pytest.raises(ValueError, match="`data` has MultiIndex columns"):
+        evalci.suite_ci(wide, "correct", "task", "item")
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_no_nan_without_a_word():
+    df = _suite(np.random.default_rng(7), systems=("a",))
+    with pytest.raises(ValueError, match="'win_rate' needs at least two systems"):
+        evalci.suite_ci(df, "correct", "task", "item", metric="win_rate")
+    with pytest.raises(ValueError, match="`n_resamples` must be at least 2"):
+        evalci.suite_ci(df, "correct", "task", "item", n_resamples=1)
+    huge = df.assign(correct=df.correct * 1e308)
+    with pytest.raises(ValueError, match=r"reaches 1e\+308.*Rescale the column"):
+        evalci.suite_ci(huge, "correct", "task", "item")
+    # a system alone on every task it ran has no one to beat: NaN, and said why
+    two = _suite(np.random.default_rng(8), n_tasks=3, systems=("a", "b"))
+    alone = _suite(np.random.default_rng(9), n_tasks=1, systems=("c",))
+    sparse = pd.concat([two, alone.assign(task="solo")], ignore_index=True)
+    with (
+        pytest.warns(MissingTasksWarning),
+        pytest.warns(evalci.DegenerateDataWarning, match="no win rate for 'c'"),
+    ):
+        res = evalci.suite_ci(
+            sparse, "correct", "task", "item", metric="win_rate",
+            missing="available", n_resamples=50, rng=0,
+        )  # fmt: skip
+    t = res.table.set_index("system")
+    assert np.isnan(t.loc["c", "estimate"]) and t.drop("c").estimate.notna().all()

@@ -28,6 +28,7 @@ __all__ = [
     "check_number",
     "check_numbers",
     "check_option",
+    "check_scores",
 ]
 
 #: the fix ``check_frame`` suggests unless told otherwise
@@ -104,6 +105,35 @@ def check_numbers(x, name, *, low, low_open=False, high=None, hint="") -> np.nda
     return arr
 
 
+def check_scores(x, name, *, fix="") -> np.ndarray:
+    """A 1-D array of finite numbers (booleans as 0/1) as a float array.
+
+    Strings, objects (a pandas nullable column with NA included), nested
+    lists, NaN and inf are refused, naming ``name`` and the first bad
+    position; ``fix`` ends the message about non-finite values (e.g. how to
+    drop missing inputs).
+    """
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError):  # ragged nested sequences
+        raw = np.asarray([None])
+    if raw.dtype.kind not in "biuf" or raw.ndim != 1:
+        what = f"dtype {raw.dtype}" if raw.ndim == 1 else f"{raw.ndim}-D"
+        raise ValueError(
+            f"`{name}` must be a 1-D array of numbers (one score per input); got "
+            f"{type(x).__name__} ({what})."
+        )
+    arr = raw.astype(float)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise ValueError(
+            f"`{name}` holds {int(bad.sum())} non-finite values (first: "
+            f"{float(arr[at])!r} at position {at}); scores must be finite{fix}."
+        )
+    return arr
+
+
 def check_level(confidence_level) -> float:
     """``confidence_level`` as a float in (0, 1), or a ValueError that says so."""
     if not _is_real(confidence_level) or not 0 < confidence_level < 1:
@@ -114,8 +144,13 @@ def check_level(confidence_level) -> float:
     return float(confidence_level)
 
 
-def check_n_resamples(n_resamples) -> int:
-    """``n_resamples`` as a positive int, or a ValueError that says so."""
+def check_n_resamples(n_resamples, *, minimum: int = 1, hint: str = "") -> int:
+    """``n_resamples`` as a positive int, at least ``minimum``, or a ValueError.
+
+    ``minimum=2`` for an interval read from the replicates (one resample has
+    no spread: its standard error would be NaN); ``hint`` ends that message,
+    e.g. ``" Use 10_000 (the default)."``.
+    """
     if (
         isinstance(n_resamples, bool)
         or not isinstance(n_resamples, numbers.Integral)
@@ -123,6 +158,11 @@ def check_n_resamples(n_resamples) -> int:
     ):
         raise ValueError(
             f"`n_resamples` must be a positive integer, e.g. 10_000; got {as_written(n_resamples)}."
+        )
+    if n_resamples < minimum:
+        raise ValueError(
+            f"`n_resamples` must be at least {minimum} for an interval (one "
+            f"resample has no spread); got {int(n_resamples)}.{hint}"
         )
     return int(n_resamples)
 
@@ -141,12 +181,31 @@ def check_option(value, name, choices, *, describe=None):
 
 
 # ============================================================ frames, columns
-def check_frame(data, hint: str = FRAME_HINT) -> None:
-    """Refuse anything but a pandas DataFrame; ``hint`` says how to get one."""
+def check_frame(
+    data, hint: str = FRAME_HINT, *, name: str = "data", rows: bool = False
+) -> None:
+    """Refuse anything but a pandas DataFrame with one level of column names.
+
+    ``hint`` says how to get a DataFrame; ``name`` is the argument's name in
+    the messages; ``rows=True`` also refuses a frame with no rows (for entry
+    points that would otherwise fail inside numpy on an empty array).
+    MultiIndex columns are refused: ``"v" in df.columns`` is then true for a
+    first-level label, and ``df["v"]`` a frame, not the column asked for.
+    """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
-            f"`data` must be a pandas DataFrame, not {type(data).__name__}; {hint}."
+            f"`{name}` must be a pandas DataFrame, not {type(data).__name__}; {hint}."
         )
+    if isinstance(data.columns, pd.MultiIndex):
+        first = data.columns[0] if len(data.columns) else ()
+        raise ValueError(
+            f"`{name}` has MultiIndex columns ({data.columns.nlevels} levels, "
+            f"first {first!r}); evalci reads one level of column names. Flatten "
+            "them first, e.g. df.columns = ['_'.join(map(str, c)) for c in "
+            "df.columns]."
+        )
+    if rows and len(data) == 0:
+        raise ValueError(f"`{name}` has no rows.")
 
 
 def check_name(x, name) -> None:

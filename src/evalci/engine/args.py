@@ -192,13 +192,9 @@ def bootstrap_iv_of(data, bound, **given) -> BootstrapArgs:
 
 def _check_resamples(n_resamples) -> int:
     """A positive integer, and at least the :data:`MIN_RESAMPLES` an interval needs."""
-    n_resamples = check_n_resamples(n_resamples)
-    if n_resamples < MIN_RESAMPLES:
-        raise ValueError(
-            f"`n_resamples` must be at least {MIN_RESAMPLES} for an interval (one "
-            f"resample has no spread); got {n_resamples}. Use 10_000 (the default)."
-        )
-    return n_resamples
+    return check_n_resamples(
+        n_resamples, minimum=MIN_RESAMPLES, hint=" Use 10_000 (the default)."
+    )
 
 
 def _check_block_length(block_length, strategy, method, strata) -> int:

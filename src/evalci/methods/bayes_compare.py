@@ -32,7 +32,13 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.text import as_written
-from evalci._base.validate import as_columns, check_columns, check_name
+from evalci._base.validate import (
+    as_columns,
+    check_columns,
+    check_frame,
+    check_name,
+)
+from evalci.engine.cube import factorize
 from evalci.methods.bayes import posterior
 from evalci.methods.bayes_args import (
     BetaBinomialPrior,
@@ -130,7 +136,8 @@ class BayesComparison:
 
 
 def _pick_systems(data, system, a, b):
-    names = pd.unique(data[system])
+    """``a``, ``b`` and each row's system code (codes sorted, missing refused)."""
+    codes, names = factorize(data, [system], "system")
     if a is None and b is None:
         if len(names) != 2:
             raise ValueError(
@@ -138,42 +145,49 @@ def _pick_systems(data, system, a, b):
                 "to compare with a=... and b=..."
             )
         a, b = sorted(names, key=str)
+    known = set(names)
     for name, v in (("a", a), ("b", b)):
-        if v is None or v not in set(names):
+        try:
+            found = v is not None and v in known
+        except TypeError:  # unhashable: a list, a dict
+            found = False
+        if not found:
             raise ValueError(
                 f"`{name}` must be one of the systems in column {as_written(system)}; got "
                 f"{as_written(v)}."
             )
     if a == b:
         raise ValueError("`a` and `b` must be two different systems.")
-    return a, b
+    return a, b, codes, names
 
 
-def _paired_counts(data, args, system, a, b):
-    """Per-input (k, s) of each system, on the inputs both systems ran."""
+def _paired_counts(data, args, a, b, sys_codes, names):
+    """Per-input (k, s) of each system, on the inputs both systems ran.
+
+    Inputs are coded by :func:`~evalci.engine.cube.factorize` (sorted keys,
+    as the bootstrap codes them; mixed or missing keys refused by name).
+    """
     s, k = _successes(data, args)
-    frame = data[args.cluster].copy()
-    frame["__s"], frame["__k"] = s, k
-    frame["__system"] = data[system].to_numpy()
+    codes, keys = factorize(data, args.cluster, "cluster")
     out = []
     for name in (a, b):
-        rows = frame[frame["__system"] == name]
-        out.append(rows.groupby(args.cluster, sort=True)[["__s", "__k"]].sum())
-    ia, ib = out[0].index, out[1].index
-    only = ia.symmetric_difference(ib)
-    if len(only):
-        key = only[0]
-        which = a if key in ia else b
-        other = b if which == a else a
+        rows = sys_codes == names.get_loc(name)
+        runs = np.bincount(codes[rows], weights=k[rows], minlength=len(keys))
+        wins = np.bincount(codes[rows], weights=s[rows], minlength=len(keys))
+        out.append((runs.astype(np.int64), wins.astype(np.int64), runs > 0))
+    only = out[0][2] != out[1][2]
+    if only.any():
+        at = int(np.argmax(only))
+        which, other = (a, b) if out[0][2][at] else (b, a)
         raise ValueError(
-            f"input {as_written(key)} has runs for system {as_written(which)} but zero runs "
-            f"for {as_written(other)} ({len(only)} such inputs); the paired gap needs "
-            "every input run by both systems: drop the unpaired inputs."
+            f"input {as_written(keys[at])} has runs for system {as_written(which)} but zero "
+            f"runs for {as_written(other)} ({int(only.sum())} such inputs); the paired "
+            "gap needs every input run by both systems: drop the unpaired inputs."
         )
-    pa, pb = out[0], out[1].loc[ia]
+    ran = out[0][2]
     return (
-        Counts.of(pa["__k"].to_numpy(), pa["__s"].to_numpy()),
-        Counts.of(pb["__k"].to_numpy(), pb["__s"].to_numpy()),
+        Counts.of(out[0][0][ran], out[0][1][ran]),
+        Counts.of(out[1][0][ran], out[1][1][ran]),
     )
 
 
@@ -249,6 +263,7 @@ def bayes_compare(
     args = bayes_iv(
         data, value, cluster, None, None, prior, confidence_level, None, estimand
     )
+    check_frame(data, rows=True)  # a DataFrame already (bayes_iv): its rows
     check_name(system, "system")
     check_columns(data, [system], "system")
     if not as_columns(cluster, "cluster"):
@@ -258,8 +273,8 @@ def bayes_compare(
         )
     level = args.confidence_level
     threshold = check_threshold(threshold, -1.0, "a gap")
-    a, b = _pick_systems(data, system, a, b)
-    ca, cb = _paired_counts(data, args, system, a, b)
+    a, b, sys_codes, names = _pick_systems(data, system, a, b)
+    ca, cb = _paired_counts(data, args, a, b, sys_codes, names)
     pa = posterior(ca, args.prior, args.estimand)
     pb = posterior(cb, args.prior, args.estimand)
     gap = difference(pa, pb)

@@ -48,7 +48,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalci._base.validate import check_level, check_option
+from evalci._base.validate import (
+    check_integer,
+    check_level,
+    check_option,
+    check_scores,
+)
 
 __all__ = ["Fragility", "pair_fragility", "fragility_table", "FLIPS"]
 
@@ -149,10 +154,10 @@ def _z(s1, s2, n):
         mean = s1 / n
         var = np.maximum(s2 - s1 * mean, 0.0) / (n - 1)
         z = mean / np.sqrt(var / n)
-        tiny = var <= 1e-24 * np.maximum(1.0, mean**2)
-        return np.where(
-            tiny, np.where(np.abs(mean) > 1e-12, np.sign(mean) * np.inf, 0.0), z
-        )
+    tiny = var <= 1e-24 * np.maximum(1.0, mean**2)
+    # np.where computes both branches: sign(0) * inf is NaN (never chosen)
+    flat = np.where(np.abs(mean) > 1e-12, np.copysign(np.inf, mean), 0.0)
+    return np.where(tiny, flat, z)
 
 
 def _clt_significant(z, crit, alternative):
@@ -316,16 +321,54 @@ def pair_fragility(
     check_option(flip, "flip", FLIPS)
     check_option(alternative, "alternative", _ALTERNATIVES)
     alpha = 1.0 - check_level(confidence_level)
-    a = np.asarray(score_a, dtype=float)
-    b = np.asarray(score_b, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
+    fix = "; drop the inputs either system lacks from both"
+    a = check_scores(score_a, "score_a", fix=fix)
+    b = check_scores(score_b, "score_b", fix=fix)
+    if len(a) != len(b) or len(a) == 0:
         raise ValueError(
-            "`score_a` and `score_b` must be 1-D and of the same length (one "
-            "score per input, the same inputs in the same order)."
+            "`score_a` and `score_b` must be of the same length, at least 1 (one "
+            f"score per input, the same inputs in the same order); got {len(a)} "
+            f"and {len(b)}."
         )
-    ids = np.arange(len(a)) if ids is None else np.asarray(ids)
-    if len(ids) != len(a):
-        raise ValueError("`ids` must name every input once (one id per score).")
+    _check_magnitude(a, b)
+    if max_remove is not None:
+        max_remove = check_integer(max_remove, "max_remove", hint=" or None")
+    ids = _check_ids(ids, len(a))
+    return _fragility(a, b, ids, alpha, alternative, flip, max_remove)
+
+
+def _check_magnitude(a, b) -> None:
+    """Refuse scores whose differences or their squares overflow float64."""
+    big = max(np.abs(a).max(), np.abs(b).max())
+    limit = np.sqrt(np.finfo(float).max / (8.0 * len(a)))
+    if big > limit:
+        raise ValueError(
+            f"`score_a` and `score_b` reach {big:.3g}: the squares of their "
+            f"differences, summed, overflow float64 beyond {limit:.2g}; rescale "
+            "both (the decision does not change with the scale)."
+        )
+
+
+def _check_ids(ids, n: int) -> np.ndarray:
+    """``ids``: one per input (default ``0 .. n-1``)."""
+    if ids is None:
+        return np.arange(n)
+    if isinstance(ids, (str, bytes)) or not np.ndim(ids) == 1:
+        raise ValueError(
+            f"`ids` must be a 1-D sequence of input ids, one per score; got "
+            f"{type(ids).__name__}."
+        )
+    ids = np.asarray(ids)
+    if len(ids) != n:
+        raise ValueError(
+            f"`ids` must name every input once (one id per score): {len(ids)} ids "
+            f"for {n} scores."
+        )
+    return ids
+
+
+def _fragility(a, b, ids, alpha, alternative, flip, max_remove) -> Fragility:
+    """:func:`pair_fragility` on checked arrays; NaN marks an input one side lacks."""
     keep = ~(np.isnan(a) | np.isnan(b))  # an input either system lacks: not paired
     d, ids = (b - a)[keep], ids[keep]
     if not np.any(d):  # the same score on every input: no gap to overturn
@@ -355,13 +398,15 @@ def fragility_table(
     ids = scores.index.to_numpy()
     rows = []
     for a, b in pairs:
-        f = pair_fragility(
+        # NaN: an input one system lacks (missing="drop"), left out of the pair
+        f = _fragility(
             scores[a].to_numpy(float),
             scores[b].to_numpy(float),
             ids,
-            confidence_level=confidence_level,
-            alternative=alternative,
-            flip=flip,
+            1.0 - confidence_level,
+            alternative,
+            flip,
+            None,
         )
         rows.append((f.n_removed, f.inputs, f.test, f.exact, f.significant))
     cols = ["fragility", "fragility_inputs", "fragility_test", "fragility_exact"]

@@ -20,7 +20,7 @@ import pandas as pd
 
 from evalci._base.lazy import special
 from evalci._base.text import as_written, plain
-from evalci._base.validate import check_columns, check_name
+from evalci._base.validate import as_columns, check_columns, check_name
 from evalci.engine.cube import factorize
 from evalci.methods.judge_inputs import _Inputs, _inputs, _judge_iv
 from evalci.methods.judge_intervals import _JudgeResult
@@ -258,7 +258,7 @@ def _compare_iv(data, judge, gold, cluster, system, level, strata, shares, label
         raise ValueError(
             "`gold` is required: the column of gold scores (NaN where unlabeled)."
         )
-    if cluster is None:
+    if cluster is None or (isinstance(cluster, (list, tuple)) and not cluster):
         raise ValueError(
             "`cluster` is required: the column naming the input, which pairs the "
             "systems (rows of different systems on the same input)."
@@ -267,7 +267,7 @@ def _compare_iv(data, judge, gold, cluster, system, level, strata, shares, label
     check_name(system, "system")
     if isinstance(data, pd.DataFrame):
         check_columns(data, [system], "system")
-    if system in ([cluster] if isinstance(cluster, str) else list(cluster)):
+    if system in as_columns(cluster, "cluster"):
         raise ValueError(
             f"`system` column {as_written(system)} is also in `cluster`: the cluster names "
             "the input, shared by the systems; pass the input column alone."
@@ -294,7 +294,11 @@ def _baseline(systems: pd.Index, baseline, system: str):
                 "the rows of two systems."
             )
         return 0, [1]
-    if baseline not in set(systems):
+    try:
+        known = baseline in set(systems)
+    except TypeError:  # unhashable: a list, a dict
+        known = False
+    if not known:
         raise ValueError(
             f"`baseline`: {as_written(baseline)} is not a system; systems are "
             f"{list(systems)[:10]}."

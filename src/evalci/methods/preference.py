@@ -47,7 +47,14 @@ from evalci.engine import resampling as _rs
 from evalci.engine.results import BootstrapResult
 from evalci.methods import preference_fit as _fit
 from evalci.methods.preference_boot import replicate_fits, split_counts
-from evalci.methods.preference_data import WINNERS, Battles, encode
+from evalci.methods.preference_data import (
+    AUTO_PRIOR,
+    WINNERS,
+    Battles,
+    WeakPriorWarning,
+    encode,
+    warn_prior,
+)
 from evalci.methods.preference_data import check_graph as _check_graph
 from evalci.methods.preference_fragility import (
     PreferenceFragility,
@@ -61,6 +68,7 @@ __all__ = [
     "PreferenceFit",
     "PreferenceFragility",
     "PreferenceResult",
+    "WeakPriorWarning",
     "arena_leaderboard",
     "bradley_terry",
     "davidson",
@@ -126,7 +134,10 @@ class PreferenceFit:
     scale : Scale
         Anchor, anchor score, scale and base.
     prior : float
-        The Gaussian penalty on the log-strengths (0: maximum likelihood).
+        The Gaussian penalty on the log-strengths that the fit used (0:
+        maximum likelihood; with ``prior=None``, 0 or the weak prior
+        :data:`~evalci.methods.preference_data.AUTO_PRIOR` when a
+        maximum-likelihood score would be infinite).
     n_battles : float
         Battles counted (weighted by ``strength=`` when given).
     """
@@ -317,7 +328,8 @@ def _options(model, ties, anchor, anchor_score, scale, base, prior):
         scale=check_number(scale, "scale", low=0, low_open=True, hint=", e.g. 400"),
         base=check_number(base, "base", low=1, low_open=True, hint=", e.g. 10"),
     )
-    prior = check_number(prior, "prior", low=0, hint=", e.g. 0 or 0.01")
+    if prior is not None:
+        prior = check_number(prior, "prior", low=0, hint=", e.g. 0 or 0.01")
     return sc, prior
 
 
@@ -334,8 +346,13 @@ def _reference(battles: Battles, scale: Scale) -> int:
 
 
 def _point(battles, model, ties, prior, ref, scale) -> tuple:
+    """The point fit, its log-strengths and ``log(nu)``.
+
+    ``prior=None``: maximum likelihood where it exists, else the weak
+    prior (:func:`~evalci.methods.preference_data.check_graph`).
+    """
     wi, wj, t = split_counts(battles.counts.reshape(1, -1), model, ties)
-    _check_graph(battles, wi[0], wj[0], t[0], model, prior)
+    prior = _check_graph(battles, wi[0], wj[0], t[0], model, prior)
     code = "davidson" if model == "davidson" else "bt"
     theta, lam, _ = _fit.fit(wi, wj, t, battles.pairs, model=code, ref=ref, prior=prior)
     theta = theta[0] - theta[0, ref]
@@ -399,10 +416,15 @@ _COMMON = """
         battles, as Arena-Hard's ``WEIGHT=3`` does, but as a count weight on
         the same prompt, never as duplicated rows; classes not named count
         1. Default: every battle counts 1.
-    prior : float
+    prior : float or None
         A Gaussian penalty ``prior / 2 * sum(theta ** 2)`` on the natural
-        log-strengths (choix's ``alpha``); 0 (default) is maximum likelihood,
-        which needs a strongly connected comparison graph.
+        log-strengths (choix's MAP with ``alpha = prior / 2``). 0 is maximum
+        likelihood, which needs a strongly connected comparison graph (every
+        model wins and loses somewhere; in every bootstrap resample too) and
+        refuses the board otherwise. None (default): maximum likelihood
+        when it exists everywhere, else every fit of the call uses the weak
+        prior ``0.01`` (SD 10 natural units, about 1,740 points), with a
+        ``WeakPriorWarning`` naming the models (see ``docs/arena.md``).
     models : list of str, optional
         Models that must be ranked; one that plays no battle raises.
     model_a, model_b, winner, verdict : str
@@ -426,7 +448,7 @@ def bradley_terry(
     scale: float = 400.0,
     base: float = 10.0,
     strength: dict | None = None,
-    prior: float = 0.0,
+    prior: float | None = None,
     models=None,
     model_a: str = "model_a",
     model_b: str = "model_b",
@@ -481,7 +503,7 @@ def davidson(
     scale: float = 400.0,
     base: float = 10.0,
     strength: dict | None = None,
-    prior: float = 0.0,
+    prior: float | None = None,
     models=None,
     model_a: str = "model_a",
     model_b: str = "model_b",
@@ -534,7 +556,7 @@ def preference_ci(
     scale: float = 400.0,
     base: float = 10.0,
     strength: dict | None = None,
-    prior: float = 0.0,
+    prior: float | None = None,
     models=None,
     model_a: str = "model_a",
     model_b: str = "model_b",
@@ -602,25 +624,16 @@ def preference_ci(
     """
     sc, prior = _options(model, ties, anchor, anchor_score, scale, base, prior)
     level = check_level(confidence_level)
-    n_resamples = check_n_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples, minimum=2, hint=" Use 1000.")
     check_option(
         method, "method", _INTERVALS, describe="'percentile', 'basic' or 'normal'"
     )
     cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)
     data = _encode(battles, cluster, strength, ties, model, models, cols)
     ref = _reference(data, sc)
-    fit, theta, lam = _point(data, model, ties, prior, ref, sc)
-    code = "davidson" if model == "davidson" else "bt"
-    start = (theta, lam if code == "davidson" else 0.0)
-    thetas, lams = replicate_fits(
-        data,
-        model=model,
-        ties=ties,
-        prior=prior,
-        ref=ref,
-        start=start,
-        n_resamples=n_resamples,
-        root=_rs.seed_sequence(rng),
+    root = _rs.seed_sequence(rng)
+    fit, theta, lam, thetas, lams = _fits(
+        data, model, ties, prior, ref, sc, n_resamples, root
     )
     at = ref if sc.anchor else None
     scores = _result(
@@ -642,6 +655,26 @@ def preference_ci(
         win_rate=rate,
         tie_parameter=np.exp(lams) if model == "davidson" else None,
     )
+
+
+def _fits(data, model, ties, prior, ref, sc, n_resamples, root) -> tuple:
+    """The point fit and the replicates' ``theta (B, G)`` and ``lam (B,)``.
+
+    ``prior=None``: maximum likelihood, unless the data or some resample
+    leaves a score infinite; then the point fit and every replicate again
+    with the weak prior (one objective for the whole result, warned).
+    """
+    fit, theta, lam = _point(data, model, ties, prior, ref, sc)
+    start = (theta, lam if model == "davidson" else 0.0)
+    kw = dict(model=model, ties=ties, ref=ref, n_resamples=n_resamples, root=root)
+    auto = prior is None and fit.prior == 0
+    thetas, lams = replicate_fits(data, prior=fit.prior, start=start, auto=auto, **kw)
+    if thetas is None:  # a resample without the maximum: all again, with the prior
+        warn_prior(lams)
+        fit, theta, lam = _point(data, model, ties, AUTO_PRIOR, ref, sc)
+        start = (theta, lam if model == "davidson" else 0.0)
+        thetas, lams = replicate_fits(data, prior=AUTO_PRIOR, start=start, **kw)
+    return fit, theta, lam, thetas, lams
 
 
 def _result(data: Battles, estimate, reps, level, method, metric) -> BootstrapResult:

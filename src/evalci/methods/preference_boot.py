@@ -104,8 +104,15 @@ def replicate_fits(
     start,
     n_resamples: int,
     root,
+    auto: bool = False,
 ):
-    """Refitted ``theta (B, G)`` and ``lam (B,)`` on every replicate."""
+    """Refitted ``theta (B, G)`` and ``lam (B,)`` on every replicate.
+
+    A resample whose maximum-likelihood fit does not exist (``prior == 0``,
+    a graph not strongly connected) raises; with ``auto`` the function
+    returns ``(None, message)`` instead, for the caller to refit every
+    replicate with the weak prior.
+    """
     total = _rs.n_streams_for(n_resamples)
     per_block = max(
         1,
@@ -123,7 +130,17 @@ def replicate_fits(
         # (b, 3P): the replicates' matchup counts, exact in either precision
         y = np.asarray(st @ w.T, dtype=np.float64).T
         wi, wj, t = split_counts(y, model, ties)
-        _check_replicates(battles, wi, wj, t, model, prior, first)
+        unbounded = _check_replicates(battles, wi, wj, t, model, prior, first)
+        if unbounded is not None:
+            if auto:
+                return None, unbounded
+            raise ValueError(
+                f"{unbounded}, so they cannot be ranked with prior=0. Leave "
+                "`prior` unset (a weak prior is then added where needed), pass "
+                "prior= (a Gaussian prior on the log-strengths, e.g. "
+                "prior=0.01), collect more battles for those models, or leave "
+                "them out."
+            )
         theta, lam, ok = _fit.fit(
             wi,
             wj,
@@ -149,8 +166,12 @@ def _code(model: str) -> str:
     return "davidson" if model == "davidson" else "bt"
 
 
-def _check_replicates(battles, wi, wj, t, model, prior, first) -> None:
-    """Refuse resamples whose maximum does not exist (named models, the fix)."""
+def _check_replicates(battles, wi, wj, t, model, prior, first) -> str | None:
+    """What leaves resamples' scores infinite (named models), or None.
+
+    Davidson without ties in a resample raises here: no prior on the
+    log-strengths bounds its tie parameter.
+    """
     if model == "davidson":
         no_ties = (t.sum(axis=1) == 0) | ((wi + wj).sum(axis=1) == 0)
         if no_ties.any():
@@ -160,10 +181,10 @@ def _check_replicates(battles, wi, wj, t, model, prior, first) -> None:
                 "model='bradley-terry', or more prompts."
             )
     if prior > 0:
-        return
+        return None
     ok = _fit.strongly_connected(wi, wj, t, battles.pairs)
     if ok.all():
-        return
+        return None
     bad = np.flatnonzero(~ok)
     names = battles.models
     culprits: dict[str, int] = {}
@@ -181,12 +202,10 @@ def _check_replicates(battles, wi, wj, t, model, prior, first) -> None:
         f"{as_written(m)} ({n})"
         for m, n in sorted(culprits.items(), key=lambda kv: -kv[1])[:5]
     )
-    raise ValueError(
-        f"{len(bad)} bootstrap resamples (from resample {first * _rs.STREAM_SIZE}) "
-        "leave the comparison graph not strongly connected: some model wins (or "
-        "loses) every battle it plays there, so its score is infinite and it "
-        "cannot be ranked"
+    return (
+        f"{len(bad)} of the bootstrap resamples {first * _rs.STREAM_SIZE} to "
+        f"{first * _rs.STREAM_SIZE + len(ok) - 1} leave the comparison graph not strongly connected: some model wins (or "
+        "loses) every battle it plays there, so its maximum-likelihood score is "
+        "infinite"
         + (f"; models that never lose or never win there: {shown}" if shown else "")
-        + ". Pass prior= (a Gaussian prior on the log-strengths, e.g. prior=0.01), "
-        "collect more battles for those models, or leave them out."
     )

@@ -25,10 +25,44 @@ import pandas as pd
 
 from evalci._base.lazy import sparse
 from evalci._base.text import as_written
-from evalci._base.validate import as_columns, check_columns, check_frame
+from evalci._base.validate import (
+    as_columns,
+    check_columns,
+    check_frame,
+    check_number,
+)
+from evalci._base.warnings import EstimandWarning
+from evalci._base.warnings import warn as _warn
 from evalci.methods.preference_fit import Pairs, components
 
-__all__ = ["WINNERS", "Battles", "check_graph", "encode", "row_cells", "verdict_class"]
+__all__ = [
+    "AUTO_PRIOR",
+    "WINNERS",
+    "Battles",
+    "WeakPriorWarning",
+    "check_graph",
+    "encode",
+    "row_cells",
+    "verdict_class",
+    "warn_prior",
+]
+
+#: The weak prior added when a maximum-likelihood score would be infinite
+#: (``prior=None``): a Gaussian of SD 10 on the natural log-strengths,
+#: ``prior / 2 * sum(theta ** 2)`` (choix's MAP with ``alpha = prior / 2``).
+AUTO_PRIOR = 0.01
+
+
+class WeakPriorWarning(EstimandWarning):
+    """A weak prior was added because a maximum-likelihood score is infinite.
+
+    Some model wins (or loses) every battle it plays, in the data or in some
+    bootstrap resample; its maximum-likelihood log-strength is then infinite
+    and the board could not be ranked. With ``prior=None`` (the default)
+    every fit of the call uses the Gaussian prior :data:`AUTO_PRIOR`
+    instead; pass ``prior=`` to choose it, or ``prior=0`` to refuse.
+    """
+
 
 #: Arena's winner values and the outcome each means (0: a wins, 1: b, 2: tie).
 WINNERS = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}
@@ -98,25 +132,23 @@ def check_strength(strength) -> dict[str, float]:
                 f"`strength`: {as_written(key)} is not a verdict label; use 'A>>B' (a strong "
                 "win, either side), 'A>B' (a win) or 'A=B' (a tie)."
             )
-        if isinstance(w, bool) or not np.isfinite(float(w)) or float(w) < 0:
-            raise ValueError(
-                f"`strength`: the weight of {as_written(key)} must be a non-negative number; "
-                f"got {as_written(w)}."
-            )
-        out[_VERDICTS[norm][1]] = float(w)
+        out[_VERDICTS[norm][1]] = check_number(
+            w, f"strength[{key!r}]", low=0, hint=" (a verdict's weight), e.g. 3"
+        )
     return out
 
 
 def _outcomes(data, winner, verdict, strength):
     """Outcome codes (0/1/2) and battle weights, validated."""
     col = data[winner]
-    codes = pd.Index(list(WINNERS)).get_indexer(col)
+    try:
+        codes = pd.Index(list(WINNERS)).get_indexer(col)
+    except TypeError:  # unhashable values (lists, dicts): none is a winner
+        codes = pd.Index(list(WINNERS)).get_indexer(col.map(_hashable))
     if (codes < 0).any():
         bad = col[codes < 0]
-        counts = bad.astype(str).value_counts()
-        shown = ", ".join(
-            f"{as_written(v)} ({n} rows)" for v, n in counts.head(5).items()
-        )
+        counts = bad.map(as_written).value_counts()
+        shown = ", ".join(f"{v} ({n} rows)" for v, n in counts.head(5).items())
         raise ValueError(
             f"`{winner}` holds values that name no winner: {shown}; each battle's "
             f"winner must be one of {', '.join(repr(w) for w in WINNERS)}. Fix or "
@@ -141,6 +173,43 @@ def _outcomes(data, winner, verdict, strength):
             )
         weight = pd.Series(key).map(strength).to_numpy(float)
     return outcome, weight
+
+
+def _hashable(v):
+    """``v``, or its repr when it cannot be a dict key (a list, a dict)."""
+    try:
+        hash(v)
+    except TypeError:
+        return repr(v)
+    return v
+
+
+#: what pandas infers for a column of model names that can be told apart
+_NAME_KINDS = {"string", "integer", "categorical", "empty"}
+
+
+def _check_names(data, col) -> None:
+    """Model names: present, and text (or whole numbers), never lists or NaN."""
+    na = data[col].isna()
+    if na.any():
+        raise ValueError(f"`{col}`: {int(na.sum())} battles name no model.")
+    kind = pd.api.types.infer_dtype(data[col], skipna=False)
+    if kind in _NAME_KINDS:
+        return
+    odd = data[col].map(
+        lambda v: isinstance(v, bool) or not isinstance(v, (str, int, np.integer))
+    )
+    if odd.any():
+        first = data[col][odd].iloc[0]
+        raise ValueError(
+            f"`{col}` holds values that are not model names ({kind}; first "
+            f"{_plain(first)!r}); each battle names its models as text."
+        )
+
+
+def _plain(v):
+    """A numpy scalar as the Python value it prints as."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _keys(data, cols, name):
@@ -172,15 +241,12 @@ def encode(
     ``models`` names models that must all be ranked (one that never plays
     raises).
     """
-    check_frame(data)
+    check_frame(data, name="battles", rows=True)
     cluster_cols = as_columns(cluster, "cluster")
     check_columns(data, [model_a, model_b, winner, *cluster_cols], "battles")
     strength = None if strength is None else check_strength(strength)
     for c in (model_a, model_b):
-        if data[c].isna().any():
-            raise ValueError(
-                f"`{c}`: {int(data[c].isna().sum())} battles name no model."
-            )
+        _check_names(data, c)
     outcome, weight = _outcomes(data, winner, verdict, strength)
     both = pd.concat([data[model_a], data[model_b]], ignore_index=True).astype(str)
     codes, uniques = pd.factorize(both)
@@ -325,8 +391,15 @@ def row_cells(
     return cell, np.where(keep, weight, 0.0)
 
 
-def check_graph(battles: Battles, wi, wj, t, model, prior) -> None:
-    """The point fit's maximum exists, or a ValueError names the models."""
+def check_graph(battles: Battles, wi, wj, t, model, prior) -> float:
+    """The prior to fit with: ``prior``, or for ``prior=None`` 0 or :data:`AUTO_PRIOR`.
+
+    Raises (naming the models) when no fit exists: a disconnected graph,
+    Davidson without ties, or ``prior == 0`` on a graph that is not strongly
+    connected. ``prior=None`` (the entry points' default) fits by maximum
+    likelihood when the graph is strongly connected, and otherwise adds the
+    weak prior, with a :class:`WeakPriorWarning` that names the models.
+    """
     names = battles.models
     n_weak, weak = components(wi, wj, t, battles.pairs, connection="weak")
     if n_weak > 1:
@@ -345,17 +418,39 @@ def check_graph(battles: Battles, wi, wj, t, model, prior) -> None:
             f"have {'no tie' if t.sum() == 0 else 'only ties'}. Use "
             "model='bradley-terry'."
         )
-    if prior > 0:
-        return
+    if prior is not None and prior > 0:
+        return prior
     n_strong, strong = components(wi, wj, t, battles.pairs)
-    if n_strong > 1:
-        sizes = np.bincount(strong)
-        small = [k for k in np.argsort(sizes)[: max(n_strong - 1, 1)]]
-        shown = ", ".join(repr(m) for k in small for m in list(names[strong == k])[:4])
-        raise ValueError(
-            "the comparison graph is not strongly connected: some models win "
-            "(or lose) every battle against the rest, so their maximum-likelihood "
-            f"scores are infinite and they cannot be ranked: {shown}. Pass prior= "
-            "(a Gaussian prior on the log-strengths, e.g. prior=0.01), or add "
-            "battles those models lose (or win)."
-        )
+    if n_strong == 1:
+        return 0.0
+    sizes = np.bincount(strong)
+    small = [k for k in np.argsort(sizes)[: max(n_strong - 1, 1)]]
+    shown = ", ".join(repr(m) for k in small for m in list(names[strong == k])[:4])
+    what = (
+        "the comparison graph is not strongly connected: some models win (or "
+        "lose) every battle against the rest, so their maximum-likelihood "
+        f"scores are infinite: {shown}"
+    )
+    if prior is None:
+        warn_prior(what)
+        return AUTO_PRIOR
+    raise ValueError(
+        f"{what}; with prior=0 they cannot be ranked. Leave `prior` unset (a "
+        f"weak prior, prior={AUTO_PRIOR:g}, is then added where needed), pass "
+        "prior= (a Gaussian prior on the log-strengths, e.g. prior=0.01), or add "
+        "battles those models lose (or win)."
+    )
+
+
+def warn_prior(what: str) -> None:
+    """Say that the fit adds the weak prior :data:`AUTO_PRIOR`, and why."""
+    sd = AUTO_PRIOR**-0.5
+    _warn(
+        f"{what}. The fit (and every bootstrap replicate of it) uses a weak "
+        f"Gaussian prior on the natural log-strengths instead, prior="
+        f"{AUTO_PRIOR:g} (SD {sd:g}, {sd * 400 / np.log(10):,.0f} points on the "
+        "400-per-factor-10 scale), so every score is finite; the interval of a "
+        "model that never wins (or loses) is then set by the prior on that side. "
+        "Pass prior= to choose its strength, or prior=0 to refuse such data.",
+        WeakPriorWarning,
+    )

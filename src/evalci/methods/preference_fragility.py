@@ -58,8 +58,7 @@ import pandas as pd
 
 from evalci._base import text as _text
 from evalci._base.lazy import sparse
-from evalci._base.text import as_written
-from evalci._base.validate import check_number, check_option
+from evalci._base.validate import check_integer, check_number, check_option
 from evalci.methods import preference_fit as _fit
 from evalci.methods.preference_boot import split_counts
 from evalci.methods.preference_data import _unique, check_graph, encode, row_cells
@@ -336,7 +335,7 @@ def preference_fragility(
     model: str = "bradley-terry",
     ties: str = "half",
     strength: dict | None = None,
-    prior: float = 0.0,
+    prior: float | None = None,
     max_remove: int | None = None,
     scale: float = 400.0,
     base: float = 10.0,
@@ -365,10 +364,14 @@ def preference_fragility(
     strength : dict, optional
         Verdict weights, as in :func:`evalci.preference.preference_ci`; a
         removed battle takes its weight with it.
-    prior : float
-        Gaussian penalty on the log-strengths (0: maximum likelihood).
+    prior : float or None
+        Gaussian penalty on the log-strengths (0: maximum likelihood). None
+        (default): maximum likelihood when every model wins and loses
+        somewhere, else the weak prior 0.01, warned (as in
+        :func:`evalci.preference.preference_ci`).
     max_remove : int, optional
-        Give up on a pair after this many removals (default: no limit).
+        Give up on a pair after this many removals (default: no limit; at
+        least 1).
     scale, base : float
         The Elo-like scale of ``gap`` (points per factor ``base`` of odds).
     model_a, model_b, winner, verdict : str
@@ -392,23 +395,18 @@ def preference_fragility(
     """
     check_option(model, "model", _MODELS, describe="'bradley-terry' or 'davidson'")
     check_option(ties, "ties", _TIES, describe="'half' or 'drop'")
-    prior = check_number(prior, "prior", low=0, hint=", e.g. 0 or 0.01")
+    if prior is not None:
+        prior = check_number(prior, "prior", low=0, hint=", e.g. 0 or 0.01")
     scale = check_number(scale, "scale", low=0, low_open=True, hint=", e.g. 400")
     base = check_number(base, "base", low=1, low_open=True, hint=", e.g. 10")
-    if max_remove is not None and (
-        isinstance(max_remove, bool)
-        or not isinstance(max_remove, (int, np.integer))
-        or max_remove < 1
-    ):
-        raise ValueError(
-            f"`max_remove` must be a positive integer or None; got {as_written(max_remove)}."
-        )
+    if max_remove is not None:
+        max_remove = check_integer(max_remove, "max_remove", hint=" or None")
     ties = ties if model == "bradley-terry" else "half"
     drop = "drop" if ties == "drop" else "keep"
     cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)
     data = encode(battles, strength=strength, ties=drop, **cols)
     wi, wj, t = split_counts(data.counts.reshape(1, -1), model, ties)
-    check_graph(data, wi[0], wj[0], t[0], model, prior)
+    prior = check_graph(data, wi[0], wj[0], t[0], model, prior)
     cell, weight = row_cells(battles, data, strength=strength, ties=drop, **cols)
     prob, order, starts = _problem(cell, weight, data, model, ties, prior, 0)
     theta, lam, _ = prob.refit(np.zeros(len(prob.kind_count), np.int64), None)

@@ -732,7 +732,7 @@ def leaderboard(
             "(a missing run is a failure) or 'drop'."
         )
     data, row_runs = rows_of(data)
-    check_frame(data)
+    check_frame(data, rows=True)
     cluster_cols, systems = cmp._systems(data, cluster, system)
     args, rows = cmp._paired_rows(
         data,

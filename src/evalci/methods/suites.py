@@ -45,6 +45,7 @@ warned about with the missing cells named; see ``missing`` in
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -59,11 +60,17 @@ from evalci._base.validate import (
     check_frame,
     check_level,
     check_n_resamples,
+    check_name,
     check_option,
 )
-from evalci._base.warnings import FewClustersWarning, MissingDataWarning
+from evalci._base.warnings import (
+    DegenerateDataWarning,
+    FewClustersWarning,
+    MissingDataWarning,
+)
 from evalci._base.warnings import warn as _warn
 from evalci.engine import resampling as _rs
+from evalci.engine.table import check_magnitude
 
 __all__ = ["SuiteResult", "suite_ci", "MissingTasksWarning"]
 
@@ -71,6 +78,7 @@ WEIGHTINGS = ("macro", "micro")
 TASKS = ("fixed", "random")
 METRICS = ("mean", "win_rate")
 MISSING = (None, "common", "available")
+_ROLES = ("value", "task", "cluster", "system")
 
 
 class MissingTasksWarning(MissingDataWarning):
@@ -221,12 +229,14 @@ class _Suite:
 
 def _suite_iv(data, value, task, cluster, system, weighting, tasks, metric, missing):
     """Validate and normalise :func:`suite_ci`'s arguments; the frame to read."""
-    check_frame(data)
+    check_frame(data, rows=True)
     if value is None or task is None or cluster is None:
         raise ValueError(
             "`value`, `task` and `cluster` are required: the score column, the "
             "column naming each item's task and the column identifying items."
         )
+    for arg, name in zip((value, task, cluster, system), _ROLES, strict=True):
+        check_name(arg, name)
     check_columns(data, [value], "value")
     check_columns(data, [task], "task")
     check_columns(data, [cluster], "cluster")
@@ -256,6 +266,13 @@ def _suite_iv(data, value, task, cluster, system, weighting, tasks, metric, miss
     frame = data[[system, task, cluster, value]].copy()  # never the user's frame
     frame[value] = frame[value].astype(float)
     check_finite(frame, [value], "value")
+    check_magnitude(frame[value].to_numpy()[:, None], value, f"metric {metric!r}")
+    if metric == "win_rate" and frame[system].nunique() < 2:
+        raise ValueError(
+            f"`metric`='win_rate' needs at least two systems (a win rate is the "
+            f"share of the other systems a system beats); column {system!r} holds "
+            f"one, {frame[system].iloc[0]!r}. Use metric='mean'."
+        )
     return frame
 
 
@@ -491,7 +508,7 @@ def suite_ci(
         data, value, task, cluster, system, weighting, tasks, metric, missing
     )
     level = check_level(confidence_level)
-    n_resamples = check_n_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples, minimum=2, hint=" Use 2000.")
     suite = _build(frame, value, task, cluster, system, missing)
     if tasks == "random" and len(suite.tasks) < 10:
         _warn(
@@ -504,18 +521,28 @@ def suite_ci(
     point = np.stack([np.nan_to_num(b).sum(0) for b in suite.blocks])[None]
     ones = np.ones((1, len(sizes)), dtype=np.int64)
     estimate = _aggregate(point, ones, sizes, suite.ran, weighting, metric)[0]
+    if np.isnan(estimate).any():
+        alone = [s for s, e in zip(suite.systems, estimate, strict=True) if e != e]
+        _warn(
+            f"no win rate for {', '.join(map(repr, alone[:5]))}: no other system "
+            "ran any task they ran, so there is no one to beat; their rows are "
+            "NaN. Compare systems that share tasks (or use metric='mean').",
+            DegenerateDataWarning,
+        )
     sums, copies, sizes = _replicates(suite, tasks, n_resamples, _rs.seed_sequence(rng))
     reps = _aggregate(sums, copies, sizes, suite.ran, weighting, metric).T  # (S, B)
     alpha = 1 - level
-    with np.errstate(invalid="ignore"):
+    with warnings.catch_warnings():  # rows of NaN: systems warned about above
+        warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(reps, [alpha / 2, 1 - alpha / 2], axis=1)
+        se = np.nanstd(reps, axis=1, ddof=1)
     table = pd.DataFrame(
         {
             "system": suite.systems,
             "estimate": estimate,
             "low": low,
             "high": high,
-            "standard_error": np.nanstd(reps, axis=1, ddof=1),
+            "standard_error": se,
             "standard_error_analytic": _analytic_se(
                 suite, weighting, tasks, metric, estimate
             ),
