@@ -89,7 +89,7 @@ def terminal_block(text) -> str:
 
 
 def for_html(text) -> str:
-    """A name or phrase for HTML: control characters visible, then escaped.
+    r"""A name or phrase for HTML: control characters visible, then escaped.
 
     Examples
     --------
