@@ -395,8 +395,16 @@ def test_inspect_errors(tmp_path, plain):
 def test_inspect_duplicate_rows_refused(tmp_path, plain):
     samples = [inspect_sample(0, 1, {"s": "C"})]
     write_eval(tmp_path / "a.eval", inspect_spec("m", "t", 1), samples)
-    write_eval(tmp_path / "b.eval", inspect_spec("m", "t", 1), samples)
-    with pytest.raises(ValueError, match=r"occurs more than once \(in .*a\.eval"):
+    # two eval() runs of one task (their own task_id), not a retry
+    write_eval(
+        tmp_path / "b.eval", inspect_spec("m", "t", 1) | {"task_id": "U"}, samples
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"task 't' of m is in 2 logs that are not attempts at one run \(their "
+        r"eval\.task_id differ: T3sK1d in .*a\.eval, U in .*b\.eval\), and both "
+        r"hold sample 0 epoch 1",
+    ):
         read_inspect(tmp_path)
 
 

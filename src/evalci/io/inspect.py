@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,15 @@ from evalci.io._shared import (
     _kind_of,
     _load_json,
     _sample_record,
-    _tidy,
+    _tidy_by,
 )
 from evalci.io._zip import MAX_MEMBER_BYTES, SafeZip
+from evalci.io.inspect_sets import (
+    check_manifests,
+    check_overlaps,
+    choose_task,
+    resolve_attempts,
+)
 
 __all__ = ["read_inspect"]
 
@@ -489,52 +496,11 @@ def _warn_counts(log: _Log, counts: dict, said: str) -> None:
         )
 
 
-def _attempt(log: _Log) -> tuple:
-    """When a log's attempt started (newest last): ``stats.started_at``, else
-    ``eval.created``, then the file's mtime (what Inspect itself sorts by)."""
-    stats = log.header.get("stats")
-    started = stats.get("started_at") if isinstance(stats, dict) else None
-    when = started or log.header["eval"].get("created") or ""
-    return str(when), log.file.stat().st_mtime_ns
-
-
-def _eval_sets(logs: list[_Log]) -> tuple[list[_Log], list[str]]:
-    """Resolve an eval set's retried tasks to their final log.
-
-    Inspect's ``eval_set`` writes ``eval-set.json`` (``tasks``, each with its
-    ``task_id``) in the log folder, and a new log for each attempt at a task
-    (every one seeded from the last, so the newest holds all the older one
-    has); it takes, per ``eval.task_id``, the newest
-    (``latest_completed_task_eval_logs``). Returns the logs kept and the
-    files of the attempts superseded.
-    """
-    folders: dict[Path, list[_Log]] = {}
-    for log in logs:
-        if (log.file.parent / "eval-set.json").is_file():
-            folders.setdefault(log.file.parent, []).append(log)
-    dropped: set[Path] = set()
-    for folder, group in folders.items():
-        mf = folder / "eval-set.json"
-        tasks = _get(_load_json(mf.read_bytes(), mf), "tasks", mf, "", kind="a list")
-        by_id: dict[str, list[_Log]] = {}
-        for log in group:
-            tid = log.header["eval"].get("task_id")
-            if isinstance(tid, str):
-                by_id.setdefault(tid, []).append(log)
-        for attempts in by_id.values():
-            newest = max(attempts, key=_attempt)
-            dropped |= {a.file for a in attempts if a is not newest}
-        for t in tasks:
-            tid = _get(t, "task_id", mf, "an entry of `tasks`", kind="a string")
-            if tid not in by_id:
-                warn(
-                    f"{mf}: the eval set's task {t.get('name')!r} "
-                    f"({t.get('model')}, task_id {tid}) has no log in {folder}; "
-                    "its samples are missing from the table.",
-                    EvalciWarning,
-                )
-    kept = [log for log in logs if log.file not in dropped]
-    return kept, sorted(str(f) for f in dropped)
+def _given(paths):
+    """``paths`` as given, an iterator made a list (it is read twice)."""
+    if isinstance(paths, (str, Path)):
+        return [paths]
+    return list(paths) if isinstance(paths, Iterable) else paths
 
 
 def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
@@ -544,16 +510,17 @@ def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     stops = [c for c in _STOPS if frame[c].notna().any()]
     if not stops:
         return out
-    side = frame[KEYS + stops].copy()
+    side = frame[[*KEYS, "task", *stops]].copy()
     side["input"] = _as_input(side["input"])
     side["run"] = side["run"].astype("int64")
-    side["system"] = side["system"].map(str).astype(str)
+    for c in ("system", "task"):
+        side[c] = side[c].map(str).astype(str)
     for c in stops:
         text = side[c].map(str).astype(str)
         text[side[c].isna()] = None
         side[c] = text
     attrs = out.attrs
-    out = out.merge(side, on=KEYS, how="left", validate="one_to_one")
+    out = out.merge(side, on=[*KEYS, "task"], how="left", validate="one_to_one")
     order = [c for c in out.columns if c != "log_file"] + ["log_file"]
     out = out[order]
     out.attrs = attrs
@@ -564,6 +531,7 @@ def read_inspect(
     paths,
     *,
     scorer: str | None = None,
+    task: str | None = None,
     samples: bool = False,
     max_member_bytes: int = MAX_MEMBER_BYTES,
 ) -> pd.DataFrame:
@@ -576,12 +544,18 @@ def read_inspect(
         files Inspect lists as logs: every ``*.eval``, and ``*.json`` whose
         name starts with a timestamp (so the ``logs.json`` manifest is not
         read). Each log's ``eval.model`` is its system, so several models'
-        logs give several systems. Logs in a folder holding Inspect's
-        ``eval-set.json`` are an eval set: of the logs of one task (one
-        ``eval.task_id``: the attempts of a retried task) only the newest is
-        read.
+        logs give several systems, and each log's ``eval.task`` its task, so
+        an eval set's tasks give several tasks (rows side by side: ``task``
+        is part of the key). Logs of one ``eval.task_id`` and model are
+        attempts at one task (``eval_set`` and ``eval_retry`` write one per
+        attempt, each seeded from the last): only the newest is read, with
+        a warning naming the files set aside, whether or not the folder
+        holds Inspect's ``eval-set.json``.
     scorer : str, optional
         Read only this scorer's values (default: every scorer).
+    task : str, optional
+        Read only the logs of this task (``eval.task``; default: every
+        task found). A name no log holds raises, listing the tasks found.
     samples : bool, default False
         Read the scores of a ``.eval`` log from its full samples
         (``samples/{id}_epoch_{e}.json``, one member each, transcripts
@@ -633,8 +607,10 @@ def read_inspect(
         (``"summaries"`` or ``"samples"``). So ``scored + errored +
         invalidated + stopped_early + unscored + missing == expected``.
         (Until this release it was a dict keyed by file.)
-        ``df.attrs["evalci_superseded"]`` lists the eval-set logs that a
-        newer attempt at their task replaced.
+        ``df.attrs["evalci_superseded"]`` lists the logs that a newer
+        attempt at their task replaced. Rows are sorted by (system, task,
+        input, run): select one task (or pass ``by="task"``) before taking
+        one score.
 
     Raises
     ------
@@ -643,14 +619,19 @@ def read_inspect(
         oversized member, two members under one name (other than a re-run
         sample's, which Inspect writes), a missing field or one of the wrong
         JSON type (``scores`` as a list, say): one error naming the file and
-        the member or field.
+        the member or field. Two logs of one task and model that are not
+        attempts at one run (their ``eval.task_id`` differ) and hold the
+        same sample (naming both files and the sample).
 
     Warns
     -----
     EvalciWarning
         A log whose status is not ``"success"`` (``"started"``, ``"error"``,
         ``"cancelled"``), or that holds fewer samples than its header says
-        (naming both numbers); a task of an eval set without a log.
+        (naming both numbers); a task with several attempts (naming the
+        file read and those superseded); a task of an eval set without a
+        log, when the set's folder is read whole (logs named one by one, or
+        ``task=``, choose which tasks are read).
 
     Notes
     -----
@@ -697,6 +678,7 @@ def read_inspect(
     >>> [(c["found"], c["scored"]) for c in df.attrs["evalci_samples"]]
     [(8, 8)]
     """
+    paths = _given(paths)
     files = _files(paths, ("*.eval", "*.json"), "paths", "Inspect log", _is_log)
     if isinstance(max_member_bytes, bool) or not isinstance(max_member_bytes, int):
         raise TypeError(
@@ -715,7 +697,11 @@ def read_inspect(
             logs.append(_plain_eval(f, samples, max_member_bytes))
         else:
             logs.append(_plain_json(f, max_member_bytes))
-    logs, superseded = _eval_sets(logs)
+    logs = choose_task(logs, task)
+    roots = [Path(str(p)) for p in paths if Path(str(p)).is_dir()]
+    check_manifests(logs, roots, task)
+    logs, superseded = resolve_attempts(logs)
+    check_overlaps(logs)
     frames, counts = [], []
     for log in logs:
         frame, record = _inspect_rows(log, scorer)
@@ -733,7 +719,7 @@ def read_inspect(
         )
     if not values:
         raise ValueError(f"{names}: no sample has any score.")
-    out = _with_stops(_tidy(frame, values, meta), frame)
+    out = _with_stops(_tidy_by(frame, values, meta, ["task"]), frame)
     out.attrs["evalci_samples"] = counts
     out.attrs["evalci_superseded"] = superseded
     return out
