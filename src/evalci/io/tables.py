@@ -6,8 +6,11 @@ names which columns are the input, run, system, values and metadata.
 
 from __future__ import annotations
 
+import csv as _csv
+import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evalci.io._shared import (
@@ -21,6 +24,8 @@ from evalci.io._shared import (
 
 __all__ = ["read_jsonl"]
 
+_WHOLE = re.compile(r"[+-]?\d+")
+
 
 _FORMATS = {
     ".jsonl": "jsonl",
@@ -31,9 +36,11 @@ _FORMATS = {
 }
 
 
-def _read_table(file: Path, format: str) -> pd.DataFrame:
+def _read_table(file: Path, format: str, **csv) -> pd.DataFrame:
+    """The file as a frame (``csv``: more options for ``pandas.read_csv``);
+    ``attrs["evalci_where"]`` says where its rows are (:func:`where`)."""
     if format == "jsonl":
-        rows = []
+        rows, lines = [], []
         for n, row in _json_lines(file):
             if not isinstance(row, dict):
                 raise ValueError(
@@ -41,13 +48,73 @@ def _read_table(file: Path, format: str) -> pd.DataFrame:
                     "line must be an object (one row)."
                 )
             rows.append(row)
-        return pd.json_normalize(rows)  # nested fields as "a.b"
+            lines.append(n)
+        out = pd.json_normalize(rows)  # nested fields as "a.b"
+        out.attrs["evalci_where"] = ("jsonl", file, lines)
+        return out
     try:
-        return pd.read_csv(file) if format == "csv" else pd.read_parquet(file)
+        if format == "csv":
+            out = pd.read_csv(file, **csv)
+        else:
+            out = pd.read_parquet(file)
     except ImportError:
         raise
     except Exception as e:
         raise ValueError(f"{file} could not be read as {format}: {e}") from e
+    out.attrs["evalci_where"] = (format, file, None)
+    return out
+
+
+def _csv_line(file: Path, i: int) -> int | None:
+    """The line of a CSV file where data row ``i`` (from 0) starts, counting
+    a cell's line breaks and skipping blank lines as pandas does."""
+    try:
+        with open(file, newline="", encoding="utf-8", errors="replace") as fh:
+            reader = _csv.reader(fh)
+            start, k = 1, -1  # the header is record -1
+            for rec in reader:
+                if rec:
+                    if k == i:
+                        return start
+                    k += 1
+                start = reader.line_num + 1
+    except (OSError, _csv.Error):
+        return None
+    return None
+
+
+def where(data: pd.DataFrame, i: int) -> str:
+    """Where row ``i`` of a table :func:`_read_table` read is, for messages:
+    the file and its line (JSON Lines, CSV) or row (Parquet, from 0)."""
+    kind, file, lines = data.attrs.get("evalci_where", (None, None, None))
+    if kind == "jsonl":
+        return f"{file}, line {lines[i]}"
+    if kind == "csv" and (n := _csv_line(file, i)) is not None:
+        return f"{file}, line {n}"
+    return f"{file}, row {i} (from 0)" if file is not None else f"row {i} (from 0)"
+
+
+def whole_numbers(col: pd.Series, data: pd.DataFrame, arg: str, name) -> pd.Series:
+    """A column of whole numbers as int64 (a CSV's text ``"2"`` is the number
+    2); any other value (other text, a fraction, a boolean) raises, naming
+    the file, the line and the column."""
+    out = []
+    for i, v in enumerate(col.tolist()):
+        if isinstance(v, str) and _WHOLE.fullmatch(v.strip()):
+            v = int(v)
+        ok = isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+        if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+            ok = True
+        out.append(int(v) if ok else None)
+        if not ok:
+            shown = v.item() if isinstance(v, np.generic) else v
+            raise ValueError(
+                f"`{arg}`: {where(data, i)}: the column {name!r} holds {shown!r}, "
+                f"not a whole number; a {arg} number must be one (0, 1, 2, ...). "
+                f"Map the column to whole numbers, or leave `{arg}=` out to "
+                "number the runs in file order."
+            )
+    return pd.Series(out, index=col.index, dtype="int64")
 
 
 def read_jsonl(
@@ -153,13 +220,13 @@ def read_jsonl(
     for arg, c in (("input", input), ("system", system), ("run", run)):
         if c is not None and data[c].isna().any():
             raise ValueError(
-                f"`{arg}`: column {c!r} of {file} has missing values (row "
-                f"{int(data[c].isna().idxmax())}); every row needs its {arg}."
+                f"`{arg}`: {where(data, int(data[c].isna().to_numpy().argmax()))}: "
+                f"the column {c!r} is empty; every row needs its {arg}."
             )
     out = pd.DataFrame({"input": data[input]})
     out["system"] = data[system] if system is not None else file.stem
     if run is not None:
-        out["run"] = data[run]
+        out["run"] = whole_numbers(data[run], data, "run", run)
     else:  # file order within (system, input)
         out["run"] = out.groupby(["system", "input"], sort=False).cumcount()
     for c in values:
@@ -167,9 +234,10 @@ def read_jsonl(
         num = pd.to_numeric(col, errors="coerce")
         bad = num.isna() & col.notna()
         if bad.any():
+            i = int(bad.to_numpy().argmax())
             raise ValueError(
-                f"`value`: column {c!r} of {file} holds a non-numeric value "
-                f"({col[bad].iloc[0]!r}, row {int(bad.idxmax())}); map it to numbers first."
+                f"`value`: {where(data, i)}: the column {c!r} holds a "
+                f"non-numeric value ({col.iloc[i]!r}); map it to numbers first."
             )
         out[c] = num
     for old, new in meta.items():
