@@ -11,6 +11,19 @@ import evalci
 DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.fixture(scope="module")
+def client():
+    """A real LocalCluster on loopback; tests opt in with dask.config.set."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as c,
+    ):
+        yield c
+
+
 @pytest.fixture(scope="session")
 def gpqa() -> pd.DataFrame:
     return evalci.load_example()

@@ -500,7 +500,7 @@ def test_kappa_fce_string_labels_and_transpose_symmetry():
 
 
 def test_kappa_fce_simulation_seed000():
-    # PAPER-NOTES.md: at N=200, k=1 on seed 000's confusion model the FCE SE
+    # docs/paper-notes.md: at N=200, k=1 on seed 000's confusion model the FCE SE
     # averages 0.0434 against an empirical SD of kappa of 0.0433. Over 4,000
     # seeded trials the mean SE has Monte Carlo SD about 2e-5 and the SD of
     # kappa about 5e-4 (0.0434 / sqrt(2 * 4000)); we allow 3e-4 and 2e-3.

@@ -508,7 +508,10 @@ def test_working_line_is_erased(monkeypatch):
     monkeypatch.delenv(_progress.ENV, raising=False)
     out = _Tty()
     with _progress.working("resampling", stream=out, delay=0.01):
-        time.sleep(0.2)
+        # wait for the line to be drawn (the event), not a fixed time
+        deadline = time.monotonic() + 60
+        while "resampling" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
     text = out.getvalue()
     assert "\rresampling ... " in text
     assert text.endswith("\r")  # the line is blanked and the cursor back at 0

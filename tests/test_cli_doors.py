@@ -156,27 +156,65 @@ def test_ctrl_c_is_one_line_exit_130(monkeypatch, capsys):
     assert code == 130 and out == "" and err == "evalci: interrupted\n"
 
 
-def test_ctrl_c_in_a_subprocess(tmp_path):
-    import signal
+def _read_until(fd, done, bound=300.0) -> bytes:
+    """Bytes from ``fd`` until ``done(bytes so far)`` or EOF; fails after ``bound`` s.
+
+    A wait on an event (the bound is only a guard against a hang): however
+    slow the machine, the test reads on until the child has said it.
+    """
+    import select
     import time
+
+    got, end = b"", time.monotonic() + bound
+    while not done(got):
+        left = end - time.monotonic()
+        assert left > 0, f"nothing after {bound} s; got {got[-300:]!r}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the child closed its end
+            break
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def test_ctrl_c_in_a_subprocess(tmp_path):
+    # waits on the event, not a time: the child's stderr is a terminal, so it
+    # draws its progress line once it is resampling; Ctrl-C is sent then
+    import signal
 
     if sys.platform == "win32":
         pytest.skip("no SIGINT to a child on Windows")
+    import pty
+
     df = pd.DataFrame({"input_id": np.arange(300), "correct": np.arange(300) % 2})
     df.to_csv(tmp_path / "r.csv", index=False)
     env = {**os.environ, "PYTHONPATH": SRC}
-    env.pop("EVALCI_DEBUG", None)
+    for name in ("EVALCI_DEBUG", "EVALCI_NO_PROGRESS"):
+        env.pop(name, None)
+    main, child = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "evalci", "simulate", "r.csv", "--trials", "100000",
-         "--no-progress"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
+        [sys.executable, "-m", "evalci", "simulate", "r.csv", "--trials", "100000"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=child,
     )  # fmt: skip
-    time.sleep(8)  # past the imports and the read
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    os.close(child)
+    try:
+        seen = _read_until(main, lambda b: b"evalci" in b)  # the progress line
+        proc.send_signal(signal.SIGINT)
+        seen += _read_until(main, lambda b: b"interrupted" in b)
+        proc.communicate(timeout=300)
+    finally:
+        os.close(main)
+        if proc.poll() is None:
+            proc.kill()
+    err = seen.decode(errors="replace").replace("\r", "\n")
     assert proc.returncode == 130, err
-    assert "Traceback" not in err and err.splitlines()[-1] == "evalci: interrupted"
+    lines = [line.strip() for line in err.splitlines() if line.strip()]
+    assert "Traceback" not in err and lines[-1] == "evalci: interrupted", err
 
 
 # --------------------------------------------------------------------------

@@ -55,10 +55,14 @@ def log(tmp_path_factory) -> Path:
                     "scores": {"choice": {"value": "CI"[rng.random() < 0.3]}},
                 }
                 if (f"q{i}", epoch) in ERRORED:
-                    # EvalError: message, traceback, traceback_ansi
-                    err = {"message": "RuntimeError: boom", "traceback": "",
-                           "traceback_ansi": ""}  # fmt: skip
-                    s |= {"scores": {}, "error": err}
+                    s |= {
+                        "scores": {},
+                        "error": {
+                            "message": "RuntimeError: boom",
+                            "traceback": "",
+                            "traceback_ansi": "",
+                        },
+                    }
                 z.writestr(f"samples/q{i}_epoch_{epoch}.json", json.dumps(s))
     return path
 

@@ -201,8 +201,8 @@ def test_report_says_what_was_missing():
     df = _holed()
     rep = evalci.report(df, "y", "input", missing="zero", n_resamples=500, rng=0)
     text = rep.to_text()
-    assert "missing samples: a: scored 87 of 87 runs; 1 inputs with no row" in text
-    assert "b: scored 84 of 90 runs; 6 errored; 1 inputs with no scored run" in text
+    assert "missing samples: a: scored 87 of 87 runs; 1 input with no row" in text
+    assert "b: scored 84 of 90 runs; 6 errored; 1 input with no scored run" in text
     assert (
         "Missing samples:" in rep.to_markdown()
         and "Missing samples:" in rep.to_html(plots=False)
@@ -252,3 +252,21 @@ def test_dask_keeps_the_numbers_and_the_causes():
         evalci.compare(ddf, "y", "input", n_resamples=100)
     with pytest.raises(ValueError, match=r"6 missing values .*; 6 errored"):
         evalci.cluster_ci(ddf, "y", "input", by="system", n_resamples=100)
+
+
+def test_bounds_with_a_system_wholly_missing_says_why_its_numbers_are_nan():
+    # issue 34: the gap's scored part was NaN without a word. The interval is
+    # the honest one: b's score anywhere in [0, 1], a's from its own runs
+    df = pd.DataFrame({
+        "input": list(range(20)) * 2,
+        "system": ["a"] * 20 + ["b"] * 20,
+        "y": [float(i % 2) for i in range(20)] + [np.nan] * 20,
+    })  # fmt: skip
+    with pytest.warns(MissingDataWarning, match=r"system 'b' has no scored run"):
+        r = evalci.compare(df, "y", "input", missing="bounds", n_resamples=B, rng=0)
+    t = r.table.iloc[0]
+    assert np.isnan(t.estimate_b) and np.isnan(t.gap)
+    assert (t.gap_bound_low, t.gap_bound_high) == (-0.5, 0.5)  # b in [0, 1]
+    a = evalci.cluster_ci(df[df.system == "a"], "y", "input", n_resamples=B, rng=0)
+    assert t.low == pytest.approx(-a.high) and t.high == pytest.approx(1 - a.low)
+    assert t.share_scored_b == 0

@@ -668,7 +668,7 @@ def test_counts_table_errors():
 
 def test_equal_k_keeps_grid_values_exact():
     # 35 correct of 50 runs (10 inputs x 5): the estimate is the grid value 0.7
-    # exactly, and so is every replicate that should be (PAPER-NOTES: endpoints
+    # exactly, and so is every replicate that should be (docs/paper-notes.md: endpoints
     # equal to 0.70 must count as covered, so rounding must not move them).
     c = np.array([1, 1, 1, 1, 0] * 5 + [1, 1, 1, 0, 0] * 5)
     df = pd.DataFrame({"input_id": np.repeat(np.arange(10), 5), "correct": c})

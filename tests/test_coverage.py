@@ -27,7 +27,7 @@ mode_aggregate the paper's 100.0% / 0.0% are taken as 99.5% / 1%.
 with ``scipy.stats.binom``. The seeds are fixed, so the test is
 deterministic; the rates say how robust it is to the choice of seed.
 
-Endpoint convention (PAPER-NOTES.md): 0.70 is a lattice point of accuracy on
+Endpoint convention (docs/paper-notes.md): 0.70 is a lattice point of accuracy on
 N x k runs, so an endpoint can equal it; such trials count as covered
 (``low <= theta <= high``). evalci forms input-weighted accuracy from sums of
 ``c_i / k`` and so can land a few ulp off the lattice (0.6999999999999995
@@ -170,7 +170,7 @@ def test_kappa_cluster_percentile_covers_nominal(study):
 @pytest.mark.parametrize("name", list(BOUNDS))
 def test_mean_width_matches_paper(study, name):
     # Mean widths over 800 trials have a Monte Carlo SE of about 0.2-0.3% of
-    # their value (trial-to-trial SD ~6-8%); PAPER-NOTES reproduced the
+    # their value (trial-to-trial SD ~6-8%); docs/paper-notes.md reproduced the
     # paper's widths within 0.2%. A 3% band is > 10 SE: it fails only if the
     # interval's scale is wrong (e.g. hierarchical vs cluster differ by 31%).
     width = float(np.mean(study[name][:, 1] - study[name][:, 0]))

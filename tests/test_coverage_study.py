@@ -6,7 +6,7 @@ Three kinds of check, all fast:
    resamples) of seed 000's N = 200, k = 5 accuracy table must land within a
    band around the paper's coverage. Each band's false-failure probability
    (the binomial chance that a method whose true coverage is the paper's --
-   or the 20,000-trial value of PAPER-NOTES.md where the paper is off by
+   or the 20,000-trial value of docs/paper-notes.md where the paper is off by
    noise -- lands outside it with 640 trials) is recomputed by
    :func:`test_band_false_failure_rates` and is below 1e-4 for every band.
    Widths must be within 3% of the paper's (their Monte-Carlo SE at 640
@@ -102,7 +102,7 @@ def test_iid_rows_and_bca(accuracy_table):
 
 
 def test_k1_iid_matches_paper():
-    # PAPER-NOTES: 95.3% at 20,000 trials (paper 96.0%, off by noise);
+    # docs/paper-notes.md: 95.3% at 20,000 trials (paper 96.0%, off by noise);
     # band [0.92, 0.985] at 640 trials: false failure 1.2e-4 at 95.3 or 96.0
     assert _false_failure(0.953, 0.92, 0.985) < 2e-4
     assert _false_failure(0.960, 0.92, 0.985) < 2e-4
@@ -334,7 +334,7 @@ def test_cli_simulate_paper_small(capsys):
     assert main(["simulate", "--paper", "--trials", "64", "--n-resamples", "300",
                  "--accuracy-only", "--no-progress"]) == 0  # fmt: skip
     out = capsys.readouterr().out
-    assert "Mode-aggregate" in out and "paper off by noise, see PAPER-NOTES" in out
+    assert "Mode-aggregate" in out and "paper off by noise, see docs/paper-notes.md" in out
     assert out.count("\n") > 23  # 23 cells of the accuracy tables
 
 

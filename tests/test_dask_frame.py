@@ -115,19 +115,6 @@ def test_dask_frame_on_a_distributed_cluster(gpqa):
 
 
 # ------------------------------------------------ every method of the accessor
-@pytest.fixture(scope="module")
-def client():
-    """A real LocalCluster on loopback; tests opt in with dask.config.set."""
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
-    ):
-        yield c
-
-
 class Computes(Callback):
     """Counts the graphs a local scheduler runs."""
 

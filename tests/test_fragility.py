@@ -166,6 +166,43 @@ def test_no_flip_possible():
     assert f.n_removed is None and f.inputs == () and not f.significant
 
 
+@pytest.mark.parametrize("runs", [1, 3], ids=["sign test", "paired CLT"])
+def test_identical_systems_no_runtime_warning(runs):
+    """Two identical systems (issue 34): 149 RuntimeWarnings came out of the
+    greedy search's 0/0. Now none; the count is NA (no gap to overturn),
+    exact, and the comparison's own DegenerateDataWarning says why, once."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    one = pd.DataFrame(
+        {
+            "input": np.repeat(np.arange(50), runs),
+            "run": np.tile(np.arange(runs), 50),
+            "correct": (rng.random(50 * runs) < 0.6).astype(float),
+        }
+    )
+    df = pd.concat([one.assign(system="x"), one.assign(system="y")])
+    kw = dict(cluster="input", n_resamples=200, rng=0)
+    with pytest.warns(evalci.DegenerateDataWarning, match="no spread") as seen:
+        res = evalci.compare(df, "correct", **kw)
+    assert len(seen) == 1
+    with pytest.warns(evalci.DegenerateDataWarning, match="no bootstrap spread"):
+        board = evalci.leaderboard(df, "correct", **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning at all fails the test
+        tables = [res.fragility(), res.fragility(flip="order"), board.fragility()]
+    for t in tables:
+        assert t["fragility"].isna().all() and t["fragility_exact"].all()
+    assert not tables[0]["fragility_significant"].any()
+    f = pair_fragility(np.full(9, 0.5), np.full(9, 0.5))
+    assert (f.n_removed, f.test, f.exact, f.significant) == (
+        None,
+        "paired CLT",
+        True,
+        False,
+    )
+
+
 def test_fragility_bad_input():
     with pytest.raises(ValueError, match="`flip` must be one of"):
         pair_fragility([0, 1], [1, 1], flip="rank")

@@ -80,3 +80,40 @@ def test_matches_inspect_ai_on_its_own_log(tmp_path, monkeypatch):
     monkeypatch.setattr(inspect_reader, "_inspect_ai", lambda: inspect_ai)
     for kw in ({}, {"samples": True}):
         pd.testing.assert_frame_equal(read_inspect(f, **kw), plain)
+
+
+def test_an_eval_set_of_two_tasks_written_by_inspect_ai(tmp_path):
+    # inspect_ai's own eval_set, two tasks whose sample ids are both 0..5:
+    # read as two tasks (before: "(system, input, run) occurs more than
+    # once"), each matching the accuracy inspect_ai reports in its header
+    ia = inspect_ai
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import includes
+
+    outs = []
+    for i in range(24):
+        o = ModelOutput.from_content("mockllm/model", "yes" if i % 3 else "no")
+        o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        outs.append(o)
+    model = get_model("mockllm/model", custom_outputs=outs)
+    tasks = [
+        ia.Task(
+            dataset=[Sample(id=i, input=f"q{i}", target="yes") for i in range(6)],
+            scorer=includes(),
+            name=name,
+        )
+        for name in ("first", "second")
+    ]
+    ok, logs = ia.eval_set(
+        tasks, log_dir=str(tmp_path), model=model, epochs=2, display="none"
+    )
+    assert ok and (tmp_path / "eval-set.json").is_file()
+    df = read_inspect(tmp_path)
+    assert sorted(df.task.unique()) == ["first", "second"] and len(df) == 24
+    for log in logs:
+        own = log.results.scores[0].metrics["accuracy"].value
+        part = df[df.task == log.eval.task]
+        assert part.includes.mean() == pytest.approx(own, abs=1e-12)
+    one = read_inspect(tmp_path, task="second")
+    assert set(one.task) == {"second"} and len(one) == 12

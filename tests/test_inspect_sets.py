@@ -105,7 +105,10 @@ def test_a_set_task_without_a_log_warns_only_when_the_folder_is_read(eval_set):
     said = r"task 'gamma' \(m/x, task_id TC\) has no log .*its logs hold 'alpha' \(1 log\), 'beta' \(1 log\)"
     with pytest.warns(evalci.EvalciWarning, match=said):
         read_inspect(eval_set)
-    read_inspect([eval_set / "a.eval", eval_set / "b.eval"])  # a choice: no word
+    # every log of the folder named one by one: the folder read whole
+    with pytest.warns(evalci.EvalciWarning, match=said):
+        read_inspect([eval_set / "a.eval", eval_set / "b.eval"])
+    read_inspect(eval_set / "a.eval")  # one task's log: no word of the others
     read_inspect(eval_set, task="alpha")  # likewise
 
 

@@ -85,13 +85,16 @@ def test_bounds_missing_run_and_missing_input_by_hand(runs):
     # identified set [c * 1/3, c * 1/3 + 1 - c] = [zero-filled, one-filled]
     one = runs.assign(y=runs.y.fillna(1))
     full, _ = quiet(evalci.cluster_ci, one, "y", "q", rng=0, n_resamples=B)
-    zero, _ = quiet(evalci.cluster_ci, runs, "y", "q", missing="zero", rng=0)
+    zero, _ = quiet(evalci.cluster_ci, runs, "y", "q", missing="zero", rng=0,
+                    n_resamples=B)  # fmt: skip
     assert 0.5 * r.estimate == pytest.approx(zero.estimate)
     assert 0.5 * r.estimate + 0.5 == pytest.approx(full.estimate)
-    assert r.low == pytest.approx(0.5 * r.low_scored)
-    assert r.high == pytest.approx(0.5 * r.high_scored + 0.5)
+    assert (r.bound_low, r.bound_high) == (zero.estimate, full.estimate)
+    # each end is its filling's, resampled with the draws of the plain call
+    assert (r.low, r.high) == (zero.low, full.high)
+    assert (r.n_inputs, r.n_runs) == (3, 6)  # every attempted run
     frame = r.to_frame()
-    assert {"low_scored", "high_scored", "share_scored"} <= set(frame.columns)
+    assert {"bound_low", "bound_high", "share_scored"} <= set(frame.columns)
 
 
 def test_bounds_weight_run_pools_runs(runs):
@@ -101,17 +104,35 @@ def test_bounds_weight_run_pools_runs(runs):
     assert r.estimate == pytest.approx(1 / 3)  # pooled: (1 + 0 + 0) / 3
 
 
-def test_bounds_of_one_run_per_input_are_the_drop_interval_scaled(flat):
-    drop, _ = quiet(evalci.cluster_ci, flat, "y", "q", missing="drop", rng=3)
-    r, _ = quiet(evalci.cluster_ci, flat, "y", "q", missing="bounds", rng=3)
-    assert r.low_scored == drop.low and r.high_scored == drop.high
-    assert r.low == pytest.approx(0.75 * drop.low)
-    assert r.high == pytest.approx(0.75 * drop.high + 0.25)
-    # another level from the same replicates stays a bound
-    r90 = r.interval(confidence_level=0.9)
-    d90 = drop.interval(confidence_level=0.9)
-    assert r90.low == pytest.approx(0.75 * d90.low)
-    assert r90.high == pytest.approx(0.75 * d90.high + 0.25)
+@pytest.mark.parametrize("method", ["percentile", "bca", "basic"])
+def test_bounds_are_the_ends_of_the_two_fillings(method):
+    # the low end is the interval of the table with every missing run a
+    # failure, the high end that of the table with every one a success,
+    # each resampled with the draws of the plain call (by=system: two groups)
+    df = pd.DataFrame({
+        "q": np.tile(np.arange(12), 2),
+        "system": np.repeat(["A", "B"], 12),
+        "y": [1, 0, np.nan, 1, 1, 0, 1, np.nan, 0, 1, 1, 0] * 2,
+    })  # fmt: skip
+    df.loc[df.system == "B", "y"] = df.y[df.system == "B"].fillna(0.5)
+    kw = dict(by="system", rng=3, n_resamples=B, method=method)
+    r, _ = quiet(evalci.cluster_ci, df, "y", "q", missing="bounds", **kw)
+    zero, _ = quiet(evalci.cluster_ci, df.fillna({"y": 0.0}), "y", "q", **kw)
+    one, _ = quiet(evalci.cluster_ci, df.fillna({"y": 1.0}), "y", "q", **kw)
+    assert r.low.tolist() == zero.low.tolist()
+    assert r.high.tolist() == one.high.tolist()
+    assert r.share_scored.tolist() == [10 / 12, 1.0]
+    # another method or level from the same replicates: again each filling's
+    r90 = r.interval("percentile", confidence_level=0.9)
+    z90 = zero.interval("percentile", confidence_level=0.9)
+    o90 = one.interval("percentile", confidence_level=0.9)
+    assert r90.low.tolist() == z90.low.tolist()
+    assert r90.high.tolist() == o90.high.tolist()
+    assert r90.bound_low.tolist() == r.bound_low.tolist()
+    # the ends' Monte-Carlo errors are the fillings'
+    mc = r.mc_error()
+    assert mc.mc_error_low.tolist() == zero.mc_error().mc_error_low.tolist()
+    assert mc.mc_error_high.tolist() == one.mc_error().mc_error_high.tolist()
 
 
 def test_bounds_by_group_align_with_groups():
@@ -126,7 +147,10 @@ def test_bounds_by_group_align_with_groups():
                  rng=0, n_resamples=B)  # fmt: skip
     assert r.share_scored["A"] == pytest.approx(5 / 6)
     assert r.share_scored["B"] == pytest.approx(1.0)
-    assert r.low["B"] == r.low_scored["B"] and r.high["B"] == r.high_scored["B"]
+    plain, _ = quiet(evalci.cluster_ci, df[df.system == "B"], "y", "q", rng=0,
+                     n_resamples=B)  # fmt: skip
+    # nothing of B is missing: both fillings are B, same draws as alone
+    assert (r.low["B"], r.high["B"]) == (plain.low, plain.high)
     t = r.to_frame()
     assert t.n_missing.tolist() == [1, 0]
 
@@ -140,28 +164,6 @@ def test_nothing_missing_leaves_the_frame_as_it_was():
                               missing=m)  # fmt: skip
         assert r.counts is None and list(r.to_frame()) == list(plain.to_frame())
         assert r.low == plain.low and r.high == plain.high
-
-
-def test_bounds_cover_under_missing_not_at_random_and_drop_does_not():
-    # 200 trials, N = 200 inputs, true accuracy 0.6; a failure goes missing
-    # with probability 0.4, a success with 0.05 (missing not at random), so
-    # the scored part's accuracy is 0.57 / 0.81 = 0.70. The bounds' coverage
-    # is at least the 95% of their scored part's interval (measured: 0.99);
-    # asserting >= 0.9 fails by chance with probability < 0.2% (binomial, 200
-    # trials at 0.95). "drop" is centred at 0.70: measured coverage 0.165.
-    gen = np.random.default_rng(22)
-    trials, n, p = 200, 200, 0.6
-    covered = {"bounds": 0, "drop": 0}
-    for t in range(trials):
-        y = (gen.random(n) < p).astype(float)
-        gone = gen.random(n) < np.where(y == 1, 0.05, 0.4)
-        df = pd.DataFrame({"q": np.arange(n), "y": np.where(gone, np.nan, y)})
-        for m in covered:
-            r, _ = quiet(evalci.cluster_ci, df, "y", "q", missing=m, rng=t,
-                         n_resamples=500)  # fmt: skip
-            covered[m] += r.low <= p <= r.high
-    assert covered["bounds"] / trials >= 0.9
-    assert covered["drop"] / trials < 0.5
 
 
 def test_bad_missing_value_is_one_error(flat):
@@ -277,3 +279,108 @@ def test_a_reduced_table_counts_runs_not_distinct_rows():
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match=r"has 2 missing values \(of 12 rows\)"):
         evalci.compare(ddf, "y", "input", n_resamples=50)
+
+
+def _one_system_unscored():
+    """Systems a (one run of 20 missing) and b (every run missing), k=2."""
+    df = pd.DataFrame({
+        "q": np.tile(np.repeat(np.arange(20), 2), 2),
+        "system": np.repeat(["a", "b"], 40),
+        "y": np.r_[np.arange(40) % 3 == 0, np.zeros(40)].astype(float),
+    })  # fmt: skip
+    df.loc[5, "y"] = np.nan
+    df.loc[df.system == "b", "y"] = np.nan
+    return df
+
+
+def test_bounds_keep_a_wholly_missing_group_as_0_to_1():
+    # issue 34: b had silently disappeared from the result and its counts;
+    # its score may be anything in [0, 1], so its row says [0, 1], with a
+    # warning for its NaN scored part
+    df = _one_system_unscored()
+    with pytest.warns(
+        MissingDataWarning, match=r"group 'b' has no scored run.*\[0, 1\]"
+    ):
+        r = evalci.cluster_ci(df, "y", "q", by="system", missing="bounds",
+                              rng=0, n_resamples=500)  # fmt: skip
+    assert r.groups.tolist() == ["a", "b"]
+    assert (r.low["b"], r.high["b"]) == (0.0, 1.0)
+    assert np.isnan(r.estimate["b"]) and r.share_scored["b"] == 0
+    assert r.to_frame().n_scored.tolist() == [39, 0]
+    assert "scored 39 of 80 runs" in repr(r)
+
+
+def test_drop_names_a_group_it_leaves_out():
+    df = _one_system_unscored()
+    with pytest.warns(
+        MissingDataWarning, match=r"group 'b' has no scored run and is left out"
+    ):
+        r = evalci.cluster_ci(df, "y", "q", by="system", missing="drop", rng=0,
+                              n_resamples=200)  # fmt: skip
+    assert r.groups.tolist() == ["a"]
+
+
+def _nullable(dtype):
+    """Two systems x 12 inputs x 2 runs of 0/1 values, three of them NA, as ``dtype``."""
+    y = pd.Series(np.r_[np.arange(24) % 3 == 0, np.arange(24) % 2 == 0].astype(int))
+    df = pd.DataFrame({
+        "q": np.tile(np.repeat(np.arange(12), 2), 2),
+        "system": np.repeat(["a", "b"], 24),
+        "y": y.astype("boolean" if dtype == "boolean" else dtype),
+    })  # fmt: skip
+    df.loc[[1, 7, 30], "y"] = pd.NA
+    return df
+
+
+_ENTRY_POINTS = {
+    "cluster_ci": lambda df, **kw: evalci.cluster_ci(df, "y", "q", by="system", **kw),
+    "analytic_ci": lambda df, rng, n_resamples, **kw: evalci.analytic_ci(
+        df, "y", "q", by="system", **kw
+    ),
+    "compare": lambda df, **kw: evalci.compare(df, "y", "q", **kw),
+    "leaderboard": lambda df, **kw: evalci.leaderboard(df, "y", "q", **kw),
+}
+
+
+def _frame(result):
+    return result.to_frame() if hasattr(result, "to_frame") else result.table
+
+
+@pytest.mark.parametrize("dtype", ["boolean", "Int64", "Float64"])
+@pytest.mark.parametrize("m", ["raise", "drop", "zero", "bounds"])
+@pytest.mark.parametrize("entry", list(_ENTRY_POINTS))
+def test_nullable_dtypes_fill_on_a_float_view(entry, m, dtype):
+    # issue 34: a nullable boolean column refused its fill ("Invalid value
+    # '0.0' for dtype 'boolean'") in compare, leaderboard and cluster_ci;
+    # every nullable dtype gives the float64 numbers, under every policy
+    fn = _ENTRY_POINTS[entry]
+    df = _nullable(dtype)
+    before = df.copy()
+    ref = df.assign(y=df.y.astype("float64"))
+    kw = dict(missing=m, rng=0, n_resamples=200)
+    if m == "raise" or (entry == "leaderboard" and m == "bounds"):
+        with pytest.raises(ValueError, match="3 missing values|not supported by"):
+            fn(df, **kw)
+        return
+    got, _ = quiet(fn, df, **kw)
+    want, _ = quiet(fn, ref, **kw)
+    pd.testing.assert_frame_equal(_frame(got), _frame(want))
+    pd.testing.assert_frame_equal(df, before)  # the user's frame untouched
+
+
+def test_bounds_results_print_in_every_form():
+    # the repr, the HTML and the frame of a bounded result, with and without
+    # groups, with a group wholly missing
+    df = _one_system_unscored()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        grouped = evalci.cluster_ci(df, "y", "q", by="system", missing="bounds",
+                                    rng=0, n_resamples=200)  # fmt: skip
+        one = evalci.cluster_ci(df[df.system == "a"], "y", "q", missing="bounds",
+                                rng=0, n_resamples=200)  # fmt: skip
+    for r in (grouped, one):
+        text = repr(r)
+        assert "worst-case bounds ('bounds'): scored 39 of" in text
+        assert "<b>BootstrapResult</b>" in r._repr_html_()
+        assert {"bound_low", "bound_high", "share_scored"} <= set(r.to_frame())
+    assert "bound_low" in repr(grouped) and "low=" in repr(one)

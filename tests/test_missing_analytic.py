@@ -101,40 +101,43 @@ def test_zero_by_hand(df):
     assert r.to_frame().n_missing[0] == 3
 
 
+def _clt_by_hand(means):
+    """The clt interval of per-input means: mean +- z * sd / sqrt(N)."""
+    m = np.asarray(means, dtype=float)
+    se = m.std(ddof=1) / np.sqrt(len(m))
+    return m.mean() - Z * se, m.mean() + Z * se, se
+
+
 def test_bounds_clt_weight_input_by_hand(df):
     r = analytic_ci(df, "y", "input", missing="bounds")
-    # scored part: each run weighted 1/2 (its input's attempted runs)
-    a = np.array([0.5, 0.5, 1.0, 0.5])  # sum of w*y per scored input
-    b = np.array([0.5, 1.0, 1.0, 1.0])  # sum of w
-    est = a.sum() / b.sum()
-    se = np.sqrt(4 / 3 * ((a - est * b) ** 2).sum()) / b.sum()
+    # every missing run a failure, then a success: per-input means a..e
+    lo, _, se0 = _clt_by_hand([0.5, 0.5, 1, 0, 0.5])
+    _, hi, se1 = _clt_by_hand([1, 0.5, 1, 1, 0.5])
     c = (0.5 + 1 + 1 + 0 + 1) / 5  # mean of the inputs' scored shares
-    lo, hi = est - Z * se, est + Z * se
-    assert r.estimate == pytest.approx(5 / 7, rel=1e-12)
-    assert r.standard_error == pytest.approx(se, rel=1e-12)
+    assert (r.low, r.high) == pytest.approx((lo, hi), rel=1e-12)
+    assert r.standard_error == pytest.approx(max(se0, se1), rel=1e-12)
     assert r.share_scored == pytest.approx(c, rel=1e-12)
-    assert (r.low_scored, r.high_scored) == pytest.approx((lo, hi), rel=1e-12)
-    assert (r.low, r.high) == pytest.approx((c * lo, c * hi + 1 - c), rel=1e-12)
-    # the score of every attempted sample, if each missing one were 0 or 1
-    for fill in (0.0, 1.0):
-        truth = df.fillna({"y": fill}).groupby("input").y.mean().mean()
-        assert r.low <= truth <= r.high
+    # scored part: each run weighted 1/2 (its input's attempted runs)
+    assert r.estimate == pytest.approx(5 / 7, rel=1e-12)
+    assert (r.bound_low, r.bound_high) == pytest.approx((0.5, 0.8), rel=1e-12)
+    assert r.bound_low == pytest.approx(c * r.estimate, rel=1e-12)
+    assert (r.n_inputs, r.n_runs) == (5, 10)  # every attempted run
     # the same scored part and share as the bootstrap's bounds
     boot = evalci.cluster_ci(df, "y", cluster="input", missing="bounds",
                              n_resamples=200, rng=0)  # fmt: skip
     assert boot.estimate == pytest.approx(r.estimate, rel=1e-12)
-    assert boot.share_scored == pytest.approx(r.share_scored, rel=1e-12)
+    assert boot.share_scored == r.share_scored
+    assert (boot.bound_low, boot.bound_high) == (r.bound_low, r.bound_high)
 
 
 def test_bounds_clt_weight_run_by_hand(df):
     r = analytic_ci(df, "y", "input", missing="bounds", weight="run")
-    scored = analytic_ci(df.dropna(subset=["y"]), "y", "input", weight="run")
+    zero = analytic_ci(df.fillna({"y": 0.0}), "y", "input", weight="run")
+    one = analytic_ci(df.fillna({"y": 1.0}), "y", "input", weight="run")
     c = 7 / 10  # scored runs of attempted runs
     assert r.share_scored == pytest.approx(c)
     assert r.estimate == pytest.approx(5 / 7, rel=1e-12)
-    assert (r.low, r.high) == pytest.approx(
-        (c * scored.low, c * scored.high + 1 - c), rel=1e-12
-    )
+    assert (r.low, r.high) == (zero.low, one.high)
 
 
 def wilson(x, n, z=Z):
@@ -147,11 +150,13 @@ def wilson(x, n, z=Z):
 def test_bounds_wilson_k1_by_hand():
     y = [1.0] * 12 + [0.0] * 4 + [np.nan] * 4  # 12 of 16 scored right, 4 errored
     r = analytic_ci(pd.DataFrame({"y": y}), "y", method="wilson", missing="bounds")
-    lo, hi = wilson(12, 16)
-    c = 16 / 20
+    # low: Wilson's lower limit with the 4 a failure (12 of 20); high: its
+    # upper limit with the 4 a success (16 of 20)
     assert r.estimate == pytest.approx(0.75)
-    assert (r.low_scored, r.high_scored) == pytest.approx((lo, hi), rel=1e-12)
-    assert (r.low, r.high) == pytest.approx((c * lo, c * hi + 1 - c), rel=1e-12)
+    assert (r.low, r.high) == pytest.approx(
+        (wilson(12, 20)[0], wilson(16, 20)[1]), rel=1e-12
+    )
+    assert (r.bound_low, r.bound_high, r.share_scored) == (0.6, 0.8, 0.8)
     assert r.to_frame().n_missing[0] == 4
     z = quiet(pd.DataFrame({"y": y}), "y", method="wilson", missing="zero")
     assert (z.low, z.high) == pytest.approx(wilson(12, 20), rel=1e-12)
@@ -163,20 +168,50 @@ def test_bounds_per_group():
         "y": [1.0] * 8 + [np.nan] * 2 + [0.0] * 5 + [1.0] * 5,
     })  # fmt: skip
     r = analytic_ci(frame, "y", method="wilson", by="system", missing="bounds")
-    (la, ha), (lb, hb) = wilson(8, 8), wilson(5, 10)
     assert r.share_scored.tolist() == pytest.approx([0.8, 1.0])
-    assert r.low.tolist() == pytest.approx([0.8 * la, lb], rel=1e-12)
-    assert r.high.tolist() == pytest.approx([0.8 * ha + 0.2, hb], rel=1e-12)
+    # A: 8 of 10 with the 2 failures, 10 of 10 (Wilson's upper limit 1) with
+    # the 2 successes; B has nothing missing: its own Wilson interval
+    assert r.low.tolist() == pytest.approx([wilson(8, 10)[0], wilson(5, 10)[0]])
+    assert r.high.tolist() == pytest.approx([1.0, wilson(5, 10)[1]], rel=1e-12)
     assert r.to_frame().n_missing.tolist() == [2, 0]
 
 
-def test_clustered_wilson_bounds_rescale_its_scored_part(df):
-    r = analytic_ci(df, "y", "input", method="clustered-wilson", missing="bounds")
-    c = r.share_scored
+def test_clustered_wilson_bounds_are_the_fillings_ends(df):
+    kw = dict(method="clustered-wilson")
+    r = analytic_ci(df, "y", "input", missing="bounds", **kw)
+    zero = analytic_ci(df.fillna({"y": 0.0}), "y", "input", **kw)
+    one = analytic_ci(df.fillna({"y": 1.0}), "y", "input", **kw)
+    assert (r.low, r.high) == (zero.low, one.high)
     assert r.estimate == pytest.approx(5 / 7, rel=1e-12)
-    assert r.low == pytest.approx(c * r.low_scored, rel=1e-12)
-    assert r.high == pytest.approx(c * r.high_scored + 1 - c, rel=1e-12)
-    assert 0 <= r.low_scored < r.estimate < r.high_scored <= 1
+    assert 0 <= r.low < r.bound_low < r.estimate < r.bound_high < r.high <= 1
+
+
+def test_bounds_keep_a_wholly_missing_group_as_0_to_1():
+    # issue 34: the group had silently disappeared; under "drop" it is named
+    frame = pd.DataFrame({
+        "q": list(range(12)) * 2,
+        "system": ["A"] * 12 + ["B"] * 12,
+        "y": [1.0, 0.0, 1.0] * 4 + [np.nan] * 12,
+    })  # fmt: skip
+    for method in ("clt", "wilson", "clopper-pearson", "clustered-wilson"):
+        with pytest.warns(evalci.MissingDataWarning, match=r"group 'B' has no scored"):
+            r = analytic_ci(frame, "y", "q", by="system", method=method,
+                            missing="bounds")  # fmt: skip
+        assert (r.low["B"], r.high["B"]) == (0.0, 1.0)
+        assert np.isnan(r.estimate["B"]) and r.to_frame().n_scored.tolist() == [12, 0]
+    with pytest.warns(
+        evalci.MissingDataWarning, match=r"'B' has no scored run and is left out"
+    ):
+        r = analytic_ci(frame, "y", "q", by="system", missing="drop")
+    assert r.groups.tolist() == ["A"]
+
+
+def test_bounds_refuse_the_rule_of_three():
+    frame = pd.DataFrame({"y": [1.0] * 20 + [np.nan] * 2})
+    with pytest.raises(
+        ValueError, match=r"missing='bounds' with method='rule-of-three'"
+    ):
+        analytic_ci(frame, "y", method="rule-of-three", missing="bounds")
 
 
 def test_zero_and_bounds_need_scores_on_0_1(df):

@@ -1,7 +1,7 @@
 """Planning tools: variance components, width predictions, N vs k, sample size.
 
 Reference values carry their provenance in a comment: seed 000 (simulation
-model, rho = 0.025065, width factors), PAPER-NOTES.md (exact components,
+model, rho = 0.025065, width factors), docs/paper-notes.md (exact components,
 clamping bias), seed 004 (80% vs 83% needs about 2,600 items per system).
 The ANOVA is checked against a slow loop and statsmodels; the planner
 against a brute-force grid; the power formulas against simulated tests.
@@ -26,7 +26,7 @@ from evalci.methods import observed_widths, variance
 
 from conftest import clustered, shared_data
 
-RHO_SEED000 = 0.025065  # PAPER-NOTES.md: sigma2_B 0.0052637, sigma2_W 0.2047363
+RHO_SEED000 = 0.025065  # docs/paper-notes.md: sigma2_B 0.0052637, sigma2_W 0.2047363
 SB_SEED000, SW_SEED000 = 0.0052637, 0.2047363
 COLS = [
     "msb",
@@ -142,7 +142,7 @@ def two_system_model(
 
 # ============================================================ seed 000 model
 def test_seed000_components_and_width_factors():
-    # PAPER-NOTES.md: rho = 0.025065 exactly; factors 0.716, 0.592, 0.469 for
+    # docs/paper-notes.md: rho = 0.025065 exactly; factors 0.716, 0.592, 0.469 for
     # k = 2, 3, 5; seed 000's table rounds them to 0.72 / 0.59 / 0.47.
     sb, sw = simulate.variance_components(simulate.SEED000_CONFUSION)
     assert (sb, sw) == pytest.approx((SB_SEED000, SW_SEED000), abs=5e-8)
@@ -175,7 +175,7 @@ def test_seed000_large_simulation_recovers_rho():
 
 @pytest.mark.slow
 def test_clamping_bias_matches_paper_notes():
-    # PAPER-NOTES.md: at N = 200, k = 2 the clamped ANOVA estimate averages
+    # docs/paper-notes.md: at N = 200, k = 2 the clamped ANOVA estimate averages
     # 0.043 against the true 0.025, and 38% of data sets clamp. 2,000 seeded
     # data sets: SD of the clamped share is 0.011 (we allow 0.04) and of the
     # mean clamped rho about 0.0011 (we allow 0.005); the raw estimate is

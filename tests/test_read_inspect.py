@@ -434,6 +434,59 @@ def test_eval_set_retries_resolve_to_the_final_log(tmp_path):
         assert df.attrs["evalci_superseded"] == [str(d / "z1.eval")]
 
 
+def _two_task_set(d):
+    """An eval set of two tasks on one model, sample ids 0..3 in each."""
+    d.mkdir()
+    tasks = [
+        {"name": name, "task_id": tid, "task_args": {}, "model": "a/m",
+         "model_args": {}, "sequence": i}
+        for i, (name, tid) in enumerate([("gpqa", "T1"), ("arc", "T2")])
+    ]  # fmt: skip
+    (d / "eval-set.json").write_text(json.dumps({"eval_set_id": "S", "tasks": tasks}))
+    for name, tid, mark in (("gpqa", "T1", "C"), ("arc", "T2", "I")):
+        spec = inspect_spec("a/m", name, 1) | {"task_id": tid}
+        samples = [inspect_sample(i, 1, {"choice": mark}) for i in range(4)]
+        write_zip(d / f"{name}.eval", eval_members(spec, samples))
+
+
+def test_an_eval_set_of_two_tasks_reads_as_two_tasks(tmp_path):
+    # before: "(system, input, run) occurs more than once" (ids overlap)
+    d = tmp_path / "set"
+    _two_task_set(d)
+    df = read_inspect(d)
+    assert df.shape[0] == 8 and sorted(df.task.unique()) == ["arc", "gpqa"]
+    assert not df.duplicated(["system", "task", "input", "run"]).any()
+    by = df.groupby("task").choice.mean()
+    assert by["gpqa"] == 1.0 and by["arc"] == 0.0
+    # task= chooses one, and reading one task says nothing of the other's log
+    # (before: a warning that the other task had no log)
+    one = read_inspect(d, task="arc")
+    assert set(one.task) == {"arc"} and one.shape[0] == 4
+    alone = read_inspect(d / "gpqa.eval")
+    assert set(alone.task) == {"gpqa"}
+    with pytest.raises(
+        ValueError,
+        match=r"`task`: none of the 2 logs read is of task 'mmlu'; "
+        r"they hold 'arc' \(1 log\), 'gpqa' \(1 log\)",
+    ):
+        read_inspect(d, task="mmlu")
+
+
+def test_the_command_line_does_not_pool_an_eval_sets_tasks(tmp_path, capsys):
+    from evalci.reporting import cli
+
+    d = tmp_path / "set"
+    _two_task_set(d)
+    code = cli.main(["ci", str(d), "--n-resamples", "200", "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code != 0 and "task" in err and "--task" in err
+    code = cli.main(
+        ["ci", str(d), "--task", "arc", "--n-resamples", "200", "--no-progress"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+
+
 def test_eval_set_task_without_a_log_warns(tmp_path):
     tasks = [{"name": "arc", "task_id": "T9", "model": "c/m"}]
     (tmp_path / "eval-set.json").write_text(json.dumps({"tasks": tasks}))

@@ -970,14 +970,14 @@ def test_jsonl_errors(generic):
         read_jsonl(folder / "gpqa.csv", format="xlsx", **kw)
     (folder / "t.csv").write_text("input_id,correct\nq1,1\nq2,yes\n")
     with pytest.raises(
-        ValueError, match=r"column 'correct' of .*t\.csv .*'yes', row 1"
+        ValueError, match=r"column 'correct' of .*t\.csv .*'yes', line 3"
     ):
         read_jsonl(folder / "t.csv", **kw)
     (folder / "t.jsonl").write_text('{"input_id": 1, "correct": 1}\n{"input_id": 2,\n')
     with pytest.raises(ValueError, match=r"t\.jsonl \(line 2\) is not valid JSON"):
         read_jsonl(folder / "t.jsonl", **kw)
     (folder / "n.csv").write_text("input_id,correct\nq1,1\n,0\n")
-    with pytest.raises(ValueError, match=r"`input`: column 'input_id' .* \(row 1\)"):
+    with pytest.raises(ValueError, match=r"`input`: column 'input_id' .* \(line 3\)"):
         read_jsonl(folder / "n.csv", **kw)
     (folder / "d.csv").write_text("input_id,run,correct\nq1,0,1\nq1,0,0\n")
     with pytest.raises(ValueError, match="occurs more than once"):
@@ -1057,3 +1057,46 @@ def test_lm_eval_without_metrics_list(tmp_path):
     write_lm(tmp_path / "m", "arc", lines, None)
     df = read_lm_eval(tmp_path)
     assert df["acc"].tolist() == [0.0, 0.0, 1.0] and "acc_norm" in df
+
+
+@pytest.mark.parametrize(
+    ("cell", "shown"), [("a", "'a'"), ("1.5", "1.5"), ("-", "'-'")]
+)
+def test_a_run_that_is_not_a_whole_number_is_refused_naming_file_line_column(
+    tmp_path, cell, shown
+):
+    # before: 'a' gave "invalid literal for int() with base 10: 'a'" (no file,
+    # no column) and 1.5 was truncated to 1 without a word
+    f = tmp_path / "r.csv"
+    f.write_text(f"input_id,trial,correct\n1,0,1\n1,{cell},0\n2,0,1\n")
+    with pytest.raises(ValueError) as e:
+        read_jsonl(f, input="input_id", value="correct", run="trial")
+    msg = str(e.value)
+    assert "`run`" in msg and "'trial'" in msg and str(f) in msg
+    assert f"holds {shown} (line 3)" in msg and "np." not in msg
+
+
+def test_a_non_numeric_value_names_its_line(tmp_path):
+    f = tmp_path / "r.jsonl"
+    f.write_text('{"input_id": 1, "correct": 1}\n{"input_id": 2, "correct": "zz"}\n')
+    with pytest.raises(ValueError, match=r"'correct' .* \('zz', line 2\)"):
+        read_jsonl(f, input="input_id", value="correct")
+
+
+def test_a_bad_row_is_named_by_its_true_line(tmp_path):
+    # a blank JSON line and a CSV cell with a line break: the line a reader of
+    # the file finds, not the row's index plus one
+    f = tmp_path / "r.jsonl"
+    f.write_text('{"q": 1, "run": 0, "ok": 1}\n\n{"q": 1, "run": 1.5, "ok": 1}\n')
+    with pytest.raises(
+        ValueError, match=r"column 'run' of .*r\.jsonl holds 1\.5 \(line 3\)"
+    ):
+        read_jsonl(f, input="q", value="ok", run="run")
+    g = tmp_path / "r.csv"
+    g.write_text('q,note,run,ok\n1,"two\nlines",0,1\n1,x,a,0\n')
+    with pytest.raises(
+        ValueError, match=r"column 'run' of .*r\.csv holds 'a' \(line 4\)"
+    ):
+        read_jsonl(g, input="q", value="ok", run="run")
+    g.write_text("q,run,ok\n1,0,1\n1,1,1\n")  # whole numbers as a CSV's text
+    assert read_jsonl(g, input="q", value="ok", run="run").run.tolist() == [0, 1]

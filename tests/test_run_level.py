@@ -154,7 +154,8 @@ def test_coverage_of_its_own_targets():
     # independent Bernoullis, close to normal, so both t intervals are near
     # exact. Criterion: within 2.5 Monte Carlo SEs (0.0049) of 0.95; with a
     # random seed and true coverage exactly 95% each check fails 1.2% of the
-    # time (the seed is fixed, so the test is deterministic).
+    # time (the seed is fixed, so the test is deterministic). Measured: 0.944
+    # (mean) and 0.9455 (next run), the figures of docs/extraction.md.
     trials = 2000
     df, p, next_run = _fixed_inputs_trials(trials, 60, 5, seed=13)
     mc_se = np.sqrt(0.95 * 0.05 / trials)

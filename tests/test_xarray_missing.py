@@ -51,7 +51,14 @@ def test_each_policy_is_the_pandas_one(m):
     )
     assert ds.attrs["missing"] == m
     if m == "bounds":
-        np.testing.assert_array_equal(ds.share_scored.values, ref.share_scored)
+        for var in ("share_scored", "bound_low", "bound_high"):
+            np.testing.assert_array_equal(ds[var].values, ref[var], err_msg=var)
+        # issue 34: each end is that of a filling, resampled with the same draws
+        kw = dict(n_resamples=500, rng=0)
+        zero = da.fillna(0.0).evalci.cluster_ci(**kw)
+        one = da.fillna(1.0).evalci.cluster_ci(**kw)
+        np.testing.assert_array_equal(ds.low.values, zero.low.values)
+        np.testing.assert_array_equal(ds.high.values, one.high.values)
 
 
 def test_drop_warns_and_is_the_default_reading():

@@ -33,7 +33,7 @@ import re
 
 import numpy as np
 
-from evalci._base.text import plot_label
+from evalci._base.text import as_written, plot_label
 
 __all__ = ["distribution", "forest", "gaps", "intervals"]
 
@@ -110,7 +110,7 @@ def _check_sort(sort):
     if not isinstance(sort, (bool, np.bool_)):
         raise TypeError(
             f"`sort` must be True (by estimate, largest at the top) or False "
-            f"(keep the given order); got {sort!r}."
+            f"(keep the given order); got {as_written(sort)}."
         )
 
 
@@ -361,7 +361,7 @@ def _group_index(result, group) -> int:
     if result.groups is None:
         if group is not None:
             raise ValueError(
-                f"`group` must be None for a result without groups; got {group!r}."
+                f"`group` must be None for a result without groups; got {as_written(group)}."
             )
         return 0
     if group is None:
@@ -376,7 +376,7 @@ def _group_index(result, group) -> int:
     except KeyError:
         raise ValueError(
             f"`group` must be one of the result's groups {list(result.groups)[:5]}; "
-            f"got {group!r}."
+            f"got {as_written(group)}."
         ) from None
 
 

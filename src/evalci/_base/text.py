@@ -30,6 +30,11 @@ through). :func:`plot_label` keeps a name out of matplotlib's mathtext: a
 ``$`` is escaped as ``\\$``, so ``$x$`` is drawn as those three characters,
 not as an italic x, and ``$\\frac$`` does not stop the drawing with a
 parse error.
+
+Values shown in messages go through :func:`as_written`: numpy 2 prints a
+scalar with its type (``np.str_('zzz')``, ``np.float64(3.0)``) and pandas'
+``itertuples`` a key as ``Pandas(task='t1', item=0)``; a user wrote
+``'zzz'``, ``3.0`` and ``('t1', 0)``.
 """
 
 from __future__ import annotations
@@ -37,7 +42,17 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["markdown", "plot_label", "terminal", "terminal_block"]
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "as_written",
+    "markdown",
+    "plain",
+    "plot_label",
+    "terminal",
+    "terminal_block",
+]
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _CONTROL_BLOCK = re.compile(
@@ -73,6 +88,57 @@ def terminal_block(text) -> str:
     return _CONTROL_BLOCK.sub(_visible, str(text))
 
 
+def for_html(text) -> str:
+    """A name or phrase for HTML: control characters visible, then escaped.
+
+    Examples
+    --------
+    >>> print(for_html("<b>gpt\x1b[31m</b>"))
+    &lt;b&gt;gpt\x1b[31m&lt;/b&gt;
+    """
+    return html.escape(terminal(text))
+
+
+def terminal_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a table to print, every string in it (cells, column and
+    index labels) made safe by :func:`terminal`; numbers untouched.
+
+    ``DataFrame.to_string`` prints strings as they are, so a system named
+    ``"a\x1b[2J"`` in a result's table would clear the terminal; ``to_html``
+    escapes HTML but keeps control characters. Run a result's table through
+    this before either.
+    """
+
+    def safe(v):  # pandas prints a tuple's strings as they are too
+        if isinstance(v, tuple):
+            return tuple(safe(x) for x in v)
+        return terminal(v) if isinstance(v, str) else v
+
+    out = frame.copy(deep=False)
+    for i, col in enumerate(frame.columns):
+        if not pd.api.types.is_numeric_dtype(frame[col].dtype):
+            out.isetitem(i, frame[col].map(safe))
+    return out.rename(columns=safe, index=safe)
+
+
+def _g4(v) -> str:
+    return f"{v:.4g}"
+
+
+def table_text(frame: pd.DataFrame) -> str:
+    """A result's table as a repr prints it: no index, 4 significant digits,
+    every string safe on a terminal (:func:`terminal_frame`)."""
+    return terminal_frame(frame).to_string(index=False, float_format=_g4)
+
+
+def result_html(name: str, header: str, frame: pd.DataFrame, note: str = "") -> str:
+    """A result's ``_repr_html_``: its name, header and table (and a note
+    below it), every string from the data made safe for HTML."""
+    table = terminal_frame(frame).to_html(index=False, float_format=_g4, escape=True)
+    below = f"<p>{for_html(note)}</p>" if note else ""
+    return f"<p><b>{name}</b>: {for_html(header)}</p>{table}{below}"
+
+
 def markdown(text) -> str:
     """A name (or a phrase holding names) safe in a Markdown table cell or line.
 
@@ -97,5 +163,41 @@ def plot_label(text) -> str:
     --------
     >>> print(plot_label("$x$ and a$b"))
     \$x\$ and a\$b
+
+    Control characters but newline and tab are made visible first
+    (:func:`terminal_block`): a font has no glyph for them.
     """
-    return str(text).replace("$", r"\$")
+    return terminal_block(text).replace("$", r"\$")
+
+
+def plain(value):
+    """The Python value that ``value`` stands for: a numpy scalar as a Python
+    scalar, a tuple (a namedtuple too) or list element by element.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plain((np.str_("t1"), np.int64(0)))
+    ('t1', 0)
+    """
+    if isinstance(value, tuple):  # namedtuples (itertuples) become plain tuples
+        return tuple(plain(v) for v in value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, np.datetime64):  # .item() would give nanoseconds or a date
+        return pd.Timestamp(value)
+    if isinstance(value, np.timedelta64):
+        return pd.Timedelta(value)
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def as_written(value) -> str:
+    """``repr`` of a value as a user wrote it, for messages: ``'zzz'``, ``3.0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(as_written(np.str_("zzz")), as_written(np.float64(3.0)))
+    'zzz' 3.0
+    """
+    return repr(plain(value))

@@ -13,6 +13,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
+
 __all__ = [
     "as_columns",
     "check_columns",
@@ -53,7 +55,9 @@ def check_number(
     except OverflowError:  # an int beyond float64
         finite = False
     if not finite:
-        raise ValueError(f"`{name}` must be a finite number{hint}; got {x!r}.")
+        raise ValueError(
+            f"`{name}` must be a finite number{hint}; got {as_written(x)}."
+        )
     x = float(x)
     bad = (low is not None and (x < low or (low_open and x == low))) or (
         high is not None and (x > high or (high_open and x == high))
@@ -62,14 +66,16 @@ def check_number(
         lo = "" if low is None else ("(" if low_open else "[") + f"{low:g}"
         hi = "" if high is None else f"{high:g}" + (")" if high_open else "]")
         where = f"in {lo or '(-inf'}, {hi or 'inf)'}"
-        raise ValueError(f"`{name}` must be {where}{hint}; got {x!r}.")
+        raise ValueError(f"`{name}` must be {where}{hint}; got {as_written(x)}.")
     return x
 
 
 def check_integer(x, name, *, low=1, hint="") -> int:
     """``x`` as an int >= ``low`` (a whole float such as 3.0 is accepted)."""
     if not _is_real(x) or not float(x).is_integer() or x < low:
-        raise ValueError(f"`{name}` must be an integer >= {low}{hint}; got {x!r}.")
+        raise ValueError(
+            f"`{name}` must be an integer >= {low}{hint}; got {as_written(x)}."
+        )
     return int(x)
 
 
@@ -86,7 +92,7 @@ def check_numbers(x, name, *, low, low_open=False, high=None, hint="") -> np.nda
         ok = False
     if not ok:
         raise ValueError(
-            f"`{name}` must be a number or an array of numbers{hint}; got {x!r}."
+            f"`{name}` must be a number or an array of numbers{hint}; got {as_written(x)}."
         )
     bad = ~np.isfinite(arr) | (arr < low) | (low_open & (arr == low))
     if high is not None:
@@ -94,7 +100,7 @@ def check_numbers(x, name, *, low, low_open=False, high=None, hint="") -> np.nda
     if bad.any():
         first = arr[bad].reshape(-1)[0]
         rng = f"{'(' if low_open else '['}{low:g}, {'inf)' if high is None else f'{high:g}]'}"
-        raise ValueError(f"`{name}` must be in {rng}{hint}; got {first!r}.")
+        raise ValueError(f"`{name}` must be in {rng}{hint}; got {as_written(first)}.")
     return arr
 
 
@@ -103,7 +109,7 @@ def check_level(confidence_level) -> float:
     if not _is_real(confidence_level) or not 0 < confidence_level < 1:
         raise ValueError(
             f"`confidence_level` must be a number in (0, 1), e.g. 0.95; got "
-            f"{confidence_level!r}."
+            f"{as_written(confidence_level)}."
         )
     return float(confidence_level)
 
@@ -116,7 +122,7 @@ def check_n_resamples(n_resamples) -> int:
         or n_resamples <= 0
     ):
         raise ValueError(
-            f"`n_resamples` must be a positive integer, e.g. 10_000; got {n_resamples!r}."
+            f"`n_resamples` must be a positive integer, e.g. 10_000; got {as_written(n_resamples)}."
         )
     return int(n_resamples)
 
@@ -130,7 +136,7 @@ def check_option(value, name, choices, *, describe=None):
     """
     if value not in choices:
         what = f"one of {tuple(choices)}" if describe is None else describe
-        raise ValueError(f"`{name}` must be {what}, not {value!r}.")
+        raise ValueError(f"`{name}` must be {what}, not {as_written(value)}.")
     return value
 
 
@@ -168,12 +174,12 @@ def check_columns(frame: pd.DataFrame, cols: list, name: str) -> None:
     if missing:
         if missing[0] in frame.index.names:
             raise ValueError(
-                f"`{name}`: {missing[0]!r} is an index level, not a column; use "
-                f"df.reset_index({missing[0]!r}) first."
+                f"`{name}`: {as_written(missing[0])} is an index level, not a column; use "
+                f"df.reset_index({as_written(missing[0])}) first."
             )
         shown = ", ".join(map(repr, list(frame.columns)[:20]))
         raise ValueError(
-            f"`{name}`: column {missing[0]!r} is not in the DataFrame; "
+            f"`{name}`: column {as_written(missing[0])} is not in the DataFrame; "
             f"available columns: {shown}."
         )
 
@@ -183,7 +189,7 @@ def check_no_missing(frame: pd.DataFrame, col, name: str, fix: str) -> None:
     na = frame[col].isna()
     if na.any():
         raise ValueError(
-            f"`{name}` column {col!r} has {int(na.sum())} missing values; {fix}."
+            f"`{name}` column {as_written(col)} has {int(na.sum())} missing values; {fix}."
         )
 
 
@@ -207,9 +213,9 @@ def check_finite(frame: pd.DataFrame, cols, name: str) -> None:
         found = infinite(frame, col)
         if found is not None:
             raise ValueError(
-                f"`{name}` column {col!r} has {found[0]} infinite values "
-                f"(first: {found[1]!r}); scores must be finite. Replace them "
-                f"(e.g. df[{col!r}].replace([np.inf, -np.inf], np.nan) and "
+                f"`{name}` column {as_written(col)} has {found[0]} infinite values "
+                f"(first: {as_written(found[1])}); scores must be finite. Replace them "
+                f"(e.g. df[{as_written(col)}].replace([np.inf, -np.inf], np.nan) and "
                 "dropna=True) or clip them to a finite range."
             )
 
@@ -252,7 +258,7 @@ def check_counts(c, n, successes, trials) -> tuple[np.ndarray, np.ndarray]:
         ok = bool(np.all(c == np.round(c)) and np.all(n == np.round(n)))
     if not ok or (c < 0).any() or (n < 1).any() or (c > n).any():
         raise ValueError(
-            f"counts table: `successes` ({successes!r}) and `trials` ({trials!r}) "
+            f"counts table: `successes` ({as_written(successes)}) and `trials` ({as_written(trials)}) "
             "must be integers with 0 <= successes <= trials and trials >= 1 in "
             "every row."
         )
@@ -261,7 +267,7 @@ def check_counts(c, n, successes, trials) -> tuple[np.ndarray, np.ndarray]:
         total = sum(int(x) for x in n.astype(object))
         if total >= MAX_COUNT:
             raise ValueError(
-                f"counts table: `trials` ({trials!r}) add up to {total}, beyond "
+                f"counts table: `trials` ({as_written(trials)}) add up to {total}, beyond "
                 f"2**53 = {MAX_COUNT}, where floating-point counts stop being "
                 "exact; check the column (a run count that large is usually a "
                 "unit error)."

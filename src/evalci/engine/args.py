@@ -15,6 +15,7 @@ import numpy as np
 
 from evalci import metrics as metrics_mod
 from evalci._base.options import get_option
+from evalci._base.text import as_written
 from evalci._base.typing import BACKENDS, METHODS, RESAMPLE_WEIGHTS, STRATEGIES, WEIGHTS
 from evalci._base.validate import (
     as_columns,
@@ -206,7 +207,7 @@ def _check_block_length(block_length, strategy, method, strata) -> int:
         if block_length is not None:
             raise ValueError(
                 f"`block_length` is for strategy='moving_block' (observations in "
-                f"sequence), not strategy={strategy!r}; leave it out, or pass "
+                f"sequence), not strategy={as_written(strategy)}; leave it out, or pass "
                 "strategy='moving_block'."
             )
         return 0
@@ -220,7 +221,7 @@ def _check_block_length(block_length, strategy, method, strata) -> int:
         block_length, (int, np.integer)
     ):
         raise TypeError(
-            f"`block_length` must be a positive integer, not {block_length!r}."
+            f"`block_length` must be a positive integer, not {as_written(block_length)}."
         )
     if block_length < 1:
         raise ValueError(f"`block_length` must be at least 1; got {block_length}.")
@@ -250,7 +251,7 @@ def _check_scale_out(weights, backend, strategy) -> tuple[str, str]:
     )
     if weights == "poisson" and strategy not in ("cluster", "iid", "mode_aggregate"):
         raise ValueError(
-            f"weights='poisson' weights whole inputs, which strategy={strategy!r} "
+            f"weights='poisson' weights whole inputs, which strategy={as_written(strategy)} "
             "does not do (it draws runs inside inputs); use strategy='cluster', or "
             "weights='multinomial'."
         )
@@ -284,7 +285,7 @@ def _key_columns(data, value, cluster, by, strata, strategy):
     cluster = as_columns(cluster, "cluster")
     if not cluster and strategy != "iid":
         raise ValueError(
-            f"`cluster` is required for strategy={strategy!r}: name the column that "
+            f"`cluster` is required for strategy={as_written(strategy)}: name the column that "
             "identifies inputs (e.g. cluster='input_id'), or use strategy='iid' to "
             "treat rows as independent."
         )
@@ -299,7 +300,7 @@ def _key_columns(data, value, cluster, by, strata, strategy):
     overlap = set(cluster) & set(by)
     if overlap:
         raise ValueError(
-            f"`by` and `cluster` share column {sorted(overlap)[0]!r}: one CI per input "
+            f"`by` and `cluster` share column {as_written(sorted(overlap)[0])}: one CI per input "
             "is not a bootstrap; group by a column that spans several inputs."
         )
     return cluster, by, strata
@@ -326,14 +327,14 @@ def _check_roles(data, value, cluster, input_cols, by, strata, metric) -> None:
         for col in cols:
             if col in seen and seen[col] != role and {seen[col], role} != _SAME_UNIT:
                 raise ValueError(
-                    f"`{seen[col]}` and `{role}` both name column {col!r}; each "
+                    f"`{seen[col]}` and `{role}` both name column {as_written(col)}; each "
                     "column can play one role (an outcome is not an input key)."
                 )
             seen[col] = role
     for col in by:
         if col in seen and seen[col] != "cluster":  # by == cluster has its own message
             raise ValueError(
-                f"`by` and `{seen[col]}` both name column {col!r}; group by a column "
+                f"`by` and `{seen[col]}` both name column {as_written(col)}; group by a column "
                 "that is not the outcome or a key of the resampling."
             )
 
@@ -371,7 +372,7 @@ def _check_per_input(name: str, strategy: str, input_cols, weight: str) -> None:
     """
     if weight == "run" and name.startswith(("pass@", "pass^")):
         raise ValueError(
-            f"`weight`='run' cannot be used with metric {name!r}: it is computed "
+            f"`weight`='run' cannot be used with metric {as_written(name)}: it is computed "
             "per input from all of that input's runs taken together, each input "
             "counting once, so there are no per-run values to pool; use "
             "weight='input' (the default). For the pooled rate of all runs use "
@@ -379,13 +380,13 @@ def _check_per_input(name: str, strategy: str, input_cols, weight: str) -> None:
         )
     if strategy != "cluster":
         raise ValueError(
-            f"`strategy`={strategy!r} cannot be used with metric {name!r}: it is "
+            f"`strategy`={as_written(strategy)} cannot be used with metric {as_written(name)}: it is "
             "computed per input from all of that input's runs (its sample), and "
             "resampling or pooling those runs biases it; use strategy='cluster'."
         )
     if input_cols:
         raise ValueError(
-            f"`input` {list(input_cols)} cannot be used with metric {name!r}: it is "
+            f"`input` {list(input_cols)} cannot be used with metric {as_written(name)}: it is "
             "computed per resampled cluster from that cluster's rows; leave "
             "`input` out and pass the input column as `cluster`."
         )

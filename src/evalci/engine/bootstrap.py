@@ -29,11 +29,17 @@ from evalci.engine.table import rows_of
 __all__ = ["bootstrap", "cluster_ci"]
 
 
-def _warn_degenerate(reps: np.ndarray, estimate: np.ndarray) -> None:
-    """Say so when the replicates cannot support an interval (no spread, NaN)."""
-    with np.errstate(invalid="ignore"):
-        flat = np.all(reps == reps[:, :1], axis=1)
-    if flat.any():
+def _warn_degenerate(reps: np.ndarray, estimate: np.ndarray, flat=None) -> None:
+    """Say so when the replicates cannot support an interval (no spread, NaN).
+
+    ``flat``: which groups have an interval of zero width, when not read
+    from ``reps`` (``missing="bounds"``: a filling may be flat at 0 or 1,
+    its bound then exact; ``reps`` None checks only ``flat``).
+    """
+    if flat is None:
+        with np.errstate(invalid="ignore"):
+            flat = np.all(reps == reps[:, :1], axis=1)
+    if np.any(flat):
         _warn(
             "the bootstrap distribution has no spread (every resample gives the "
             "same score, e.g. every outcome is 1 or 0): the interval has zero width "
@@ -42,6 +48,8 @@ def _warn_degenerate(reps: np.ndarray, estimate: np.ndarray) -> None:
             "exact bound.",
             DegenerateDataWarning,
         )
+    if reps is None:
+        return
     if np.isnan(estimate).any():
         _warn(
             "the score is undefined on the data itself (the metric returned NaN, "
@@ -61,13 +69,14 @@ def _warn_degenerate(reps: np.ndarray, estimate: np.ndarray) -> None:
         )
 
 
-def _result(rep: Replicates, args: BootstrapArgs) -> BootstrapResult:
-    """Intervals from a pass, as a :class:`BootstrapResult`."""
+def _result(rep: Replicates, args: BootstrapArgs, flat=None) -> BootstrapResult:
+    """Intervals from a pass, as a :class:`BootstrapResult` (``flat``: as
+    :func:`_warn_degenerate`)."""
     cube, estimate, reps, accel = rep.cube, rep.estimate, rep.reps, rep.accel
     n_groups, fast = cube.n_groups, rep.fast
     if not fast and args.method != "bca":
         accel[:] = np.nan
-    _warn_degenerate(reps, estimate)
+    _warn_degenerate(reps, estimate, flat)
     low, high, z0 = _intervals.interval(
         reps,
         estimate,
@@ -205,13 +214,15 @@ def bootstrap(
         ``"zero"``: a missing run counts as a failure (value 0; for 0/1
         values, scores in [0, 1] and 0/1 metrics such as pass@k).
         ``"bounds"``: worst-case bounds for ``metric="mean"`` on [0, 1] with
-        ``strategy="cluster"``: with ``c`` the share scored, ``low`` and
-        ``high`` are ``c * low_scored`` and ``c * high_scored + (1 - c)``,
-        where ``low_scored``/``high_scored`` is the interval of the scored
-        part. With ``weight="input"``, ``c`` is the mean of each input's
-        scored share of its runs. Whenever a value is missing, the result
-        counts attempted, scored and missing runs (and errored, hit a limit,
-        when the table has ``error``/``limit`` columns).
+        ``strategy="cluster"``: the table with every missing run a failure
+        and the table with every one a success are resampled with the same
+        draws; ``low`` is the first's lower limit, ``high`` the second's
+        upper limit (each end at the asked level, Horowitz and Manski
+        2000), and ``estimate`` the score of the scored part. A group with
+        no scored run keeps its row, ``[0, 1]``. Whenever a value is
+        missing, the result counts attempted, scored and missing runs (and
+        errored, hit a limit, when the table has ``error``/``limit``
+        columns).
     dropna : bool
         Deprecated: ``dropna=True`` is ``missing="drop"`` (with a
         ``DeprecationWarning``); with another ``missing`` it is an error.
@@ -305,12 +316,7 @@ def _with_missing(data, args: BootstrapArgs, root) -> BootstrapResult:
     if counts is None:
         return _result(replicates(data, args, root), args)
     if args.missing == "bounds":
-        rows, scored, share = _missing.scored_part(data, args)
-        res = _result(replicates(rows, scored, root), scored)
-        share = pd.Series(share, index=counts.index)
-        if res.groups is not None:
-            share = share.reindex(res.groups)
-        res = replace(res, weight=args.weight)._bounded(share.to_numpy())
+        res = _bounded(data, args, root, counts)
     else:
         if args.missing == "drop":
             _missing.warn_dropped(counts)
@@ -319,6 +325,32 @@ def _with_missing(data, args: BootstrapArgs, root) -> BootstrapResult:
         res = _result(replicates(data, args, root), args)
     counts = _missing.aligned(counts, res.groups)
     return replace(res, missing=args.missing, counts=counts)
+
+
+def _bounded(data, args: BootstrapArgs, root, counts) -> BootstrapResult:
+    """``missing="bounds"``: the zero and the one filling resampled in one
+    pass (two groups of the same inputs: the same draws), then ``low`` from
+    the first, ``high`` from the second."""
+    both, both_args = _missing.fillings(data, args)
+    pair = _result(replicates(both, both_args, root), both_args, flat=False)
+    fill = np.asarray(pair.groups.get_level_values(_missing.FILL))
+    zero, one = (
+        pair._select(pos, _without_fill(pair.groups[pos]) if args.by else None)
+        for pos in (np.flatnonzero(fill == 0), np.flatnonzero(fill == 1))
+    )
+    share = pd.Series(_missing.share_scored(data, args), index=counts.index)
+    if zero.groups is not None:
+        share = share.reindex(zero.groups)
+    res = BootstrapResult._from_fillings(zero, one, share.to_numpy())
+    _warn_degenerate(None, None, flat=res._arrays("low") == res._arrays("high"))
+    _missing.warn_unscored(counts)
+    return res
+
+
+def _without_fill(groups: pd.MultiIndex) -> pd.Index:
+    """The ``by`` groups of the fillings' groups (the fill level dropped)."""
+    out = groups.droplevel(_missing.FILL)
+    return out.to_flat_index().rename(out.names[0]) if out.nlevels == 1 else out
 
 
 def cluster_ci(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.engine.resampling import Unit
 
 __all__ = ["Cube", "factorize", "sorted_factorize", "value_codes"]
@@ -32,16 +33,16 @@ def factorize(frame: pd.DataFrame, cols: list[str], name: str):
         series = frame[col]
         if series.isna().any():
             raise ValueError(
-                f"`{name}` column {col!r} has {int(series.isna().sum())} missing "
+                f"`{name}` column {as_written(col)} has {int(series.isna().sum())} missing "
                 "values; fill or drop those rows first."
             )
         try:
             c, u = sorted_factorize(series)
         except TypeError:
             raise ValueError(
-                f"`{name}` column {col!r} mixes values that cannot be ordered "
+                f"`{name}` column {as_written(col)} mixes values that cannot be ordered "
                 "(e.g. numbers and strings); convert it to one type, e.g. "
-                f"df[{col!r}].astype(str)."
+                f"df[{as_written(col)}].astype(str)."
             ) from None
         codes.append(c)
         uniques.append(u)
@@ -80,8 +81,11 @@ def sorted_factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
             present[offset] = True
             lut = np.cumsum(present, dtype=np.int64)
             lut -= 1
-            uniques = np.flatnonzero(present) + int(lo)
-            uniques = uniques.astype(values.dtype, copy=False)
+            uniques = np.flatnonzero(present)
+            if values.dtype == np.uint64:  # lo may pass int64's top (hashes)
+                uniques = uniques.astype(np.uint64) + lo
+            else:
+                uniques = (uniques + int(lo)).astype(values.dtype, copy=False)
             return lut[offset], pd.Index(uniques)
     if isinstance(series.dtype, pd.CategoricalDtype):  # codes already: no hashing
         c, u = pd.factorize(series, sort=True)

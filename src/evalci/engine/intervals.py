@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from evalci._base.lazy import special
+from evalci._base.text import as_written
 from evalci._base.warnings import FewResamplesWarning, warn
 
 __all__ = ["bias_correction", "acceleration", "endpoint_mc_error", "interval"]
@@ -426,7 +427,7 @@ def interval(
     if method == "basic":
         low, high = 2 * est - high, 2 * est - low
     elif method not in ("percentile", "bca"):
-        raise ValueError(f"unknown method {method!r}")
+        raise ValueError(f"unknown method {as_written(method)}")
     if alternative == "less":
         low = np.full_like(low, -np.inf)
     elif alternative == "greater":

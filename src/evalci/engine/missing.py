@@ -20,19 +20,27 @@ column gives ``n_errored``, ``limit`` ``n_hit_limit``, ``invalidated``
     input keeps all its runs.
 ``"bounds"``
     Worst-case (Manski) bounds, assuming nothing about the missing runs:
-    with ``c`` the share scored, the score lies in
-    ``[c * low_obs, c * high_obs + (1 - c)]``, where ``low_obs``/``high_obs``
-    are the ends of the sampling interval of the scored part. For
-    ``metric="mean"`` of values in [0, 1] and ``strategy="cluster"`` only:
-    any other metric's range (or its dependence on a missing run) is unknown
-    here, so it is refused.
+    the table is filled twice, every missing run a failure (0) and every
+    one a success (1), and both fillings are resampled in one pass with the
+    same draws (two groups sharing their inputs). ``low`` is the lower
+    limit of the zero filling's interval, ``high`` the upper limit of the
+    one filling's: each end at the asked level, so the interval covers the
+    score with at least that probability whatever the missing runs hold
+    (Horowitz and Manski 2000), as :func:`evalci.compare` bounds a gap.
+    For ``metric="mean"`` of values in [0, 1] and ``strategy="cluster"``
+    only: any other metric's range (or its dependence on a missing run) is
+    unknown here, so it is refused.
 
-With runs nested in inputs and ``weight="input"``, ``c`` is the mean over
-inputs of each input's scored share, and the scored part weights each
-scored run by one over its input's *attempted* runs, so that
-``score = c * scored_part + (1 - c) * missing_part`` holds exactly (a wholly
-missing input counts with share 0). With ``weight="run"``, ``c`` is the
-share of scored runs and the scored part pools them.
+With runs nested in inputs and ``weight="input"``, the share scored ``c`` is
+the mean over inputs of each input's scored share (a wholly missing input
+counts with share 0), and the score of the scored part (the result's
+``estimate``) weights each scored run by one over its input's *attempted*
+runs, so that ``score = c * scored_part + (1 - c) * missing_part`` holds
+exactly: the zero filling scores ``c * scored_part``, the one filling
+``c * scored_part + 1 - c``. With ``weight="run"``, ``c`` is the share of
+scored runs and the scored part pools them. ``c`` is read from integer
+counts (scored and attempted runs per input, one division each), so a
+table reduced to distinct rows (Dask) gives the same bits.
 """
 
 from __future__ import annotations
@@ -42,15 +50,24 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_option
 from evalci._base.warnings import MissingDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine.cube import factorize
 from evalci.engine.cube import group_codes as group_codes_of
 from evalci.metrics import Metric
-from evalci.metrics.base import _ratio
 
-__all__ = ["MISSING", "bounds", "check_policy", "policy", "resolve", "tally"]
+__all__ = [
+    "MISSING",
+    "check_policy",
+    "fillings",
+    "numbers",
+    "policy",
+    "resolve",
+    "share_scored",
+    "tally",
+]
 
 #: The choices of ``missing=``.
 MISSING = ("raise", "drop", "zero", "bounds")
@@ -69,8 +86,8 @@ CAUSES = (
     ("stopped_early", "n_stopped_early", "stopped early"),
 )
 
-#: The weight column of the bounds' scored part (one over attempted runs).
-_WEIGHT = "__evalci_missing_weight__"
+#: The group column of the two fillings of ``"bounds"`` (0 or 1).
+FILL = "__evalci_fill__"
 
 
 def policy(missing, dropna=False) -> str:
@@ -129,9 +146,10 @@ def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> s
     units = list(args.input or args.cluster)
     if units:
         keys = frame.loc[na, units].drop_duplicates()
+        # itertuples gives namedtuples: as_written shows ('t1', 0), not Pandas(...)
         few = [k[0] if len(k) == 1 else k for k in keys.head(3).itertuples(index=False)]
         more = ", ..." if len(keys) > 3 else ""
-        where = f" in {len(keys)} inputs ({', '.join(map(repr, few))}{more})"
+        where = f" in {len(keys)} inputs ({', '.join(map(as_written, few))}{more})"
     why = [
         f"{int(runs[_stated(frame[c]) & na].sum())} {text}"
         for c, _, text in CAUSES
@@ -139,8 +157,8 @@ def refusal(frame: pd.DataFrame, args, na: np.ndarray, col: str, role: str) -> s
     ]
     why = f"; {', '.join(why)}" if why else ""
     return (
-        f"`{role}`: column {col!r} has {n} missing values (of {int(runs.sum())} rows)"
-        f"{where}{why}. Say what a missing sample means with `missing`: "
+        f"`{role}`: column {as_written(col)} has {n} missing values (of "
+        f"{int(runs.sum())} rows){where}{why}. Say what a missing sample means with `missing`: "
         f"{_CHOICES}; missing='drop' is the old dropna=True. Or fill them."
     )
 
@@ -227,16 +245,30 @@ def aligned(counts: pd.DataFrame | None, groups) -> pd.DataFrame | None:
 
 
 def note(row) -> str:
-    """One group's counts as words: "scored 183 of 200 runs; 17 errored"."""
-    parts = [f"scored {int(row['n_scored'])} of {int(row['n_attempted'])} runs"]
+    """One group's counts as words: "scored 183 of 200 runs; 17 errored".
+
+    ``row`` holds whichever counts were taken: a comparison whose only gap
+    is inputs some systems lack has ``n_inputs_missing`` alone (no run
+    counts), and a system with nothing missing gets "nothing missing".
+    """
+    parts = []
+    if "n_scored" in row and "n_attempted" in row:
+        parts.append(f"scored {int(row['n_scored'])} of {int(row['n_attempted'])} runs")
     for _, name, text in CAUSES:
-        if name in row and row[name]:
+        if row.get(name, 0):
             parts.append(f"{int(row[name])} {text}")
-    if row.get("n_inputs_unscored", 0):
-        parts.append(f"{int(row['n_inputs_unscored'])} inputs with no scored run")
-    if row.get("n_inputs_missing", 0):  # a comparison's one-sided inputs
-        parts.append(f"{int(row['n_inputs_missing'])} inputs with no row")
-    return "; ".join(parts)
+    for name, text in _INPUT_COUNTS:  # the last: a comparison's one-sided inputs
+        if row.get(name, 0):
+            parts.append(f"{_count(int(row[name]), 'input')} with {text}")
+    return "; ".join(parts) or "nothing missing"
+
+
+_INPUT_COUNTS = (("n_inputs_unscored", "no scored run"), ("n_inputs_missing", "no row"))
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 input"``, ``"3 inputs"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def warn_dropped(counts: pd.DataFrame) -> None:
@@ -247,54 +279,119 @@ def warn_dropped(counts: pd.DataFrame) -> None:
         "score is now that of the scored samples only (numerator and "
         "denominator), which is not the score of the attempted ones when "
         "failures are what go missing. missing='bounds' gives worst-case bounds; "
-        "missing='zero' counts them as failures.",
+        "missing='zero' counts them as failures." + _gone(counts),
         MissingDataWarning,
     )
 
 
-def filled(data: pd.DataFrame, args) -> pd.DataFrame:
-    """``missing="zero"``: a missing value becomes 0 (a failure)."""
+def _gone(counts: pd.DataFrame) -> str:
+    """``missing="drop"``: the groups it leaves out whole, named (or "")."""
+    names = [n for n in unscored(counts) if n != "the table"]
+    if not names:
+        return ""
+    return (
+        f" {_listed(names)} {'has' if len(names) == 1 else 'have'} no scored run "
+        f"and {'is' if len(names) == 1 else 'are'} left out of the result."
+    )
+
+
+def numbers(y: pd.Series) -> pd.Series:
+    """A value column as float64, a missing value NaN, whatever its dtype.
+
+    Filling happens on this view, never on the user's dtype: a nullable
+    ``boolean`` column refuses 0.0 and an ``Int64`` one 0.5.
+    """
+    if isinstance(y.dtype, pd.CategoricalDtype):
+        y = y.astype(object)
+    return pd.to_numeric(y).astype("float64")
+
+
+def filled(data: pd.DataFrame, args, fill: float = 0.0) -> pd.DataFrame:
+    """``missing="zero"``: a missing value becomes 0 (a failure); or ``fill``."""
     y = data[args.value]
     if not y.isna().any():
         return data
-    return data.assign(**{args.value: pd.to_numeric(y).fillna(0)})
+    return data.assign(**{args.value: numbers(y).fillna(fill)})
 
 
-def _weighted_mean(weight: str) -> Metric:
-    """The scored part of the bounds: runs weighted by one over attempted runs."""
+def fillings(data: pd.DataFrame, args):
+    """``(rows, args)`` of the bounds: the table filled with 0 and with 1,
+    one after the other, told apart by the group column :data:`FILL`, and
+    the arguments that resample both in one pass (same draws)."""
+    both = pd.concat(
+        [filled(data, args, float(f)).assign(**{FILL: f}) for f in (0, 1)],
+        ignore_index=True,
+    )
+    return both, replace(args, by=[*args.by, FILL], missing="raise", dropna=False)
 
-    def statistics(data, value):
-        w = np.asarray(data[weight], dtype=float)
-        return np.column_stack([np.asarray(data[value], dtype=float) * w, w])
 
-    return Metric("mean", statistics=statistics, finalize=_ratio, columns=(weight,))
+def share_scored(data: pd.DataFrame, args) -> np.ndarray:
+    """The share scored ``c`` per group (full-table order), from integer counts.
 
-
-def scored_part(data: pd.DataFrame, args):
-    """``(rows, args, c)`` of the bounds: the scored rows, the arguments that
-    bootstrap their part, and the share scored per group (full-table order).
+    ``weight="run"``: scored runs over attempted runs. ``weight="input"``:
+    the mean over inputs of each input's scored runs over its attempted
+    runs. Each ratio is one division of two whole numbers, and the inputs
+    are summed in the order of their sorted keys, so a table reduced to
+    distinct rows with multiplicities gives the same bits as its rows.
     """
     na = missing_rows(data, args)
     codes, _, n = group_codes_of(data, args.by)
     runs = _runs(data, args)  # a reduced table's rows stand for `runs` runs
     if args.weight == "run":
-        share = np.bincount(codes, weights=runs * ~na, minlength=n) / np.bincount(
-            codes, weights=runs, minlength=n
-        )
-        return data.loc[~na], replace(args, missing="drop", dropna=True), share
+        scored = np.bincount(codes, weights=runs * ~na, minlength=n)
+        return scored / np.bincount(codes, weights=runs, minlength=n)
     unit = factorize(data, list(args.input or args.cluster), "input")[0]
     cell = unit * n + codes
-    k = np.bincount(cell, weights=runs)[cell]  # attempted runs of the row's input
-    w = 1.0 / k
-    per_input = np.bincount(codes, weights=w * runs * ~na, minlength=n)
-    inputs = np.bincount(np.unique(cell) % n, minlength=n)  # inputs per group
-    rows = data.loc[~na].assign(**{_WEIGHT: w[~na]})
-    args = replace(
-        args, metric=_weighted_mean(_WEIGHT), weight="run", missing="drop", dropna=True
+    size = int(cell.max()) + 1 if len(cell) else 0
+    scored = np.bincount(cell, weights=runs * ~na, minlength=size)
+    attempted = np.bincount(cell, weights=runs, minlength=size)
+    seen = np.flatnonzero(attempted)  # (input, group) cells in key order
+    shares = np.bincount(seen % n, weights=scored[seen] / attempted[seen], minlength=n)
+    with np.errstate(invalid="ignore"):
+        return shares / np.bincount(seen % n, minlength=n)
+
+
+def scored_score(zero_filled, share) -> np.ndarray:
+    """The score of the scored part from the zero filling's: ``e0 / c``
+    (NaN where nothing is scored: :func:`warn_unscored` says so)."""
+    e0, c = np.asarray(zero_filled, dtype=float), np.asarray(share, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(c > 0, e0 / np.where(c > 0, c, 1.0), np.nan)
+
+
+def _shown(key) -> str:
+    """A group key as the user wrote it: ``'a'``, ``('a', 1)``, never np.str_."""
+    if isinstance(key, tuple):
+        return "(" + ", ".join(_shown(k) for k in key) + ")"
+    return repr(key.item() if isinstance(key, np.generic) else key)
+
+
+def unscored(counts: pd.DataFrame | None) -> list[str]:
+    """The groups of ``counts`` (:func:`tally`) with no scored run, as shown."""
+    if counts is None or "n_scored" not in counts:
+        return []
+    gone = counts.index[counts["n_scored"].to_numpy() == 0]
+    if isinstance(counts.index, pd.RangeIndex):  # no `by`: the whole table
+        return ["the table"] if len(gone) else []
+    return [_shown(g) for g in gone]
+
+
+def warn_unscored(counts: pd.DataFrame | None) -> None:
+    """``missing="bounds"``: a group with no scored run keeps its row, with
+    bounds from the fillings (about [0, 1]) and a NaN estimate: say why."""
+    names = unscored(counts)
+    if not names:
+        return
+    _warn(
+        f"{_listed(names)} {'has' if len(names) == 1 else 'have'} no scored run: "
+        "under missing='bounds' its score may be anything in [0, 1], so its "
+        "bounds are [0, 1] and the score of its scored part (`estimate`) is NaN.",
+        MissingDataWarning,
     )
-    return rows, args, per_input / inputs
 
 
-def bounds(low, high, share):
-    """Worst-case bounds ``[c * low, c * high + (1 - c)]`` of a [0, 1] score."""
-    return share * low, share * high + (1 - share)
+def _listed(names: list[str]) -> str:
+    if names == ["the table"]:
+        return "the table"
+    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    return f"group{'s' if len(names) > 1 else ''} {shown}"

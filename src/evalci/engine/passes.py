@@ -24,6 +24,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.warnings import FEW_CLUSTERS, FEW_INPUTS, FewClustersWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import blocks, patterns
@@ -316,7 +317,11 @@ def check_units(units, cube: Cube, args: BootstrapArgs) -> None:
     nested = bool(args.input)
     few = FEW_CLUSTERS if nested else FEW_INPUTS
     for unit, groups, _ in units:
-        where = "" if cube.groups is None else f" in group {cube.groups[groups[0]]!r}"
+        where = (
+            ""
+            if cube.groups is None
+            else f" in group {as_written(cube.groups[groups[0]])}"
+        )
         if unit.n_clusters < 2:
             raise ValueError(
                 f"`cluster` {cluster_name}: need at least 2 inputs to resample{where}; "

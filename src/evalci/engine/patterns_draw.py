@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalci._base.streams import streams
+from evalci._base.text import as_written
 from evalci.engine import resampling as _rs
 from evalci.engine.blocks import block_tables
 from evalci.engine.patterns_find import (
@@ -232,7 +233,7 @@ def draw_plan(patterns: Patterns, strategy: str, form: str | None = None) -> Dra
     if strategy in RUN_LEVEL:
         if patterns.values is None:
             raise ValueError(
-                f"strategy={strategy!r} on patterns needs run_level_patterns(unit), "
+                f"strategy={as_written(strategy)} on patterns needs run_level_patterns(unit), "
                 "not find_patterns(T, ...)."
             )
         hierarchical = strategy == "hierarchical"
@@ -249,7 +250,9 @@ def draw_plan(patterns: Patterns, strategy: str, form: str | None = None) -> Dra
             hierarchical=hierarchical,
         )
     if strategy != "cluster":
-        raise ValueError(f"unknown strategy {strategy!r} for the pattern path.")
+        raise ValueError(
+            f"unknown strategy {as_written(strategy)} for the pattern path."
+        )
     return DrawPlan(
         form="cluster",
         stats=patterns.stats,
@@ -449,7 +452,7 @@ def poisson_pattern_sums(
     if plan is not None and plan.form != "cluster":
         raise ValueError(
             "`weights='poisson'` needs the cluster plan (draw_plan(..., 'cluster')); "
-            f"got a {plan.form!r} plan; use weights='multinomial' for run-level "
+            f"got a {as_written(plan.form)} plan; use weights='multinomial' for run-level "
             "strategies."
         )
     p, g, m = patterns.stats.shape

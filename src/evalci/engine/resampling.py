@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalci._base.streams import seed_sequence, streams
+from evalci._base.text import as_written
 
 __all__ = [
     "STREAM_SIZE",
@@ -199,12 +200,12 @@ def check_weights(weights, strategy: str | None = None) -> str:
     if not isinstance(weights, str) or weights not in WEIGHTS:
         raise ValueError(
             "`weights` must be 'multinomial' (exact cluster bootstrap, the "
-            f"default) or 'poisson' (streaming data); got {weights!r}."
+            f"default) or 'poisson' (streaming data); got {as_written(weights)}."
         )
     if weights == "poisson" and strategy in _RUN_LEVEL:
         raise ValueError(
             "`weights='poisson'` resamples inputs only, not runs; got "
-            f"strategy={strategy!r}; use strategy='cluster' with Poisson weights, "
+            f"strategy={as_written(strategy)}; use strategy='cluster' with Poisson weights, "
             "or weights='multinomial' for run-level strategies."
         )
     return weights

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import html
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.typing import METHODS
 from evalci.engine import intervals as _intervals
-from evalci.engine.missing import bounds as _bounds
 from evalci.engine.missing import note as _missing_words
+from evalci.engine.missing import scored_score as _scored_score
 
 __all__ = ["BootstrapResult"]
 
@@ -66,14 +67,13 @@ class _GroupedResult:
 
     def __repr__(self) -> str:
         if self.groups is None:
-            return self._scalar_repr()
-        body = self._table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"{type(self).__name__}: {self._header()}\n{body}"
+            return _text.terminal_block(self._scalar_repr())
+        # groups and metric names are user text: no control character printed
+        header = _text.terminal(self._header())
+        return f"{type(self).__name__}: {header}\n{_text.table_text(self._table())}"
 
     def _repr_html_(self) -> str:
-        table = self._table().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        header = html.escape(self._header())  # metric names are user text
-        return f"<p><b>{type(self).__name__}</b>: {header}</p>{table}"
+        return _text.result_html(type(self).__name__, self._header(), self._table())
 
 
 @dataclass(frozen=True, repr=False)
@@ -125,12 +125,21 @@ class BootstrapResult(_GroupedResult):
         with ``n_attempted``, ``n_scored``, ``n_missing`` runs, by cause when
         the table said (``n_errored``, ``n_hit_limit``) and
         ``n_inputs_unscored`` (inputs with no scored run); None otherwise.
-    share_scored, low_scored, high_scored : float, pandas.Series or None
-        ``missing="bounds"`` only: the share scored ``c`` and the interval of
-        the scored part, from which ``low = c * low_scored`` and
-        ``high = c * high_scored + (1 - c)``. ``estimate`` is then the score
-        of the scored part; the score of every attempted sample lies in
-        ``[c * estimate, c * estimate + 1 - c]`` on this table.
+    share_scored, bound_low, bound_high : float, pandas.Series or None
+        ``missing="bounds"`` only: the share scored ``c``, and the score with
+        every missing run a failure (``bound_low = c * estimate``) and with
+        every one a success (``bound_high = c * estimate + 1 - c``): the
+        worst-case bounds on this table. ``low`` is the lower limit of the
+        zero filling's interval, ``high`` the upper limit of the one
+        filling's (both resampled with the same draws), so ``[low, high]``
+        adds the sampling error to ``[bound_low, bound_high]``. ``estimate``
+        is the score of the scored part, ``bootstrap_distribution`` its
+        replicates (``e0 / (1 - e1 + e0)`` of the fillings' paired
+        replicates) and ``standard_error`` the larger of the fillings' SEs.
+    filled : tuple of two BootstrapResult, or None
+        ``missing="bounds"`` only: the results of the zero and the one
+        filling, from which :meth:`interval` and :meth:`mc_error` read the
+        ends.
     """
 
     estimate: object
@@ -157,8 +166,9 @@ class BootstrapResult(_GroupedResult):
     missing: str = "raise"
     counts: pd.DataFrame | None = field(default=None, repr=False)
     share_scored: object = None
-    low_scored: object = None
-    high_scored: object = None
+    bound_low: object = None
+    bound_high: object = None
+    filled: tuple | None = field(default=None, repr=False)
 
     _PER_GROUP = _FIELDS
     _SETTINGS = (
@@ -216,8 +226,20 @@ class BootstrapResult(_GroupedResult):
         """
         method = self.method if method is None else method
         level = self.confidence_level if confidence_level is None else confidence_level
+        if self.filled is not None:  # "bounds": each end from its own filling
+            zero, one = (part.interval(method, level) for part in self.filled)
+            return replace(
+                self,
+                low=zero.low,
+                high=one.high,
+                method=zero.method,
+                confidence_level=zero.confidence_level,
+                filled=(zero, one),
+            )
         if method not in METHODS:
-            raise ValueError(f"`method` must be one of {METHODS}, not {method!r}.")
+            raise ValueError(
+                f"`method` must be one of {METHODS}, not {as_written(method)}."
+            )
         if not 0 < level < 1:
             raise ValueError("`confidence_level` must be in (0, 1).")
         dist = np.atleast_2d(self.bootstrap_distribution)
@@ -230,7 +252,7 @@ class BootstrapResult(_GroupedResult):
         low, high, z0 = _intervals.interval(
             dist, self._arrays("estimate"), method, level, accel=accel
         )
-        out = replace(
+        return replace(
             self,
             low=self._per_group(low),
             high=self._per_group(high),
@@ -238,9 +260,6 @@ class BootstrapResult(_GroupedResult):
             method=method,
             confidence_level=level,
         )
-        if self.share_scored is None:
-            return out
-        return out._bounded(self._arrays("share_scored"))
 
     def _per_group(self, v):
         """An array of one value per group as this result holds it."""
@@ -248,21 +267,44 @@ class BootstrapResult(_GroupedResult):
             return float(np.asarray(v).reshape(-1)[0])
         return pd.Series(np.asarray(v), index=self.groups)
 
-    def _bounded(self, share) -> BootstrapResult:
-        """This interval of the scored part, as worst-case bounds of the score.
+    def _select(self, pos, groups) -> BootstrapResult:
+        """The groups at positions ``pos``, indexed by ``groups`` (None: one)."""
+        per = {n: np.atleast_1d(np.asarray(getattr(self, n)))[pos] for n in _FIELDS}
+        dist = np.atleast_2d(self.bootstrap_distribution)[pos]
+        skip = {*_FIELDS, "groups", "bootstrap_distribution"}
+        rest = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip
+        }
+        return type(self)._from_arrays(
+            groups=groups, bootstrap_distribution=dist, **per, **rest
+        )
 
-        ``share`` is the share scored ``c`` per group: ``low`` becomes
-        ``c * low`` and ``high`` ``c * high + (1 - c)``; the interval of the
-        scored part is kept as ``low_scored``/``high_scored``.
+    @classmethod
+    def _from_fillings(cls, zero, one, share) -> BootstrapResult:
+        """Worst-case bounds from the zero and the one filling (same draws).
+
+        ``low`` is the zero filling's lower limit, ``high`` the one
+        filling's upper limit (Horowitz and Manski 2000); ``share`` is the
+        share scored ``c`` per group, exact (:func:`evalci.engine.missing.share_scored`).
         """
-        low, high = _bounds(self._arrays("low"), self._arrays("high"), share)
+        e0 = zero._arrays("estimate")
+        d0 = np.atleast_2d(zero.bootstrap_distribution)
+        d1 = np.atleast_2d(one.bootstrap_distribution)
+        reps = _scored_score(d0, 1.0 - (d1 - d0))  # the paired resampled shares
+        se = np.fmax(zero._arrays("standard_error"), one._arrays("standard_error"))
+        nan = zero._per_group(np.full(len(e0), np.nan))
         return replace(
-            self,
-            low=self._per_group(low),
-            high=self._per_group(high),
-            low_scored=self.low,
-            high_scored=self.high,
-            share_scored=self._per_group(share),
+            zero,
+            estimate=zero._per_group(_scored_score(e0, share)),
+            high=one.high,
+            standard_error=zero._per_group(se),
+            bootstrap_distribution=reps if zero.groups is not None else reps[0],
+            z0=nan,
+            acceleration=nan,
+            share_scored=zero._per_group(share),
+            bound_low=zero.estimate,
+            bound_high=one.estimate,
+            filled=(zero, one),
         )
 
     # -- Monte-Carlo error of the bootstrap itself ---------------------------
@@ -287,15 +329,13 @@ class BootstrapResult(_GroupedResult):
         >>> bool((r.mc_error().mc_error_share < 0.02).all())
         True
         """
-        dist = np.atleast_2d(self.bootstrap_distribution)
-        accel = self._arrays("acceleration") if self.method == "bca" else None
-        se_low, se_high = _intervals.endpoint_mc_error(
-            dist,
-            self._arrays("estimate"),
-            self.method,
-            self.confidence_level,
-            accel=None if accel is None else np.nan_to_num(accel),
-        )
+        if self.filled is None:
+            se_low, se_high = self._endpoint_errors()
+        else:  # "bounds": each end is its filling's
+            se_low, se_high = (
+                self.filled[0]._endpoint_errors()[0],
+                (self.filled[1]._endpoint_errors()[1]),
+            )
         width = self._arrays("high") - self._arrays("low")
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.maximum(se_low, se_high) / width
@@ -303,6 +343,17 @@ class BootstrapResult(_GroupedResult):
             {"mc_error_low": se_low, "mc_error_high": se_high, "mc_error_share": share}
         )
         return self._with_groups(frame)
+
+    def _endpoint_errors(self):
+        """The Monte-Carlo SEs of ``low`` and ``high`` from the replicates."""
+        accel = self._arrays("acceleration") if self.method == "bca" else None
+        return _intervals.endpoint_mc_error(
+            np.atleast_2d(self.bootstrap_distribution),
+            self._arrays("estimate"),
+            self.method,
+            self.confidence_level,
+            accel=None if accel is None else np.nan_to_num(accel),
+        )
 
     # -- conversion ---------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -324,8 +375,8 @@ class BootstrapResult(_GroupedResult):
         if self._nested:
             frame.insert(4, "n_clusters", np.atleast_1d(np.asarray(self.n_clusters)))
         if self.share_scored is not None:
-            frame.insert(3, "low_scored", self._arrays("low_scored"))
-            frame.insert(4, "high_scored", self._arrays("high_scored"))
+            frame.insert(3, "bound_low", self._arrays("bound_low"))
+            frame.insert(4, "bound_high", self._arrays("bound_high"))
         if self.counts is not None:
             for name in self.counts.columns:
                 frame[name] = self.counts[name].to_numpy()
@@ -366,7 +417,7 @@ class BootstrapResult(_GroupedResult):
             return ""
         total = self.counts.sum(numeric_only=True)
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
-        return f"; {what} ({self.missing!r}): {_missing_words(total)}"
+        return f"; {what} ({as_written(self.missing)}): {_missing_words(total)}"
 
     def plot(self, ax=None, *, sort=True):
         """Forest plot of each group's interval: :func:`evalci.plotting.intervals`.
@@ -393,7 +444,7 @@ class BootstrapResult(_GroupedResult):
             f"standard_error={self.standard_error:.3g}, n_inputs={self.n_inputs}, "
             f"n_runs={self.n_runs}, "
             + (f"n_clusters={self.n_clusters}, " if self._nested else "")
-            + f"method={self.method!r}, "
-            f"strategy={self.strategy!r}, confidence_level={self.confidence_level})"
+            + f"method={as_written(self.method)}, "
+            f"strategy={as_written(self.strategy)}, confidence_level={self.confidence_level})"
             + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
         )

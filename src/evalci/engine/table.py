@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_counts, check_finite
 from evalci._base.warnings import (
     ClusteringIgnoredWarning,
@@ -106,8 +107,8 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs, keep=None) -> pd.Dat
             pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
         ):
             raise ValueError(
-                f"`value` column {args.value!r} is not numeric (dtype {y.dtype}); the "
-                f"{metric.name!r} metric needs numbers. For predicted labels use "
+                f"`value` column {as_written(args.value)} is not numeric (dtype {y.dtype}); the "
+                f"{as_written(metric.name)} metric needs numbers. For predicted labels use "
                 "metric=evalci.metrics.accuracy(truth=...) or kappa(truth=...)."
             )
         if needs_binary:
@@ -116,11 +117,11 @@ def _clean_values(frame: pd.DataFrame, args: BootstrapArgs, keep=None) -> pd.Dat
                 why = (
                     "mode_aggregate takes the majority of a 0/1 column"
                     if args.strategy == "mode_aggregate"
-                    else f"metric {metric.name!r} needs 0/1 values"
+                    else f"metric {as_written(metric.name)} needs 0/1 values"
                 )
                 raise ValueError(
-                    f"`value` column {args.value!r} must hold only 0/1 ({why}); found "
-                    f"{_plain(y[bad].iloc[0])!r} in {int(bad.sum())} rows."
+                    f"`value` column {as_written(args.value)} must hold only 0/1 ({why}); found "
+                    f"{as_written(y[bad].iloc[0])} in {int(bad.sum())} rows."
                 )
     return frame
 
@@ -165,17 +166,12 @@ def check_magnitude(stats: np.ndarray, value: str, what: str) -> None:
         return
     shown = "inf (its sums overflowed)" if np.isinf(big) else f"{big:.3g}"
     raise ValueError(
-        f"`value` column {value!r} ({what}) reaches {shown}: sums and "
+        f"`value` column {as_written(value)} ({what}) reaches {shown}: sums and "
         f"squares of values beyond {limit:.2g} overflow float64, which would make "
         f"the estimate or its interval inf or NaN. Rescale the column, e.g. "
-        f"df[{value!r}] / 1e{max(int(np.log10(min(big, 1e308))) - 3, 1)}, and "
+        f"df[{as_written(value)}] / 1e{max(int(np.log10(min(big, 1e308))) - 3, 1)}, and "
         "scale the interval back."
     )
-
-
-def _plain(x):
-    """A numpy scalar as the Python value it prints as (for error messages)."""
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def _check_strata(frame, cluster_codes, n_clusters, strata_col, cluster_cols):
@@ -185,7 +181,7 @@ def _check_strata(frame, cluster_codes, n_clusters, strata_col, cluster_cols):
     if (per_cluster > 1).any():
         bad = np.flatnonzero(per_cluster > 1)[:5]
         raise ValueError(
-            f"`strata` column {strata_col!r} varies within an input (`cluster` "
+            f"`strata` column {as_written(strata_col)} varies within an input (`cluster` "
             f"{cluster_cols}); a stratum must be a property of the input. "
             f"Inputs with more than one stratum (first codes): {bad.tolist()}."
         )
@@ -198,7 +194,7 @@ def _mode_aggregate(frame, args, group_codes, cluster_codes, n_groups, root):
     """Collapse each (input, group) to the mode of its value, ties at random.
 
     Random tie-breaks matter: breaking ties towards the lowest or highest
-    label gives about 14-15% coverage at k=3 (PAPER-NOTES.md).
+    label gives about 14-15% coverage at k=3 (docs/paper-notes.md).
     """
     labels, uniques = pd.factorize(frame[args.value], sort=True)
     n_labels = len(uniques)
@@ -218,7 +214,7 @@ def _mode_aggregate(frame, args, group_codes, cluster_codes, n_groups, root):
             np.maximum.at(hi, inverse, c)
             if (lo != hi).any():
                 raise ValueError(
-                    f"mode_aggregate: column {col!r} varies within an input; the "
+                    f"mode_aggregate: column {as_written(col)} varies within an input; the "
                     "mode of the predictions is scored against one value per input."
                 )
     out = frame.iloc[first_row].copy()
@@ -411,7 +407,7 @@ def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
     frame, cell = frame.iloc[order], cell[order]
     data_map = _metric_data(frame, args)
     stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
-    check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
+    check_magnitude(stats, args.value, f"metric {as_written(args.metric.name)}")
     n = len(out)
     for j, name in enumerate(stat_columns(stats.shape[1])):
         out[name] = np.bincount(cell, weights=stats[:, j], minlength=n)
@@ -446,7 +442,7 @@ def prepare_cells(cells: pd.DataFrame, args: BootstrapArgs) -> tuple[Cube, np.nd
     )
     names = [c for c in cells.columns if c.startswith("__evalci_s")]
     cube.stats = cells[names].to_numpy(dtype=float)[order]
-    check_magnitude(cube.stats, args.value, f"metric {args.metric.name!r}")
+    check_magnitude(cube.stats, args.value, f"metric {as_written(args.metric.name)}")
     cube.runs = runs[order]
     return cube, n_runs.astype(np.int64)
 
@@ -498,10 +494,10 @@ def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> Non
     stats = np.asarray(raw, dtype=float)
     if stats.ndim != 2 or stats.shape[0] != len(frame):
         raise ValueError(
-            f"metric {args.metric.name!r}: `statistics` must return an array of "
+            f"metric {as_written(args.metric.name)}: `statistics` must return an array of "
             f"shape (n_rows, m); got {stats.shape}."
         )
-    check_magnitude(stats, args.value, f"metric {args.metric.name!r}")
+    check_magnitude(stats, args.value, f"metric {as_written(args.metric.name)}")
     cube.stats = stats
     if raw.dtype.kind in "biu":  # whole numbers, known without a scan
         cube.whole_stats = stats
@@ -584,18 +580,18 @@ def _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args) -> No
             continue  # constant within every input
         if kind == "system":
             _warn(
-                f"rows of one input (`cluster` {args.cluster}) differ in {col!r}, "
+                f"rows of one input (`cluster` {args.cluster}) differ in {as_written(col)}, "
                 "which looks like a system identifier: they are pooled as extra "
-                f"runs of the same input. Pass by={col!r} for one interval per "
+                f"runs of the same input. Pass by={as_written(col)} for one interval per "
                 "system, or select one system first.",
                 PooledGroupsWarning,
             )
         else:
             _warn(
-                f"rows of one cluster (`cluster` {args.cluster}) differ in {col!r}, "
+                f"rows of one cluster (`cluster` {args.cluster}) differ in {as_written(col)}, "
                 "which looks like an input identifier: with `input` left out, each "
                 "cluster counts as one input (the score is a mean of cluster "
-                f"means). If a cluster holds several inputs, pass input={col!r}: "
+                f"means). If a cluster holds several inputs, pass input={as_written(col)}: "
                 "whole clusters are then resampled and inputs count equally.",
                 EstimandWarning,
             )

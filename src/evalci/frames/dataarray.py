@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_columns, check_finite
 from evalci._base.warnings import caller_location, caller_warnings
 from evalci.engine import args as _args
@@ -85,7 +86,7 @@ def to_xarray(
     check_columns(data, cols, "to_xarray")
     if data[value].isna().any():
         raise ValueError(
-            f"`value` column {value!r} has missing values; NaN marks a missing run in "
+            f"`value` column {as_written(value)} has missing values; NaN marks a missing run in "
             "the DataArray, so drop those rows first."
         )
     check_finite(data, [value], "value")
@@ -200,7 +201,7 @@ def bootstrap(
         counts it as a failure, ``"bounds"`` gives worst-case bounds. The
         Dataset then gains ``n_attempted``, ``n_scored``, ``n_missing`` and
         ``n_inputs_unscored`` (and, under ``"bounds"``, ``share_scored``,
-        ``low_scored``, ``high_scored``). A Dask-backed array is computed
+        ``bound_low``, ``bound_high``). A Dask-backed array is computed
         first for an explicit policy.
 
     Returns
@@ -333,14 +334,14 @@ def compare(
     _check_dims(da, input_dim, run_dim, strata, [])
     if system_dim not in da.dims:
         raise ValueError(
-            f"`system_dim`={system_dim!r} is not a dimension of the DataArray; its dims "
+            f"`system_dim`={as_written(system_dim)} is not a dimension of the DataArray; its dims "
             f"are {tuple(da.dims)}."
         )
     extra = [d for d in da.dims if d not in (input_dim, run_dim, system_dim)]
     if extra:
         raise ValueError(
-            f"compare() takes a DataArray over ({input_dim!r}, {run_dim!r}, "
-            f"{system_dim!r}); select one value of {extra} first, e.g. "
+            f"compare() takes a DataArray over ({as_written(input_dim)}, {as_written(run_dim)}, "
+            f"{as_written(system_dim)}); select one value of {extra} first, e.g. "
             f"da.sel({extra[0]}=...)."
         )
     _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs)

@@ -69,7 +69,11 @@ def _dataset(res, by, group_dims, labels, input_dim, run_dim) -> xr.Dataset:
     group_cols = list(by) + group_dims
     ds = _to_dataset(res, group_cols, attrs)
     frame = res.to_frame()
-    extra = [c for c in frame.columns if c.startswith("n_") or c.endswith("_scored")]
+    extra = [
+        c
+        for c in frame.columns
+        if c.startswith(("n_", "bound_")) or c.endswith("_scored")
+    ]
     for c in (c for c in extra if c not in ds.data_vars):
         if group_cols:
             index = ds.estimate.to_series().index

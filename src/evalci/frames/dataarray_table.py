@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from evalci._base.text import as_written
 from evalci._base.validate import infinite
 from evalci.engine import args as _args
 from evalci.engine import bootstrap as core
@@ -31,12 +32,12 @@ def _check_dims(da, input_dim, run_dim, strata, by):
         raise TypeError(f"`da` must be an xarray.DataArray, not {type(da).__name__}.")
     if input_dim not in da.dims:
         raise ValueError(
-            f"`input_dim`={input_dim!r} is not a dimension of the DataArray; its dims "
+            f"`input_dim`={as_written(input_dim)} is not a dimension of the DataArray; its dims "
             f"are {tuple(da.dims)}. Pass input_dim=<the dim that indexes inputs>."
         )
     if da.sizes[input_dim] < 2:
         raise ValueError(
-            f"dim {input_dim!r} has length {da.sizes[input_dim]}; the bootstrap needs "
+            f"dim {as_written(input_dim)} has length {da.sizes[input_dim]}; the bootstrap needs "
             "at least 2 inputs."
         )
     for name, coord in (("strata", strata), *(("by", b) for b in by)):
@@ -44,13 +45,13 @@ def _check_dims(da, input_dim, run_dim, strata, by):
             continue
         if coord not in da.coords:
             raise ValueError(
-                f"`{name}`={coord!r} is not a coordinate of the DataArray; add it "
-                f"along {input_dim!r}, e.g. da.assign_coords({coord}=({input_dim!r}, values))."
+                f"`{name}`={as_written(coord)} is not a coordinate of the DataArray; add it "
+                f"along {as_written(input_dim)}, e.g. da.assign_coords({coord}=({as_written(input_dim)}, values))."
             )
         c = da.coords[coord]
         if input_dim not in c.dims:
             raise ValueError(
-                f"`{name}` coordinate {coord!r} must lie along {input_dim!r}."
+                f"`{name}` coordinate {as_written(coord)} must lie along {as_written(input_dim)}."
             )
 
 
@@ -80,9 +81,9 @@ def _check_coords(da, input_dim, run_dim, strata, by):
         n_bad = int(pd.isna(np.asarray(c.values).reshape(-1)).sum())
         if n_bad:
             raise ValueError(
-                f"`{name}` coordinate {coord!r} has {n_bad} missing values; every "
+                f"`{name}` coordinate {as_written(coord)} has {n_bad} missing values; every "
                 f"input needs one. Fill them, or drop those inputs: "
-                f"da.sel({input_dim}=da[{coord!r}].notnull())."
+                f"da.sel({input_dim}=da[{as_written(coord)}].notnull())."
             )
         extra = [d for d in c.dims if d != input_dim]
         if extra:
@@ -90,8 +91,8 @@ def _check_coords(da, input_dim, run_dim, strata, by):
             dim = run_dim if run_dim in extra else extra[0]
             if bool(varies):
                 raise ValueError(
-                    f"`{name}` coordinate {coord!r} varies along {dim!r}; it must be "
-                    f"constant within an input (a property of the {input_dim!r})."
+                    f"`{name}` coordinate {as_written(coord)} varies along {as_written(dim)}; it must be "
+                    f"constant within an input (a property of the {as_written(input_dim)})."
                 )
 
 
@@ -100,7 +101,7 @@ def _refuse_inf(frame, name, coords) -> None:
     for col in [name, *coords]:
         found = infinite(frame, col)
         if found is not None:
-            what = "values" if col == name else f"coordinate {col!r}"
+            what = "values" if col == name else f"coordinate {as_written(col)}"
             fix = (
                 "da.where(np.isfinite(da)) to count them as missing runs"
                 if col == name
@@ -108,7 +109,7 @@ def _refuse_inf(frame, name, coords) -> None:
             )
             raise ValueError(
                 f"`da` {what} hold {found[0]} infinite values (first: "
-                f"{found[1]!r}); scores must be finite (NaN marks a missing "
+                f"{as_written(found[1])}); scores must be finite (NaN marks a missing "
                 f"run). Replace them, e.g. {fix}, or clip them to a finite range."
             )
 
@@ -175,9 +176,9 @@ def _long(da, input_dim, run_dim, strata, by, metric, keep_missing=False):
             n_cells = expected // len(all_inputs)
             bad = [i for i in all_inputs if counts.get(i, 0) < n_cells][:5]
             raise ValueError(
-                f"inputs with no value along {run_dim!r} (all NaN) in some cell of "
+                f"inputs with no value along {as_written(run_dim)} (all NaN) in some cell of "
                 f"{group_dims or 'the array'}: {bad}; drop them (e.g. "
-                f"da.dropna({input_dim!r}, how='all')) or fill them."
+                f"da.dropna({as_written(input_dim)}, how='all')) or fill them."
             )
         frame = kept
     return frame, name, group_dims

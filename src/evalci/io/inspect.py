@@ -699,7 +699,7 @@ def read_inspect(
             logs.append(_plain_json(f, max_member_bytes))
     logs = choose_task(logs, task)
     roots = [Path(str(p)) for p in paths if Path(str(p)).is_dir()]
-    check_manifests(logs, roots, task)
+    check_manifests(logs, roots, task, _is_log)
     logs, superseded = resolve_attempts(logs)
     check_overlaps(logs)
     frames, counts = [], []

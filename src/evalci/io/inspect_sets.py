@@ -143,11 +143,13 @@ def _under(folder: Path, roots: list[Path]) -> bool:
     return any(folder == r or r in folder.parents for r in roots)
 
 
-def check_manifests(logs: list, roots: list[Path], task: str | None) -> None:
+def check_manifests(logs: list, roots: list[Path], task: str | None, is_log) -> None:
     """Warn of an eval set's task without a log, where the set's folder was
-    read whole (``roots``: the directories passed); logs named one by one
-    are a choice, and ``task=`` another."""
+    read whole (it, or a folder above it, is in ``roots``, the directories
+    passed; or every log in it, by ``is_log``, was read): reading one task's
+    files says nothing of the others', and ``task=`` chooses one task."""
     roots = [r.resolve() for r in roots]
+    read = {log.file.resolve() for log in logs}
     folders = {log.file.parent for log in logs}
     ids = {log.header["eval"].get("task_id") for log in logs}
     for folder in sorted(folders):
@@ -156,9 +158,12 @@ def check_manifests(logs: list, roots: list[Path], task: str | None) -> None:
             continue
         manifest = _load_json(mf.read_bytes(), mf)
         tasks = _get(manifest, "tasks", mf, "", kind="a list")
+        whole = _under(folder, roots) or all(
+            f.resolve() in read for f in folder.iterdir() if is_log(f)
+        )
         for t in tasks:
             tid = _get(t, "task_id", mf, "an entry of `tasks`", kind="a string")
-            if tid in ids or not _under(folder, roots):
+            if tid in ids or not whole:
                 continue
             if task is not None and t.get("name") != task:
                 continue

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import plain
 from evalci.io._shared import (
     KEYS,
     _files,
@@ -85,36 +86,67 @@ def _csv_line(file: Path, i: int) -> int | None:
 
 def where(data: pd.DataFrame, i: int) -> str:
     """Where row ``i`` of a table :func:`_read_table` read is, for messages:
-    the file and its line (JSON Lines, CSV) or row (Parquet, from 0)."""
+    its line in the file (JSON Lines, CSV: a cell's line breaks and blank
+    lines counted) or its row (Parquet, from 0)."""
     kind, file, lines = data.attrs.get("evalci_where", (None, None, None))
     if kind == "jsonl":
-        return f"{file}, line {lines[i]}"
+        return f"line {lines[i]}"
     if kind == "csv" and (n := _csv_line(file, i)) is not None:
-        return f"{file}, line {n}"
-    return f"{file}, row {i} (from 0)" if file is not None else f"row {i} (from 0)"
+        return f"line {n}"
+    return f"row {i} (from 0)"
 
 
 def whole_numbers(col: pd.Series, data: pd.DataFrame, arg: str, name) -> pd.Series:
     """A column of whole numbers as int64 (a CSV's text ``"2"`` is the number
     2); any other value (other text, a fraction, a boolean) raises, naming
-    the file, the line and the column."""
+    the file, the line and the column: never truncated."""
     out = []
     for i, v in enumerate(col.tolist()):
         if isinstance(v, str) and _WHOLE.fullmatch(v.strip()):
             v = int(v)
         ok = isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-        if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+        if (
+            isinstance(v, (float, np.floating))
+            and np.isfinite(v)
+            and float(v).is_integer()
+        ):
             ok = True
-        out.append(int(v) if ok else None)
         if not ok:
-            shown = v.item() if isinstance(v, np.generic) else v
+            file = data.attrs.get("evalci_where", (None, "the table"))[1]
             raise ValueError(
-                f"`{arg}`: {where(data, i)}: the column {name!r} holds {shown!r}, "
-                f"not a whole number; a {arg} number must be one (0, 1, 2, ...). "
-                f"Map the column to whole numbers, or leave `{arg}=` out to "
-                "number the runs in file order."
+                f"`{arg}`: column {name!r} of {file} holds {plain(v)!r} "
+                f"({where(data, i)}), not a whole number; runs are numbered 0, "
+                f"1, ... (leave `{arg}` out to number them in file order)."
             )
+        out.append(int(v))
     return pd.Series(out, index=col.index, dtype="int64")
+
+
+def _check_columns(data, file, roles: dict, values: list, meta: dict) -> None:
+    """Every column named is in the file, no metadata column takes a key's
+    name, and no key (input, system, run) is missing (naming its line)."""
+    need = {**roles, "value": values, "columns": list(meta)}
+    for arg, cols in need.items():
+        for c in [cols] if isinstance(cols, str) else cols or []:
+            if c not in data.columns:
+                raise ValueError(
+                    f"`{arg}`: {file} has no column {c!r}; it has {list(data.columns)[:20]}."
+                )
+    clash = set(meta.values()) & set(KEYS + values)
+    if clash:
+        c = sorted(clash)[0]
+        raise ValueError(
+            f"`columns`: a metadata column named {c!r} would overwrite the "
+            f"table's {c!r} column; rename it with a dict ({{{c!r}: "
+            f"'{c}_label'}}) or pass it as `{c}=` if it is one."
+        )
+    for arg, c in roles.items():
+        if c is not None and data[c].isna().any():
+            i = int(data[c].isna().to_numpy().argmax())
+            raise ValueError(
+                f"`{arg}`: column {c!r} of {file} has missing values ("
+                f"{where(data, i)}); every row needs its {arg}."
+            )
 
 
 def read_jsonl(
@@ -196,33 +228,8 @@ def read_jsonl(
     data = _read_table(file, format)
     values = [value] if isinstance(value, str) else list(value)
     meta = columns if isinstance(columns, dict) else {c: c for c in columns or []}
-    need = {
-        "input": input,
-        "value": values,
-        "run": run,
-        "system": system,
-        "columns": list(meta),
-    }
-    for arg, cols in need.items():
-        for c in [cols] if isinstance(cols, str) else cols or []:
-            if c not in data.columns:
-                raise ValueError(
-                    f"`{arg}`: {file} has no column {c!r}; it has {list(data.columns)[:20]}."
-                )
-    clash = set(meta.values()) & set(KEYS + values)
-    if clash:
-        c = sorted(clash)[0]
-        raise ValueError(
-            f"`columns`: a metadata column named {c!r} would overwrite the "
-            f"table's {c!r} column; rename it with a dict ({{{c!r}: "
-            f"'{c}_label'}}) or pass it as `{c}=` if it is one."
-        )
-    for arg, c in (("input", input), ("system", system), ("run", run)):
-        if c is not None and data[c].isna().any():
-            raise ValueError(
-                f"`{arg}`: {where(data, int(data[c].isna().to_numpy().argmax()))}: "
-                f"the column {c!r} is empty; every row needs its {arg}."
-            )
+    roles = {"input": input, "system": system, "run": run}
+    _check_columns(data, file, roles, values, meta)
     out = pd.DataFrame({"input": data[input]})
     out["system"] = data[system] if system is not None else file.stem
     if run is not None:
@@ -236,8 +243,9 @@ def read_jsonl(
         if bad.any():
             i = int(bad.to_numpy().argmax())
             raise ValueError(
-                f"`value`: {where(data, i)}: the column {c!r} holds a "
-                f"non-numeric value ({col.iloc[i]!r}); map it to numbers first."
+                f"`value`: column {c!r} of {file} holds a non-numeric value "
+                f"({plain(col.iloc[i])!r}, {where(data, i)}); map it to numbers "
+                "first."
             )
         out[c] = num
     for old, new in meta.items():

@@ -6,9 +6,9 @@ Shared by :mod:`evalci.methods.analytic`, :mod:`evalci.methods.mcnemar` and
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_no_missing
 
 #: how :func:`check_frame` tells analytic_ci and mcnemar callers to get a DataFrame
@@ -16,16 +16,9 @@ _FRAME_HINT = "for xarray objects convert first with da.evalci.to_frame()"
 
 
 def _no_missing(frame: pd.DataFrame, col: str, name: str, hint: str) -> None:
-    fix = f"drop those rows (data.dropna(subset=[{col!r}])) or {hint}"
+    fix = f"drop those rows (data.dropna(subset=[{as_written(col)}])) or {hint}"
     check_no_missing(frame, col, name, fix)
 
 
-def _show(v) -> str:
-    """repr of a key or value without numpy's scalar wrapper (np.int64(3) -> 3)."""
-    if isinstance(v, tuple):
-        return "(" + ", ".join(_show(x) for x in v) + ")"
-    return repr(v.item() if isinstance(v, np.generic) else v)
-
-
 def _where(groups, g) -> str:
-    return "" if groups is None else f" in group {_show(groups[g])}"
+    return "" if groups is None else f" in group {as_written(groups[g])}"

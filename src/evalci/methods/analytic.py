@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.warnings import (
     FEW_INPUTS,
     DegenerateDataWarning,
@@ -33,7 +34,7 @@ from evalci.engine.cube import group_codes as group_codes_of
 from evalci.engine.missing import note as _missing_words
 from evalci.engine.results import _GroupedResult
 from evalci.methods import analytic_missing as _missing
-from evalci.methods._messages import _show, _where
+from evalci.methods._messages import _where
 from evalci.methods.analytic_args import (
     _CLUSTERED_METHODS,
     _COLLAPSING_METHODS,
@@ -130,10 +131,13 @@ class AnalyticResult(_GroupedResult):
         ``n_attempted``, ``n_scored``, ``n_missing`` runs (by cause when the
         table says: ``n_errored``, ``n_hit_limit``), as on
         :class:`~evalci.BootstrapResult`; None otherwise.
-    share_scored, low_scored, high_scored : float, pandas.Series or None
-        ``missing="bounds"`` only: the share scored ``c`` and the closed-form
-        interval of the scored part; ``low = c * low_scored`` and
-        ``high = c * high_scored + (1 - c)``, ``estimate`` the scored part's.
+    share_scored, bound_low, bound_high : float, pandas.Series or None
+        ``missing="bounds"`` only: the share scored ``c``, and the score with
+        every missing outcome a failure (``bound_low = c * estimate``) and a
+        success (``bound_high``). ``low`` is the lower limit of the first
+        filling's interval, ``high`` the upper limit of the second's;
+        ``estimate`` is the scored part's and ``standard_error`` the larger
+        of the two fillings' SEs.
     """
 
     estimate: object
@@ -150,10 +154,10 @@ class AnalyticResult(_GroupedResult):
     missing: str = "raise"
     counts: pd.DataFrame | None = field(default=None, repr=False)
     share_scored: object = None
-    low_scored: object = None
-    high_scored: object = None
+    bound_low: object = None
+    bound_high: object = None
 
-    _PER_GROUP = (*_FIELDS, "share_scored", "low_scored", "high_scored")
+    _PER_GROUP = (*_FIELDS, "share_scored", "bound_low", "bound_high")
     _SETTINGS = ("confidence_level", "method", "weight")
 
     def to_frame(self) -> pd.DataFrame:
@@ -173,7 +177,7 @@ class AnalyticResult(_GroupedResult):
             {name: np.atleast_1d(np.asarray(getattr(self, name))) for name in _FIELDS}
         )
         if self.share_scored is not None:
-            for name in ("low_scored", "high_scored", "share_scored"):
+            for name in ("bound_low", "bound_high", "share_scored"):
                 frame[name] = np.atleast_1d(np.asarray(getattr(self, name)))
         if self.counts is not None:
             for name in self.counts.columns:
@@ -203,7 +207,7 @@ class AnalyticResult(_GroupedResult):
             return ""
         total = self.counts.sum(numeric_only=True)
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
-        return f"; {what} ({self.missing!r}): {_missing_words(total)}"
+        return f"; {what} ({as_written(self.missing)}): {_missing_words(total)}"
 
     def _scalar_repr(self) -> str:
         sided = ", one_sided=True" if self.one_sided else ""
@@ -211,7 +215,7 @@ class AnalyticResult(_GroupedResult):
             f"AnalyticResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
             f"high={self.high:.4g}, standard_error={self.standard_error:.3g}, "
             f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
-            f"method={self.method!r}, confidence_level={self.confidence_level}, "
+            f"method={as_written(self.method)}, confidence_level={self.confidence_level}, "
             f"rule_of_three={self.rule_of_three}{sided})"
             + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
         )
@@ -312,13 +316,14 @@ def analytic_ci(
         missing"). ``"raise"`` (default): refuse, with the counts.
         ``"drop"``: leave the missing rows out (a ``MissingDataWarning`` says
         the estimand changed). ``"zero"``: a missing outcome is a failure
-        (0; outcomes on [0, 1]). ``"bounds"``: worst-case (Manski) bounds on
-        the closed-form interval of the scored part, ``[c * low_obs, c *
-        high_obs + (1 - c)]`` with ``c`` the share scored (outcomes on
-        [0, 1]); with ``weight="input"`` and k > 1 (``"clt"``,
-        ``"clustered-wilson"``) ``c`` is the mean of the inputs' scored
-        shares and the scored part weights each run by one over its input's
-        attempted runs. Cohen's kappa takes ``"raise"`` and ``"drop"`` only.
+        (0; outcomes on [0, 1]). ``"bounds"``: worst-case (Manski) bounds
+        (outcomes on [0, 1]): ``low`` is the lower limit of the interval of
+        the table with every missing outcome 0, ``high`` the upper limit of
+        the one with every missing outcome 1 (each end at the asked level,
+        Horowitz and Manski 2000); ``estimate`` is the scored part's and
+        ``share_scored`` the share scored (with ``weight="input"`` the mean
+        of the inputs' scored shares). Not with ``"rule-of-three"``. Cohen's
+        kappa takes ``"raise"`` and ``"drop"`` only.
         Whenever an outcome is missing, the result has ``counts``.
 
     Returns
@@ -429,35 +434,28 @@ def analytic_ci(
         data, value, cluster, method, by, confidence_level, truth, weight
     )
     handled = _missing.prepare(data, args, missing)
-    data = handled.data
-    y = _outcome_iv(data, args)
-    cells = _cells(data, args)
-    _cells_iv(cells, args)
-    if args.method == "fleiss-cohen-everitt":
-        estimate, se, low, high = _kappa_interval(data, args, cells)
-        rot = np.zeros(cells.n_groups, dtype=bool)
-        boundary = np.zeros(cells.n_groups, dtype=bool)
-    else:
-        estimate, se, low, high, rot, boundary = _mean_interval(
-            y, args, cells, handled.weights
-        )
-    _warn_analytic(args.method, se, estimate, boundary, cells.n_inputs, cells.groups)
     scored = {}
-    if handled.share is not None:
-        scored = dict(low_scored=low, high_scored=high)
-        low, high, scored["share_scored"] = _missing.bounded(
-            low, high, handled.share, cells.groups
-        )
+    if handled.ones is None:
+        r = _closed_form(handled.data, args)
+        shown = r.estimate
+    else:  # "bounds": each filling's interval, low from 0s, high from 1s
+        zero, one = (_closed_form(d, args, say=False) for d in handled.fillings)
+        same = zero.boundary & one.boundary & (zero.estimate == one.estimate)
+        _say_boundary(zero, same, args)  # collapsed with nothing missing
+        r, scored = _missing.bounded(zero, one, handled)
+        shown = zero.estimate  # a NaN scored part is warn_unscored's to explain
+    cells = r.cells
+    _warn_analytic(args.method, r.se, shown, r.boundary, cells.n_inputs, cells.groups)
     counts = _missing.aligned(handled.counts, cells.groups)
     return AnalyticResult._from_arrays(
         groups=cells.groups,
-        estimate=estimate,
-        low=low,
-        high=high,
-        standard_error=se,
+        estimate=r.estimate,
+        low=r.low,
+        high=r.high,
+        standard_error=r.se,
         n_inputs=cells.n_inputs,
         n_runs=cells.n_runs,
-        rule_of_three=rot,
+        rule_of_three=r.rot,
         method=args.method,
         confidence_level=args.confidence_level,
         weight=args.weight,
@@ -465,6 +463,35 @@ def analytic_ci(
         counts=counts,
         **scored,
     )
+
+
+@dataclass(frozen=True)
+class _Closed:
+    """One closed-form interval per group, and how it was reached."""
+
+    cells: _Cells
+    estimate: np.ndarray
+    se: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    rot: np.ndarray  # the one-sided rule of three
+    boundary: np.ndarray  # collapsed at 0/N or N/N: exact interval instead
+    all1: np.ndarray  # every outcome 1 (where `boundary`: else 0)
+
+
+def _closed_form(data: pd.DataFrame, args: _Args, *, say: bool = True) -> _Closed:
+    """The interval of each group of ``data`` (``say``: warn when an
+    interval collapsed at 0/N or N/N and the exact one replaced it)."""
+    y = _outcome_iv(data, args)
+    cells = _cells(data, args)
+    _cells_iv(cells, args)
+    none = np.zeros(cells.n_groups, dtype=bool)
+    if args.method == "fleiss-cohen-everitt":
+        return _Closed(cells, *_kappa_interval(data, args, cells), none, none, none)
+    out = _Closed(cells, *_mean_interval(y, args, cells))
+    if say:
+        _say_boundary(out, out.boundary, args)
+    return out
 
 
 @dataclass(frozen=True)
@@ -534,14 +561,14 @@ def _cells_iv(c: _Cells, args: _Args) -> None:
             "outcomes) or the cluster bootstrap, evalci.cluster_ci(...)"
         )
         raise ValueError(
-            f"method={args.method!r} needs one row per input (k=1), but input "
-            f"{_show(key)} (`cluster` {args.cluster or ['row']}){_where(groups, c.cell_group[bad])} "
+            f"method={as_written(args.method)} needs one row per input (k=1), but input "
+            f"{as_written(key)} (`cluster` {args.cluster or ['row']}){_where(groups, c.cell_group[bad])} "
             f"has {int(k[bad])} rows; for k > 1 runs per input {alternative}."
         )
     if args.method in _CLUSTERED_METHODS and (c.n_inputs < 2).any():
         g = int(np.argmax(c.n_inputs < 2))
         raise ValueError(
-            f"method={args.method!r} needs at least 2 inputs for a standard error{_where(groups, g)}; "
+            f"method={as_written(args.method)} needs at least 2 inputs for a standard error{_where(groups, g)}; "
             f"found {int(c.n_inputs[g])} (`cluster` {args.cluster or ['row']})."
         )
 
@@ -565,12 +592,9 @@ def _kappa_interval(frame: pd.DataFrame, args: _Args, c: _Cells):
     return estimate, se, estimate - z * se, estimate + z * se
 
 
-def _mean_interval(y, args: _Args, c: _Cells, w=None):
-    """Estimate, SE, interval, rule-of-three flags and 0/N-N/N flags of a mean score.
-
-    ``w`` (``missing="bounds"``, clustered methods): per-row weights; the
-    scored part is then the ratio ``sum(w y) / sum(w)`` over inputs.
-    """
+def _mean_interval(y, args: _Args, c: _Cells):
+    """Estimate, SE, interval, rule-of-three flags, 0/N-N/N flags and
+    all-1 flags of a mean score."""
     level, n_groups, n_inputs = args.confidence_level, c.n_groups, c.n_inputs
     rot = np.zeros(n_groups, dtype=bool)
     boundary = np.zeros(n_groups, dtype=bool)
@@ -584,15 +608,10 @@ def _mean_interval(y, args: _Args, c: _Cells, w=None):
         estimate, se = np.where(all1, 1.0, 0.0), np.zeros(n_groups)
         low, high = _one_sided_bound(all0, all1, n_inputs, c.groups, level)
         rot[:] = True
-        return estimate, se, low, high, rot, boundary
+        return estimate, se, low, high, rot, boundary, all1
     if args.method in _CLUSTERED_METHODS:
-        if w is None:
-            cell_sum, k, weight = np.add.reduceat(y, c.starts), c.k, args.weight
-        else:
-            w = w[c.order]
-            cell_sum = np.add.reduceat(y * w, c.starts)
-            k, weight = np.add.reduceat(w, c.starts), "run"
-        estimate, se = _clt(cell_sum, k, c.cell_group, n_inputs, weight)
+        cell_sum = np.add.reduceat(y, c.starts)
+        estimate, se = _clt(cell_sum, c.k, c.cell_group, n_inputs, args.weight)
         if args.method == "clt":
             z = _z(level)
             low, high = estimate - z * se, estimate + z * se
@@ -607,10 +626,8 @@ def _mean_interval(y, args: _Args, c: _Cells, w=None):
         low, high = _proportion_interval(x, n_inputs, args.method, level)
     if args.method in _COLLAPSING_METHODS:
         boundary = all0 | all1
-        low, high = _exact_at_boundary(
-            low, high, all0, all1, n_inputs, c.groups, args.method, level
-        )
-    return estimate, se, low, high, rot, boundary
+        low, high = _exact_at_boundary(low, high, all0, all1, n_inputs, level)
+    return estimate, se, low, high, rot, boundary, all1
 
 
 def _one_sided_bound(all0, all1, n_inputs, groups, level):
@@ -629,7 +646,7 @@ def _one_sided_bound(all0, all1, n_inputs, groups, level):
     return low, high
 
 
-def _exact_at_boundary(low, high, all0, all1, n_inputs, groups, method, level):
+def _exact_at_boundary(low, high, all0, all1, n_inputs, level):
     """Replace a collapsed clt/wald interval by the exact two-sided one at 0/N, N/N.
 
     Every outcome 0 (or 1): the clt and Wald intervals have zero width. The
@@ -643,13 +660,27 @@ def _exact_at_boundary(low, high, all0, all1, n_inputs, groups, method, level):
     if not hit.any():
         return low, high
     cp_low, cp_high = _clopper_pearson(np.where(all1, n_inputs, 0), n_inputs, level)
-    low, high = np.where(hit, cp_low, low), np.where(hit, cp_high, high)
+    return np.where(hit, cp_low, low), np.where(hit, cp_high, high)
+
+
+def _say_boundary(r: _Closed, hit, args: _Args) -> None:
+    """The warning of :func:`_exact_at_boundary` for the groups ``hit``."""
+    if not hit.any():
+        return
     which = np.flatnonzero(hit)
-    g = int(which[0])
+    g, groups, n_inputs = int(which[0]), r.cells.groups, r.cells.n_inputs
     where = (
-        "" if groups is None else f" in {len(which)} group(s), e.g. {_show(groups[g])}"
+        ""
+        if groups is None
+        else f" in {len(which)} group(s), e.g. {as_written(groups[g])}"
     )
-    outcome = 1 if all1[g] else 0
+    outcome, method, level, low, high = (
+        int(r.all1[g]),
+        args.method,
+        args.confidence_level,
+        r.low,
+        r.high,
+    )
     warn(
         f"every outcome is {outcome}{where}, so the {method} interval would have zero "
         f"width; returning the exact two-sided {level:.0%} Clopper-Pearson interval "

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.typing import WEIGHTS
 from evalci._base.validate import (
     as_columns,
@@ -18,7 +19,7 @@ from evalci._base.validate import (
     check_option,
 )
 from evalci.engine.table import check_magnitude
-from evalci.methods._messages import _FRAME_HINT, _no_missing, _show
+from evalci.methods._messages import _FRAME_HINT, _no_missing
 
 #: Canonical method names of :func:`analytic_ci`.
 ANALYTIC_METHODS: tuple[str, ...] = (
@@ -94,13 +95,13 @@ def _analytic_iv(
     elif truth is not None:
         raise ValueError(
             f"`truth` is only used by method='fleiss-cohen-everitt' (Cohen's kappa), "
-            f"not method={canonical!r}; for accuracy score the labels first, e.g. "
-            f"correct = (df[{value!r}] == df[{truth!r}]).astype(int)."
+            f"not method={as_written(canonical)}; for accuracy score the labels first, e.g. "
+            f"correct = (df[{as_written(value)}] == df[{as_written(truth)}]).astype(int)."
         )
     overlap = set(cluster) & set(by)
     if overlap:
         raise ValueError(
-            f"`by` and `cluster` share column {sorted(overlap)[0]!r}: one interval per "
+            f"`by` and `cluster` share column {as_written(sorted(overlap)[0])}: one interval per "
             "input is not an interval over inputs; group by a column that spans "
             "several inputs."
         )
@@ -119,8 +120,8 @@ def _numeric_values(frame: pd.DataFrame, args: _Args) -> np.ndarray:
     y = frame[args.value]
     if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
         raise ValueError(
-            f"`value` column {args.value!r} is not numeric (dtype {y.dtype}); "
-            f"method={args.method!r} needs numbers. For predicted labels use "
+            f"`value` column {as_written(args.value)} is not numeric (dtype {y.dtype}); "
+            f"method={as_written(args.method)} needs numbers. For predicted labels use "
             "method='fleiss-cohen-everitt' with truth=..., or score them first, e.g. "
             "(df.pred == df.label).astype(int)."
         )
@@ -128,13 +129,13 @@ def _numeric_values(frame: pd.DataFrame, args: _Args) -> np.ndarray:
         bad = ~y.isin([0, 1])
         if bad.any():
             raise ValueError(
-                f"`value` column {args.value!r} must hold only 0/1 for "
-                f"method={args.method!r} (a binomial proportion); found "
-                f"{_show(y[bad].iloc[0])} in {int(bad.sum())} rows. For scores use "
+                f"`value` column {as_written(args.value)} must hold only 0/1 for "
+                f"method={as_written(args.method)} (a binomial proportion); found "
+                f"{as_written(y[bad].iloc[0])} in {int(bad.sum())} rows. For scores use "
                 "method='clt'."
             )
     values = y.to_numpy(dtype=float)
-    check_magnitude(values[:, None], args.value, f"method={args.method!r}")
+    check_magnitude(values[:, None], args.value, f"method={as_written(args.method)}")
     return values
 
 

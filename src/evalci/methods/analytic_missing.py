@@ -11,13 +11,14 @@ a closed-form interval is built:
 ``"zero"``
     A missing outcome is a failure (0); outcomes on [0, 1] only.
 ``"bounds"``
-    Worst-case (Manski) bounds on the closed-form interval of the scored
-    part: ``[c * low_obs, c * high_obs + (1 - c)]``, ``c`` the share scored.
-    With ``weight="input"`` and runs nested in inputs (``"clt"``,
-    ``"clustered-wilson"``), ``c`` is the mean over inputs of each input's
-    scored share and the scored part weights each scored run by one over its
-    input's attempted runs (a ratio estimator with the cluster-robust
-    sandwich SE), as in the bootstrap.
+    Worst-case (Manski) bounds: the closed-form interval of the table with
+    every missing outcome a failure (0) and of the table with every one a
+    success (1); ``low`` is the first's lower limit, ``high`` the second's
+    upper limit (Horowitz and Manski 2000: each end at the asked level), as
+    the bootstrap's bounds (:mod:`evalci.engine.missing`). ``estimate`` is
+    the score of the scored part, ``e0 / c`` with ``c`` the share scored.
+    ``"rule-of-three"`` is refused: a filling of a group with a missing
+    outcome is no longer all 0 or all 1.
 
 Cohen's kappa (``"fleiss-cohen-everitt"``) takes ``"raise"`` and ``"drop"``
 only: a missing label is no failure, and kappa's worst case is not [0, 1].
@@ -25,7 +26,7 @@ only: a missing label is no failure, and kappa's worst case is not [0, 1].
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -37,7 +38,6 @@ from evalci.metrics.registry import get_metric
 __all__ = ["Missing", "aligned", "bounded", "prepare"]
 
 _KAPPA = "fleiss-cohen-everitt"
-_WEIGHTED = ("clt", "clustered-wilson")  # methods that weight runs by input
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,12 @@ class Missing:
     policy: str
     counts: pd.DataFrame | None = None  # engine.missing.tally, full-table groups
     share: pd.Series | None = None  # "bounds": the share scored per group
-    weights: np.ndarray | None = None  # "bounds": per row of `data`, or None
+    ones: pd.DataFrame | None = None  # "bounds": `data` with every missing a 1
+
+    @property
+    def fillings(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """``"bounds"``: the table with each missing outcome 0, then 1."""
+        return self.data, self.ones
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,14 @@ def prepare(data: pd.DataFrame, args, missing) -> Missing:
         return Missing(data, policy)
     if policy == "raise":
         _refuse(data, args, na, cols)
+    if policy == "bounds" and args.method == "rule-of-three":
+        raise ValueError(
+            "missing='bounds' with method='rule-of-three': the rule of three "
+            "bounds a group whose outcomes are all 0 (or all 1), and a missing "
+            "outcome may be either, so the worst case is no longer such a "
+            "group. Use method='clopper-pearson' (k=1) or 'clustered-wilson' "
+            "with missing='bounds', or missing='zero'/'drop'."
+        )
     if kappa and policy != "drop":
         raise ValueError(
             f"missing={policy!r} is not defined for Cohen's kappa "
@@ -113,16 +126,29 @@ def prepare(data: pd.DataFrame, args, missing) -> Missing:
         return Missing(data.loc[~na], policy, counts)
     if policy == "zero":
         return Missing(_missing.filled(data, view), policy, counts)
-    rows, scored, share = _missing.scored_part(data, view)
-    share = pd.Series(share, index=counts.index)
-    weights = None
-    if args.method in _WEIGHTED and view.weight == "input":
-        weights = rows[scored.metric.columns[0]].to_numpy(dtype=float)
-    return Missing(data.loc[~na], policy, counts, share, weights)
+    share = pd.Series(_missing.share_scored(data, view), index=counts.index)
+    zero, one = (_missing.filled(data, view, fill) for fill in (0.0, 1.0))
+    return Missing(zero, policy, counts, share, one)
 
 
-def bounded(low, high, share, groups):
-    """Worst-case bounds of the interval ``[low, high]`` of the scored part."""
-    c = share.to_numpy(dtype=float) if groups is None else share.reindex(groups)
-    c = np.asarray(c, dtype=float)
-    return (*_missing.bounds(np.asarray(low), np.asarray(high), c), c)
+def bounded(zero, one, handled: Missing):
+    """``(interval, fields)`` of the bounds from the intervals of the two
+    fillings (``methods.analytic._Closed``): ``low`` the zero filling's,
+    ``high`` the one filling's, the standard error the larger of theirs,
+    the estimate the scored part's (``e0 / c``), ``boundary`` where either
+    filling collapsed at 0/N or N/N (its end is then exact: no warning of
+    few inputs or a zero SE). ``fields``: ``share_scored``, ``bound_low``,
+    ``bound_high``."""
+    groups = zero.cells.groups
+    share = handled.share if groups is None else handled.share.reindex(groups)
+    c = np.asarray(share, dtype=float)
+    _missing.warn_unscored(handled.counts)
+    out = replace(
+        zero,
+        estimate=_missing.scored_score(zero.estimate, c),
+        high=one.high,
+        se=np.fmax(zero.se, one.se),
+        boundary=zero.boundary | one.boundary,
+    )
+    fields = dict(share_scored=c, bound_low=zero.estimate, bound_high=one.estimate)
+    return out, fields

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.engine.results import _GroupedResult
 from evalci.methods.bayes_args import (
     BetaBinomialPrior,
@@ -140,7 +141,7 @@ class BayesResult(_GroupedResult):
     def _header(self) -> str:
         return (
             f"{self.confidence_level:.0%} Bayesian credible interval of the "
-            f"{_WHAT[self.estimand]}, prior={self.prior.concentration!r}"
+            f"{_WHAT[self.estimand]}, prior={as_written(self.prior.concentration)}"
         )
 
     def _scalar_repr(self) -> str:
@@ -153,7 +154,7 @@ class BayesResult(_GroupedResult):
             f"BayesResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
             f"high={self.high:.4g}, posterior_sd={self.posterior_sd:.3g}{above}, "
             f"n_inputs={self.n_inputs}, n_runs={self.n_runs}, "
-            f"estimand={self.estimand!r}, prior={self.prior.concentration!r}, "
+            f"estimand={as_written(self.estimand)}, prior={as_written(self.prior.concentration)}, "
             f"confidence_level={self.confidence_level})"
         )
 
@@ -231,11 +232,13 @@ def bayes_ci(
     ``k_i`` runs are Bernoulli(``p_i``). The posterior of the population mean
     ``mu = a / (a + b)`` (or of these inputs' mean) under a weak hyperprior
     is computed by deterministic quadrature over ``(a, b)`` (a 2-D grid in
-    ``(logit mu, log(a + b))``), so it takes milliseconds and needs no MCMC.
-    With one run per input and the default prior it is exactly the
-    ``Beta(1 + s, 1 + N - s)`` posterior. Page "Small samples" gives its
+    ``(logit mu, log(a + b))``), so it needs no MCMC: 3-8 ms for 30 to 1,000
+    inputs, 50-90 ms with ``estimand="inputs"`` (measured on a 2-core
+    machine). With one run per input and the default prior it is exactly
+    the ``Beta(1 + s, 1 + N - s)`` posterior. Page "Small samples" gives its
     frequentist coverage beside Wilson, clustered Wilson, Clopper-Pearson
-    and the cluster bootstrap at N = 10 to 100.
+    and the cluster bootstrap at N = 10 to 100: near 95%, but not at or
+    above it in every cell (0.924 exactly at N = 10, k = 1, mean 0.7).
 
     Parameters
     ----------

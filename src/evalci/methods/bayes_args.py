@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.lazy import special
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -24,7 +25,7 @@ from evalci._base.validate import (
 )
 from evalci.engine.cube import factorize
 from evalci.engine.cube import group_codes as group_codes_of
-from evalci.methods._messages import _no_missing, _show, _where
+from evalci.methods._messages import _no_missing, _where
 from evalci.methods.bayes_grid import Counts
 
 #: Names of the concentration priors (see :class:`BetaBinomialPrior`).
@@ -87,7 +88,7 @@ class BetaBinomialPrior:
         if not ok:
             raise ValueError(
                 "`prior.mean` must be two positive numbers (alpha, beta) of the Beta "
-                f"prior on the mean score, e.g. (1, 1) for uniform; got {m!r}."
+                f"prior on the mean score, e.g. (1, 1) for uniform; got {as_written(m)}."
             )
         object.__setattr__(self, "mean", (float(m[0]), float(m[1])))
         check_option(
@@ -185,7 +186,7 @@ def bayes_iv(
     overlap = set(cluster) & set(by)
     if overlap:
         raise ValueError(
-            f"`by` and `cluster` share column {sorted(overlap)[0]!r}: group by a "
+            f"`by` and `cluster` share column {as_written(sorted(overlap)[0])}: group by a "
             "column that spans several inputs."
         )
     check_option(
@@ -214,7 +215,7 @@ def check_threshold(threshold, lo: float, what: str) -> float | None:
     real = isinstance(threshold, (int, float, np.integer, np.floating))
     if not real or isinstance(threshold, bool) or not lo <= threshold <= 1:
         raise ValueError(
-            f"`threshold` must be {what} in [{lo:g}, 1] or None; got {threshold!r}."
+            f"`threshold` must be {what} in [{lo:g}, 1] or None; got {as_written(threshold)}."
         )
     return float(threshold)
 
@@ -228,8 +229,8 @@ def _successes(data: pd.DataFrame, args: BayesArgs) -> tuple[np.ndarray, np.ndar
         bad = ~y.isin([0, 1])
         if bad.any():
             raise ValueError(
-                f"`value` column {args.value!r} must hold 0/1 outcomes (one row per "
-                f"run) for bayes_ci; found {_show(y[bad].iloc[0])} in "
+                f"`value` column {as_written(args.value)} must hold 0/1 outcomes (one row per "
+                f"run) for bayes_ci; found {as_written(y[bad].iloc[0])} in "
                 f"{int(bad.sum())} rows. For counts pass trials='<runs column>'; "
                 "for scores in [0, 1] use evalci.cluster_ci."
             )
@@ -245,14 +246,14 @@ def _successes(data: pd.DataFrame, args: BayesArgs) -> tuple[np.ndarray, np.ndar
     )
     if not integral or (y < 0).any() or (y > n).any():
         raise ValueError(
-            f"with `trials`, `value` column {args.value!r} must hold success counts: "
-            f"whole numbers between 0 and the row's `trials` ({args.trials!r})."
+            f"with `trials`, `value` column {as_written(args.value)} must hold success counts: "
+            f"whole numbers between 0 and the row's `trials` ({as_written(args.trials)})."
         )
     if (n <= 0).any():
         bad = int(np.argmax((n <= 0).to_numpy()))
         raise ValueError(
-            f"`trials` column {args.trials!r} has {int((n <= 0).sum())} rows with "
-            f"zero runs (first: row {_show(data.index[bad])}); an input needs at "
+            f"`trials` column {as_written(args.trials)} has {int((n <= 0).sum())} rows with "
+            f"zero runs (first: row {as_written(data.index[bad])}); an input needs at "
             "least one run: drop those rows."
         )
     return y.to_numpy().astype(np.int64), n.to_numpy().astype(np.int64)

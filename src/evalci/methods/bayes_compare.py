@@ -17,8 +17,11 @@ and a model with it (a Gaussian copula, a Dirichlet over the four joint
 cells) has four or five hyperparameters, beyond a deterministic grid at
 interactive speed. ``estimand="population"`` is offered, but treats the
 systems' per-input rates as independent: with the usual positive correlation
-(easy questions are easy for both) its interval is too wide (conservative),
-and the docs' coverage table says by how much.
+(easy questions are easy for both) its interval is too wide (conservative):
+in 400 seeded trials of two systems sharing input difficulty (logit-normal,
+the paired cells of ``tests/test_bayes.py`` at N = 10, k = 1 and N = 20,
+k = 3) its 95% interval covered the population gap 98.3% of the time in
+both cells.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import as_columns, check_columns, check_name
-from evalci.methods._messages import _show
 from evalci.methods.bayes import posterior
 from evalci.methods.bayes_args import (
     BetaBinomialPrior,
@@ -118,10 +121,10 @@ class BayesComparison:
             else f", prob_above({self.threshold:g})={self.prob_above:.4g}"
         )
         return (
-            f"BayesComparison({_show(self.a)} - {_show(self.b)}: "
+            f"BayesComparison({as_written(self.a)} - {as_written(self.b)}: "
             f"estimate={self.estimate:.4g}, low={self.low:.4g}, high={self.high:.4g}, "
             f"posterior_sd={self.posterior_sd:.3g}, prob_a_better={self.prob_a_better:.4g}"
-            f"{above}, n_inputs={self.n_inputs}, estimand={self.estimand!r}, "
+            f"{above}, n_inputs={self.n_inputs}, estimand={as_written(self.estimand)}, "
             f"confidence_level={self.confidence_level})"
         )
 
@@ -131,15 +134,15 @@ def _pick_systems(data, system, a, b):
     if a is None and b is None:
         if len(names) != 2:
             raise ValueError(
-                f"`system` column {system!r} has {len(names)} systems; name the two "
+                f"`system` column {as_written(system)} has {len(names)} systems; name the two "
                 "to compare with a=... and b=..."
             )
         a, b = sorted(names, key=str)
     for name, v in (("a", a), ("b", b)):
         if v is None or v not in set(names):
             raise ValueError(
-                f"`{name}` must be one of the systems in column {system!r}; got "
-                f"{_show(v)}."
+                f"`{name}` must be one of the systems in column {as_written(system)}; got "
+                f"{as_written(v)}."
             )
     if a == b:
         raise ValueError("`a` and `b` must be two different systems.")
@@ -163,8 +166,8 @@ def _paired_counts(data, args, system, a, b):
         which = a if key in ia else b
         other = b if which == a else a
         raise ValueError(
-            f"input {_show(key)} has runs for system {_show(which)} but zero runs "
-            f"for {_show(other)} ({len(only)} such inputs); the paired gap needs "
+            f"input {as_written(key)} has runs for system {as_written(which)} but zero runs "
+            f"for {as_written(other)} ({len(only)} such inputs); the paired gap needs "
             "every input run by both systems: drop the unpaired inputs."
         )
     pa, pb = out[0], out[1].loc[ia]

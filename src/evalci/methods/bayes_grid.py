@@ -239,7 +239,8 @@ def conditional_moments(g: Grid, c: Counts) -> tuple[np.ndarray, np.ndarray]:
     alpha, beta = a + c.s, b + c.k - c.s
     total = alpha + beta
     m_i = alpha / total
-    v_i = m_i * (1 - m_i) / (total + 1)
+    # alpha beta / total^2, not m (1 - m): 1 - m rounds to 0 when b << a
+    v_i = alpha * beta / (total**2 * (total + 1))
     n = c.n_inputs
     return (m_i @ c.n) / n, (v_i @ c.n) / n**2
 
@@ -270,11 +271,14 @@ def mixture_posterior(weights, mean, var, n_u: int = 2001) -> Posterior1D:
     u1 = min(float((m + 10 * sd).max()), 1.0)
     u = np.linspace(u0, u1, n_u)
     h = u[1] - u[0]
-    nu = m * (1 - m) / v - 1
-    alpha, beta = m * nu, (1 - m) * nu
     # components narrower than the step: their CDF is a step of width ~SD, a
-    # normal CDF places it to within a fraction of a step
+    # normal CDF places it to within a fraction of a step (a point mass, SD 0
+    # when every p_i is 1 to machine precision, as a step at its mean)
     narrow = sd < 2 * h
+    sd = np.where(sd > 0, sd, h * 1e-9)
+    with np.errstate(divide="ignore", invalid="ignore"):  # narrow ones unused
+        nu = m * (1 - m) / v - 1
+    alpha, beta = m * nu, (1 - m) * nu
     rough = ~narrow & (np.minimum(alpha, beta) < 2)
     smooth = ~narrow & ~rough
     cdf = np.zeros_like(u)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from evalci import metrics as _metrics
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -52,6 +53,7 @@ from evalci.methods.paired_missing import (
     bounded_gaps,
     bounded_scores,
     paired_rows,
+    warn_unscored,
 )
 from evalci.metrics import Metric
 
@@ -64,7 +66,7 @@ def _pairs(systems: pd.Index, baseline, pairs) -> list[tuple[int, int]]:
     def pos(name, arg):
         if name not in known:
             raise ValueError(
-                f"`{arg}`: {name!r} is not a system; systems are {list(systems)[:10]}."
+                f"`{arg}`: {as_written(name)} is not a system; systems are {list(systems)[:10]}."
             )
         return known[name]
 
@@ -81,13 +83,13 @@ def _pairs(systems: pd.Index, baseline, pairs) -> list[tuple[int, int]]:
             a, b = pos(pair[0], "pairs"), pos(pair[1], "pairs")
             if a == b:
                 raise ValueError(
-                    f"`pairs`: ({pair[0]!r}, {pair[1]!r}) compares a system with "
+                    f"`pairs`: ({as_written(pair[0])}, {as_written(pair[1])}) compares a system with "
                     "itself (its gap is 0 by construction); pair two different "
                     "systems."
                 )
             if (a, b) in out or (b, a) in out:
                 raise ValueError(
-                    f"`pairs`: ({pair[0]!r}, {pair[1]!r}) is listed twice (or in both "
+                    f"`pairs`: ({as_written(pair[0])}, {as_written(pair[1])}) is listed twice (or in both "
                     "orders); each comparison counts once in a multiplicity "
                     "adjustment, so list it once."
                 )
@@ -225,7 +227,7 @@ def _systems(data, cluster, system):
     _, systems = factorize(data, [system], "system")
     if len(systems) < 2:
         raise ValueError(
-            f"`system` column {system!r} has {len(systems)} system(s); a comparison "
+            f"`system` column {as_written(system)} has {len(systems)} system(s); a comparison "
             "needs at least 2."
         )
     return cluster_cols, systems
@@ -742,6 +744,7 @@ def _compare(
     _add_decisions(table, mme, adjust, confidence_level, alternative, name)
     if bounds is not None:
         _add_bounds(table, bounds, pair_pos)
+        warn_unscored(bounds["share"], names)
     return ComparisonResult(
         table=table,
         gap_distribution=None if rows.bounds else g.distribution,

@@ -3,12 +3,13 @@ gap distributions, re-reading, Monte-Carlo error, printing and plot)."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci.engine import intervals as _intervals
 from evalci.engine.missing import note as _missing_words
 from evalci.methods.decisions import _fmt_p, _pair_level
@@ -93,7 +94,7 @@ class ComparisonResult:
         """The table with the fewest inputs whose removal flips each decision.
 
         Adds ``fragility`` (how many inputs; missing when no removal flips
-        it), ``fragility_inputs`` (their ids), ``fragility_test``,
+        it, as for two systems with the same score on every input), ``fragility_inputs`` (their ids), ``fragility_test``,
         ``fragility_exact`` and ``fragility_significant`` (the test's
         decision on all the inputs). 0/1 per-input scores: the exact sign
         test on the wins and losses (an exact count); other scores: the
@@ -213,12 +214,12 @@ class ComparisonResult:
         """One line per system of what was missing (or "")."""
         if self.counts is None:
             return ""
-        lines = []
-        for name, row in self.counts.iterrows():
-            words = _missing_words(row)
-            lines.append(f"  {name}: {words}")
+        lines = [  # system names are user text: no control character printed
+            f"  {_text.terminal(name)}: {_missing_words(row)}"
+            for name, row in self.counts.iterrows()
+        ]
         what = "worst-case bounds" if self.missing == "bounds" else "missing"
-        return f"\n{what} (missing={self.missing!r}):\n" + "\n".join(lines)
+        return f"\n{what} (missing={as_written(self.missing)}):\n" + "\n".join(lines)
 
     def _shown(self) -> pd.DataFrame:
         cols = [
@@ -263,8 +264,9 @@ class ComparisonResult:
         )
 
     def __repr__(self) -> str:
-        body = self._shown().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"ComparisonResult: {self._header()}\n{body}{self._missing_note()}"
+        body = _text.table_text(self._shown())
+        header = _text.terminal(self._header())
+        return f"ComparisonResult: {header}\n{body}{self._missing_note()}"
 
     def plot(self, ax=None, *, sort=True):
         """Paired gaps with 0, the ±mme band and decisions: :func:`evalci.plotting.gaps`.
@@ -285,7 +287,7 @@ class ComparisonResult:
         return gaps(self, ax=ax, sort=sort)
 
     def _repr_html_(self) -> str:
-        table = self._shown().to_html(
-            index=False, float_format=lambda v: f"{v:.4g}", escape=True
+        note = "; ".join(self._missing_note().strip().split("\n  "))
+        return _text.result_html(
+            "ComparisonResult", self._header(), self._shown(), note
         )
-        return f"<p><b>ComparisonResult</b>: {html.escape(self._header())}</p>{table}"

@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from evalci._base.lazy import special
+from evalci._base.text import as_written
 from evalci._base.validate import (
     check_option,
 )
@@ -50,7 +51,7 @@ def _check_mme(mme) -> float | None:
     if not ok or not (np.isfinite(mme) and mme > 0):
         raise ValueError(
             "`mme` (minimum meaningful effect) must be a positive finite number on the "
-            f"metric's scale, e.g. mme=0.02 for 2 points of accuracy; got {mme!r}."
+            f"metric's scale, e.g. mme=0.02 for 2 points of accuracy; got {as_written(mme)}."
         )
     return float(mme)
 
@@ -263,7 +264,7 @@ def _no_exact_bound(metric) -> str:
         "every bootstrap resample gives the same gap, so the "
         "bootstrap interval has zero width and says nothing about "
         f"uncertainty; no exact bound is available for metric "
-        f"{metric!r} (it needs per-input scores in [0, 1]), so "
+        f"{as_written(metric)} (it needs per-input scores in [0, 1]), so "
         "nothing can be decided from these data."
     )
 

@@ -65,7 +65,8 @@ class Fragility:
     ----------
     n_removed : int or None
         How many inputs to remove (None: no removal flips it, or none within
-        ``max_remove``).
+        ``max_remove``). Two systems with the same score on every input have
+        no gap to overturn: None, with ``exact`` True.
     inputs : tuple
         Their ids, in removal order.
     test : str
@@ -141,15 +142,17 @@ def _sign_fragility(d, ids, alpha, alternative) -> Fragility:
 
 # ------------------------------------------------------------ paired CLT
 def _z(s1, s2, n):
-    """The paired z statistic from sums (arrays broadcast); +-inf when sd = 0."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    """The paired z statistic from sums (arrays broadcast); +-inf when sd = 0
+    (0 when the mean is 0 too). Both branches of ``np.where`` are computed,
+    so 0/0 and 0 * inf happen by design: no RuntimeWarning may escape."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         mean = s1 / n
         var = np.maximum(s2 - s1 * mean, 0.0) / (n - 1)
         z = mean / np.sqrt(var / n)
-    tiny = var <= 1e-24 * np.maximum(1.0, mean**2)
-    return np.where(
-        tiny, np.where(np.abs(mean) > 1e-12, np.sign(mean) * np.inf, 0.0), z
-    )
+        tiny = var <= 1e-24 * np.maximum(1.0, mean**2)
+        return np.where(
+            tiny, np.where(np.abs(mean) > 1e-12, np.sign(mean) * np.inf, 0.0), z
+        )
 
 
 def _clt_significant(z, crit, alternative):
@@ -250,6 +253,16 @@ def _order_fragility(d, ids) -> Fragility:
     return Fragility(k, tuple(ids[pos[:k]].tolist()), "order", True, None)
 
 
+def _no_gap(a, b, flip) -> Fragility:
+    """Two systems with the same score on every input: no removal leaves a
+    difference, so none flips the decision (not significant) or the order
+    (neither ahead). Exact, without a search (which would divide 0 by 0)."""
+    if flip == "order":
+        return Fragility(None, (), "order", True, None)
+    binary = np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all()
+    return Fragility(None, (), "sign test" if binary else "paired CLT", True, False)
+
+
 # ------------------------------------------------------------------ public
 def pair_fragility(
     score_a,
@@ -315,6 +328,8 @@ def pair_fragility(
         raise ValueError("`ids` must name every input once (one id per score).")
     keep = ~(np.isnan(a) | np.isnan(b))  # an input either system lacks: not paired
     d, ids = (b - a)[keep], ids[keep]
+    if not np.any(d):  # the same score on every input: no gap to overturn
+        return _no_gap(a[keep], b[keep], flip)
     if flip == "order":
         return _order_fragility(d, ids)
     if np.isin(a[keep], (0.0, 1.0)).all() and np.isin(b[keep], (0.0, 1.0)).all():

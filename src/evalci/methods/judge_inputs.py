@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -63,14 +64,14 @@ def _judge_iv(
         check_columns(data, [gold], "gold")
         if gold == judge:
             raise ValueError(
-                f"`gold` and `judge` are the same column {gold!r}; `gold` holds the "
+                f"`gold` and `judge` are the same column {as_written(gold)}; `gold` holds the "
                 "human labels (missing where unlabeled), `judge` the judge's scores."
             )
     check_columns(data, cluster, "cluster")
     check_columns(data, by, "by")
     if set(cluster) & set(by):
         raise ValueError(
-            f"`by` and `cluster` share column {sorted(set(cluster) & set(by))[0]!r}: "
+            f"`by` and `cluster` share column {as_written(sorted(set(cluster) & set(by))[0])}: "
             "one interval per input is not an interval over inputs; group by a "
             "column that spans several inputs."
         )
@@ -101,7 +102,7 @@ def _unique_columns_iv(data: pd.DataFrame, cols) -> None:
     for col in cols:
         if col is not None and (data.columns == col).sum() > 1:
             raise ValueError(
-                f"column {col!r} appears more than once in the DataFrame; rename or "
+                f"column {as_written(col)} appears more than once in the DataFrame; rename or "
                 "drop the copies first."
             )
 
@@ -120,7 +121,7 @@ def _scale_iv(data: pd.DataFrame, cols, name: str) -> None:
         big = np.nanmax(np.abs(values), initial=0.0)
         if big > limit:
             raise ValueError(
-                f"`{name}` column {col!r} holds scores up to {big:.3g} in magnitude: "
+                f"`{name}` column {as_written(col)} holds scores up to {big:.3g} in magnitude: "
                 f"their squares, summed over {len(data)} rows, overflow float64 "
                 f"(limit {limit:.3g}); rescale the scores (e.g. divide by {big:.0e})."
             )
@@ -132,14 +133,14 @@ def _values_iv(data: pd.DataFrame, args: _Args) -> None:
     numeric = pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)
     if not numeric or pd.api.types.is_complex_dtype(y):
         raise ValueError(
-            f"`judge` column {args.judge!r} is not numeric (dtype {y.dtype}); score "
+            f"`judge` column {as_written(args.judge)} is not numeric (dtype {y.dtype}); score "
             "the judge's verdicts first, e.g. (df.verdict == 'correct').astype(int)."
         )
     if y.isna().any():
         raise ValueError(
-            f"`judge` column {args.judge!r} has {int(y.isna().sum())} missing values; "
+            f"`judge` column {as_written(args.judge)} has {int(y.isna().sum())} missing values; "
             "the judge must score every row: drop those rows "
-            f"(data.dropna(subset=[{args.judge!r}])) or score them."
+            f"(data.dropna(subset=[{as_written(args.judge)}])) or score them."
         )
     cols = [args.judge]
     if args.gold is not None:
@@ -147,7 +148,7 @@ def _values_iv(data: pd.DataFrame, args: _Args) -> None:
         numeric = pd.api.types.is_numeric_dtype(g) or pd.api.types.is_bool_dtype(g)
         if not numeric or pd.api.types.is_complex_dtype(g):
             raise ValueError(
-                f"`gold` column {args.gold!r} is not numeric (dtype {g.dtype}); use "
+                f"`gold` column {as_written(args.gold)} is not numeric (dtype {g.dtype}); use "
                 "numbers with NaN where an input has no gold label."
             )
         cols.append(args.gold)
@@ -163,8 +164,8 @@ def _values_iv(data: pd.DataFrame, args: _Args) -> None:
             bad = ~v.isin([0, 1])
             if bad.any():
                 raise ValueError(
-                    f"`{name}` column {col!r} must hold only 0/1 for rogan_gladen "
-                    f"(a misclassified binary outcome); found {v[bad].iloc[0]!r} in "
+                    f"`{name}` column {as_written(col)} must hold only 0/1 for rogan_gladen "
+                    f"(a misclassified binary outcome); found {as_written(v[bad].iloc[0])} in "
                     f"{int(bad.sum())} rows. For scores use ppi_mean."
                 )
 
@@ -270,10 +271,7 @@ _ALL_GOLD_FIX = (
 
 
 def _where(groups, g) -> str:
-    if groups is None:
-        return ""
-    key = groups[g]
-    return f" in group {key.item() if isinstance(key, np.generic) else key!r}"
+    return "" if groups is None else f" in group {as_written(groups[g])}"
 
 
 def _group_sums(t: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.lazy import special
+from evalci._base.text import as_written
 from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine import resampling as _rs
 from evalci.engine.resampling import seed_sequence
@@ -43,7 +44,7 @@ class _JudgeResult(_GroupedResult):
 
         body = ", ".join(show(n) for n in self._PER_GROUP)
         return (
-            f"{type(self).__name__}({body}, method={self.method!r}, "
+            f"{type(self).__name__}({body}, method={as_written(self.method)}, "
             f"confidence_level={self.confidence_level})"
         )
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -16,7 +17,7 @@ from evalci._base.validate import (
 )
 from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine.cube import factorize
-from evalci.methods._messages import _FRAME_HINT, _no_missing, _show
+from evalci.methods._messages import _FRAME_HINT, _no_missing
 
 __all__ = ["MCNEMAR_EXACT_BELOW", "McNemarResult", "mcnemar"]
 
@@ -65,7 +66,7 @@ class McNemarResult:
         return (
             f"McNemarResult(statistic={self.statistic:.4g}, pvalue={self.pvalue:.4g}, "
             f"n01={self.n01}, n10={self.n10}, n_inputs={self.n_inputs}, "
-            f"method={self.method!r}, a={_show(self.a)}, b={_show(self.b)})"
+            f"method={as_written(self.method)}, a={as_written(self.a)}, b={as_written(self.b)})"
         )
 
 
@@ -171,7 +172,7 @@ def mcnemar(
     use_exact = (m < MCNEMAR_EXACT_BELOW) if exact is None else bool(exact)
     if m == 0:
         warn(
-            f"{_show(a)} and {_show(b)} agree on every one of the {len(ya)} inputs: "
+            f"{as_written(a)} and {as_written(b)} agree on every one of the {len(ya)} inputs: "
             "with no discordant inputs McNemar's test has no information (p-value 1).",
             DegenerateDataWarning,
         )
@@ -202,7 +203,7 @@ def _mcnemar_iv(data, value, cluster, system, a, b, exact) -> list:
     if exact is not None and not isinstance(exact, (bool, np.bool_)):
         raise ValueError(
             f"`exact` must be True (binomial test), False (chi-squared) or None "
-            f"(exact below {MCNEMAR_EXACT_BELOW} discordant inputs); got {exact!r}."
+            f"(exact below {MCNEMAR_EXACT_BELOW} discordant inputs); got {as_written(exact)}."
         )
     cluster = as_columns(cluster, "cluster", allow_none=False)
     check_columns(data, [value], "value")
@@ -210,20 +211,20 @@ def _mcnemar_iv(data, value, cluster, system, a, b, exact) -> list:
     check_columns(data, [system], "system")
     if system in cluster:
         raise ValueError(
-            f"`system` column {system!r} is also in `cluster`; `cluster` names the "
+            f"`system` column {as_written(system)} is also in `cluster`; `cluster` names the "
             "input, `system` the two things compared on it."
         )
     sys_col = data[system]
     for name, s in (("a", a), ("b", b)):
         if not (sys_col == s).any():
-            shown = ", ".join(map(_show, pd.unique(sys_col)[:10]))
+            shown = ", ".join(map(as_written, pd.unique(sys_col)[:10]))
             raise ValueError(
-                f"`{name}`: {_show(s)} is not a value of the `system` column {system!r}; "
+                f"`{name}`: {as_written(s)} is not a value of the `system` column {as_written(system)}; "
                 f"values: {shown}."
             )
     if a == b:
         raise ValueError(
-            f"`a` and `b` are the same system ({_show(a)}); compare two systems."
+            f"`a` and `b` are the same system ({as_written(a)}); compare two systems."
         )
     return cluster
 
@@ -241,8 +242,8 @@ def _paired_outcomes(data, value, cluster, system, a, b):
     bad = ~y.isin([0, 1])
     if bad.any():
         raise ValueError(
-            f"`value` column {value!r} must hold only 0/1 for McNemar's test; found "
-            f"{_show(y[bad].iloc[0])} in {int(bad.sum())} rows."
+            f"`value` column {as_written(value)} must hold only 0/1 for McNemar's test; found "
+            f"{as_written(y[bad].iloc[0])} in {int(bad.sum())} rows."
         )
     codes, keys = factorize(frame, cluster, "cluster")
     n = len(keys)
@@ -262,10 +263,10 @@ def _one_row_each_iv(counts, keys, cluster, system, a, b) -> None:
         i, j = np.argwhere(counts > 1)[0]
         raise ValueError(
             f"McNemar's test assumes one outcome per input and system (k=1), but "
-            f"input {_show(keys[i])} has {int(counts[i, j])} rows for system "
-            f"{_show(b if j else a)}. With k > 1 runs per input use the paired cluster "
+            f"input {as_written(keys[i])} has {int(counts[i, j])} rows for system "
+            f"{as_written(b if j else a)}. With k > 1 runs per input use the paired cluster "
             "bootstrap: df.evalci.compare(...) or evalci.cluster_ci(..., "
-            f"by={system!r}), which resamples inputs with all their runs."
+            f"by={as_written(system)}), which resamples inputs with all their runs."
         )
     only = [
         np.flatnonzero((counts[:, j] == 1) & (counts[:, 1 - j] == 0)) for j in (0, 1)
@@ -274,9 +275,9 @@ def _one_row_each_iv(counts, keys, cluster, system, a, b) -> None:
         parts = []
         for j, s in ((0, a), (1, b)):
             if len(only[j]):
-                shown = ", ".join(_show(keys[i]) for i in only[j][:5])
+                shown = ", ".join(as_written(keys[i]) for i in only[j][:5])
                 more = f" (and {len(only[j]) - 5} more)" if len(only[j]) > 5 else ""
-                parts.append(f"{len(only[j])} only for {_show(s)}: {shown}{more}")
+                parts.append(f"{len(only[j])} only for {as_written(s)}: {shown}{more}")
         raise ValueError(
             "McNemar's test needs both systems scored on the same inputs; inputs "
             f"scored by one system only (`cluster` {cluster}): {'; '.join(parts)}. "

@@ -34,12 +34,19 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from evalci._base.warnings import EvalciWarning
+from evalci._base.text import as_written, plain
+from evalci._base.warnings import EvalciWarning, MissingDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import missing as _missing
 from evalci.engine.cube import factorize
 
-__all__ = ["MissingInputsWarning", "PairedRows", "paired_rows", "bounded_gaps"]
+__all__ = [
+    "MissingInputsWarning",
+    "PairedRows",
+    "bounded_gaps",
+    "paired_rows",
+    "warn_unscored",
+]
 
 
 class MissingInputsWarning(EvalciWarning):
@@ -78,13 +85,6 @@ def _presence(frame, keys, system, names):
     return codes, inputs, present
 
 
-def _plain(key):
-    """A key as the Python value it prints as (numpy scalars, tuples of them)."""
-    if isinstance(key, tuple):
-        return tuple(_plain(k) for k in key)
-    return key.item() if isinstance(key, np.generic) else key
-
-
 def _counts(frame, args, system, names, lacking) -> pd.DataFrame | None:
     """Per system: the counts of missing runs, and ``n_inputs_missing`` (absent)."""
     tally = _missing.tally(frame, replace(args, by=(system,)))
@@ -100,8 +100,8 @@ def _counts(frame, args, system, names, lacking) -> pd.DataFrame | None:
 def _one_sided_message(inputs, names, present, lacking) -> str:
     partial = lacking.any(axis=1)
     shown = [
-        f"{_plain(inputs[i])!r} (missing for "
-        f"{[_plain(names[j]) for j in np.flatnonzero(~present[i])][:3]})"
+        f"{as_written(inputs[i])} (missing for "
+        f"{[plain(names[j]) for j in np.flatnonzero(~present[i])][:3]})"
         for i in np.flatnonzero(partial)[:5]
     ]
     return (
@@ -156,7 +156,7 @@ def _dropped(frame, args, keys, system, names, na, warn):
     gone = [s for s in names if not (frame[system] == s).any()]
     if gone:
         raise ValueError(
-            f"`value`: system {gone[0]!r} has no scored rows, so it cannot be "
+            f"`value`: system {as_written(gone[0])} has no scored rows, so it cannot be "
             "compared; leave it out (`pairs=` / `baseline=`) or choose "
             "missing='zero' or 'bounds'."
         )
@@ -195,10 +195,29 @@ def _completed(frame, args, system, names, codes, present):
 
 
 def _filled(frame, value, fill: float) -> pd.DataFrame:
+    """``frame`` with each missing value ``fill``, on a float view of the column."""
     y = frame[value]
     if not y.isna().any():
         return frame
-    return frame.assign(**{value: pd.to_numeric(y).fillna(fill)})
+    return frame.assign(**{value: _missing.numbers(y).fillna(fill)})
+
+
+def warn_unscored(share, names) -> None:
+    """``"bounds"``: name the systems with no scored run, whose scored part
+    (``estimate_a``/``estimate_b``, ``gap``) is NaN; the interval stands."""
+    gone = [plain(names[j]) for j in np.flatnonzero(np.asarray(share) == 0)]
+    if not gone:
+        return
+    one = len(gone) == 1
+    _warn(
+        f"system{'' if one else 's'} {', '.join(map(repr, gone[:5]))} "
+        f"{'has' if one else 'have'} no scored run: under missing='bounds' "
+        f"{'its' if one else 'their'} score may be anything in [0, 1], so the "
+        "score of the scored part (`estimate_a`/`estimate_b`) and the gap "
+        "between scored parts (`gap`) are NaN there; `low` and `high` bound the "
+        f"gap with {'that score' if one else 'those scores'} anywhere in [0, 1].",
+        MissingDataWarning,
+    )
 
 
 def bound_pairs(pairs) -> list[tuple[int, int]]:

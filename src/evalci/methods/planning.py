@@ -22,7 +22,7 @@ Every one of them is importable from this module.
 
 Examples
 --------
-Seed 000's simulation model has rho = 0.025065 (PAPER-NOTES):
+Seed 000's simulation model has rho = 0.025065 (docs/paper-notes.md):
 
 >>> from evalci import planning, simulate
 >>> df = simulate.confusion_model(20_000, 5, rng=3)
@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_integer, check_number
 
 # the closed forms, the width table and the power functions live in their own
@@ -476,7 +477,7 @@ def plan_from_data(
         if n_inputs != "data":
             raise ValueError(
                 f"`n_inputs` must be an integer, None (free) or 'data' (the pilot's "
-                f"number of inputs); got {n_inputs!r}."
+                f"number of inputs); got {as_written(n_inputs)}."
             )
     kwargs = dict(
         cost_input=cost_input,

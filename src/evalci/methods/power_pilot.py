@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalci._base.text import as_written
 from evalci._base.validate import as_columns, check_number
 from evalci.methods.power_design import _z_alpha, _z_power
 from evalci.methods.variance import icc
@@ -25,7 +26,9 @@ def _pilot(data, value, cluster, by, system, pair, successes, trials):
         try:
             a, b = pair
         except (TypeError, ValueError):
-            raise ValueError(f"`pair` must be a tuple (a, b); got {pair!r}.") from None
+            raise ValueError(
+                f"`pair` must be a tuple (a, b); got {as_written(pair)}."
+            ) from None
         comp = icc(
             data,
             value,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_number
 from evalci._base.warnings import (
     FEW_INPUTS,
@@ -480,7 +481,7 @@ def _lam_iv(lam):
     if isinstance(lam, str) or not isinstance(lam, numbers.Real):
         raise ValueError(
             f"`lam` must be 'auto' (PPI++'s tuned weight) or a number, e.g. 1 for "
-            f"the original PPI or 0 for gold only; got {lam!r}."
+            f"the original PPI or 0 for gold only; got {as_written(lam)}."
         )
     # |lam| <= 1000 keeps lam^2 times the scores' sums finite (judge_inputs'
     # _scale_iv); PPI++ tunes it within [0, 1]

@@ -19,12 +19,13 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.lazy import special
+from evalci._base.text import as_written, plain
 from evalci._base.validate import check_columns, check_name
 from evalci.engine.cube import factorize
 from evalci.methods.judge_inputs import _Inputs, _inputs, _judge_iv
 from evalci.methods.judge_intervals import _JudgeResult
 from evalci.methods.ppi import _lam_iv, _ppi_cells, _warn_few_gold
-from evalci.methods.ppi_design import _Design, _design_iv, _gold_judged_iv, _show
+from evalci.methods.ppi_design import _Design, _design_iv, _gold_judged_iv
 
 __all__ = ["PPICompareResult", "ppi_compare"]
 
@@ -97,13 +98,15 @@ class PPICompareResult(_JudgeResult):
     _NAME = "PPI++ gap"
 
     def _header(self) -> str:
-        return f"{super()._header()}, gap = system - {self.baseline!r}"
+        return f"{super()._header()}, gap = system - {as_written(self.baseline)}"
 
     def _scalar_repr(self) -> str:
         return (
             super()
             ._scalar_repr()
-            .replace("(", f"({self.system!r} - {self.baseline!r}: ", 1)
+            .replace(
+                "(", f"({as_written(self.system)} - {as_written(self.baseline)}: ", 1
+            )
         )
 
 
@@ -233,8 +236,8 @@ def ppi_compare(
         shares=design.shares,
         w=None if design.w is None else np.tile(design.w, reps),
     )
-    plain = design.strata is None and design.w is None
-    if plain:
+    unweighted = design.strata is None and design.w is None
+    if unweighted:
         n_lab = np.bincount(diff.group, weights=diff.labeled, minlength=reps)
         _warn_few_gold(n_lab.astype(np.int64), diff.groups)
     fields = _ppi_cells(diff, design, lam, args)
@@ -244,13 +247,9 @@ def ppi_compare(
     return PPICompareResult._from_arrays(
         **fields,
         p_value=p_value,
-        system=_plain(ins.groups[others[0]]) if len(others) == 1 else None,
-        baseline=_plain(ins.groups[base]),
+        system=plain(ins.groups[others[0]]) if len(others) == 1 else None,
+        baseline=plain(ins.groups[base]),
     )
-
-
-def _plain(key):
-    return key.item() if isinstance(key, np.generic) else key
 
 
 def _compare_iv(data, judge, gold, cluster, system, level, strata, shares, label_prob):
@@ -270,7 +269,7 @@ def _compare_iv(data, judge, gold, cluster, system, level, strata, shares, label
         check_columns(data, [system], "system")
     if system in ([cluster] if isinstance(cluster, str) else list(cluster)):
         raise ValueError(
-            f"`system` column {system!r} is also in `cluster`: the cluster names "
+            f"`system` column {as_written(system)} is also in `cluster`: the cluster names "
             "the input, shared by the systems; pass the input column alone."
         )
     args = _judge_iv(
@@ -284,20 +283,20 @@ def _baseline(systems: pd.Index, baseline, system: str):
     """Code of the baseline and of the other systems."""
     if len(systems) < 2:
         raise ValueError(
-            f"`system` column {system!r} holds one system ({systems[0]!r}); a gap "
+            f"`system` column {as_written(system)} holds one system ({as_written(systems[0])}); a gap "
             "needs two: for one system's score use ppi_mean."
         )
     if baseline is None:
         if len(systems) > 2:
             raise ValueError(
-                f"{len(systems)} systems in {system!r} ({list(systems)[:5]}): pass "
+                f"{len(systems)} systems in {as_written(system)} ({list(systems)[:5]}): pass "
                 "`baseline=` (the system every other is compared with), or keep "
                 "the rows of two systems."
             )
         return 0, [1]
     if baseline not in set(systems):
         raise ValueError(
-            f"`baseline`: {baseline!r} is not a system; systems are "
+            f"`baseline`: {as_written(baseline)} is not a system; systems are "
             f"{list(systems)[:10]}."
         )
     base = int(systems.get_loc(baseline))
@@ -333,12 +332,12 @@ def _paired_positions(ins, key_of, keys, used, system) -> dict:
         gold_there = bool(ins.labeled[pos[other][k]])
         what = "gold labels not in the judged set: " if gold_there else ""
         raise ValueError(
-            f"{what}input {_show(keys[k])} has rows for system {_show(ins.groups[other])} but none for "
-            f"{_show(ins.groups[g])} ({int(hole.sum())} such inputs for it): "
+            f"{what}input {as_written(keys[k])} has rows for system {as_written(ins.groups[other])} but none for "
+            f"{as_written(ins.groups[g])} ({int(hole.sum())} such inputs for it): "
             "ppi_compare pairs the systems on the same inputs; judge those inputs "
-            f"for {_show(ins.groups[g])} or drop them, e.g. keep the inputs every "
+            f"for {as_written(ins.groups[g])} or drop them, e.g. keep the inputs every "
             f"system has (data.groupby(cluster).filter(lambda d: "
-            f"d[{system!r}].nunique() == {len(used)}))."
+            f"d[{as_written(system)}].nunique() == {len(used)}))."
         )
     base = pos[used[0]]
     for g in used[1:]:
@@ -348,10 +347,10 @@ def _paired_positions(ins, key_of, keys, used, system) -> dict:
             has, lacks = (g, used[0]) if ins.labeled[pos[g][k]] else (used[0], g)
             raise ValueError(
                 f"gold labels must be shared: {int(unshared.sum())} inputs (e.g. "
-                f"{_show(keys[k])}) have gold for system "
-                f"{_show(ins.groups[has])} but not for {_show(ins.groups[lacks])}; the gap's "
+                f"{as_written(keys[k])}) have gold for system "
+                f"{as_written(ins.groups[has])} but not for {as_written(ins.groups[lacks])}; the gap's "
                 "correction needs both systems' gold on the same inputs: label "
-                f"{_show(ins.groups[lacks])} there too, or drop those labels."
+                f"{as_written(ins.groups[lacks])} there too, or drop those labels."
             )
     return pos
 

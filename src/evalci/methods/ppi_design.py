@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_columns, check_name
 from evalci.engine.cube import factorize
 from evalci.engine.cube import group_codes as group_codes_of
@@ -65,11 +66,11 @@ def _gold_judged_iv(data, judge, gold) -> None:
         return
     if bool(np.any(bad)):
         raise ValueError(
-            f"`judge` column {judge!r} has {int(bad.sum())} missing values on rows "
-            f"with a gold label in {gold!r}: gold labels must be in the judged set "
+            f"`judge` column {as_written(judge)} has {int(bad.sum())} missing values on rows "
+            f"with a gold label in {as_written(gold)}: gold labels must be in the judged set "
             "(PPI pairs each gold label with the judge's score of the same row); "
             f"score those rows with the judge or drop them "
-            f"(data.dropna(subset=[{judge!r}]))."
+            f"(data.dropna(subset=[{as_written(judge)}]))."
         )
 
 
@@ -97,8 +98,8 @@ def _constant(values: np.ndarray, index: np.ndarray, n: int, name: str, col: str
     if not same.all():
         i = int(np.argmin(same))
         raise ValueError(
-            f"`{name}` column {col!r} varies within an input ({first[rank[i]]!r} and "
-            f"{v[i]!r}): it describes inputs, so give every row of an input the same "
+            f"`{name}` column {as_written(col)} varies within an input ({as_written(first[rank[i]])} and "
+            f"{as_written(v[i])}): it describes inputs, so give every row of an input the same "
             "value."
         )
     return first  # inputs are 0..n-1, every one with rows
@@ -134,7 +135,7 @@ def _shares_iv(shares, strata: pd.Index, stratum: np.ndarray, n_inputs: int):
     if not isinstance(shares, Mapping):
         raise ValueError(
             "`shares` must map each stratum to its population share, e.g. "
-            f"{{{strata[0]!r}: 0.5, ...}} (a dict or a pandas Series); got "
+            f"{{{as_written(strata[0])}: 0.5, ...}} (a dict or a pandas Series); got "
             f"{type(shares).__name__}."
         )
     missing = [s for s in strata if s not in shares]
@@ -142,7 +143,7 @@ def _shares_iv(shares, strata: pd.Index, stratum: np.ndarray, n_inputs: int):
     if missing or extra:
         raise ValueError(
             f"`shares` must name exactly the strata in the data "
-            f"({[_show(s) for s in strata[:10]]}); "
+            f"({[as_written(s) for s in strata[:10]]}); "
             + (f"missing {missing[:5]}" if missing else f"no inputs in {extra[:5]}")
             + "."
         )
@@ -151,8 +152,8 @@ def _shares_iv(shares, strata: pd.Index, stratum: np.ndarray, n_inputs: int):
         v = shares[s]
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
             raise ValueError(
-                f"`shares`: the share of stratum {_show(s)} must be a number >= 0; got "
-                f"{v!r}."
+                f"`shares`: the share of stratum {as_written(s)} must be a number >= 0; got "
+                f"{as_written(v)}."
             )
         out[i] = float(v)
     if not np.isfinite(out).all() or abs(out.sum() - 1) > SHARES_TOL:
@@ -171,14 +172,14 @@ def _label_prob_iv(data, col, index, n_inputs, labeled) -> np.ndarray:
     p = data[col]
     if not (pd.api.types.is_numeric_dtype(p) and not pd.api.types.is_bool_dtype(p)):
         raise ValueError(
-            f"`label_prob` column {col!r} must hold numbers (the probability each "
+            f"`label_prob` column {as_written(col)} must hold numbers (the probability each "
             f"input had of being labeled); dtype is {p.dtype}."
         )
     p = p.to_numpy(dtype=float, na_value=np.nan)
     bad = ~np.isnan(p) & ~((p > 0) & (p <= 1))
     if bad.any():
         raise ValueError(
-            f"`label_prob` column {col!r} must be in (0, 1]: found {p[bad][0]!r} on "
+            f"`label_prob` column {as_written(col)} must be in (0, 1]: found {as_written(p[bad][0])} on "
             f"{int(bad.sum())} rows. It is each input's probability of being "
             "labeled; an input that could never be labeled (0) cannot be corrected "
             "for by weighting: drop it from the population or give it a chance."
@@ -187,7 +188,7 @@ def _label_prob_iv(data, col, index, n_inputs, labeled) -> np.ndarray:
     hole = labeled & np.isnan(per_input)
     if hole.any():
         raise ValueError(
-            f"`label_prob` column {col!r} is missing on {int(hole.sum())} labeled "
+            f"`label_prob` column {as_written(col)} is missing on {int(hole.sum())} labeled "
             "inputs: every labeled input needs its inclusion probability."
         )
     return np.where(labeled, 1.0 / per_input, np.nan)
@@ -226,13 +227,12 @@ def _cell_counts(design: _Design, group, labeled, n_groups, groups):
 
 
 def _name(design: _Design, groups, gi: int, h: int) -> str:
-    what = "the data" if design.strata is None else f"stratum {_show(design.strata[h])}"
-    return what if groups is None else f"{what} in group {_show(groups[gi])}"
-
-
-def _show(key) -> str:
-    """A key as the user wrote it (``1``, not ``np.int64(1)``)."""
-    return repr(key.item() if isinstance(key, np.generic) else key)
+    what = (
+        "the data"
+        if design.strata is None
+        else f"stratum {as_written(design.strata[h])}"
+    )
+    return what if groups is None else f"{what} in group {as_written(groups[gi])}"
 
 
 def _ipw_cells(y, g, f, labeled, w, cell, n_cells, lam):

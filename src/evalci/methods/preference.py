@@ -29,12 +29,13 @@ both understate the uncertainty when prompts matter.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.validate import (
     check_level,
     check_n_resamples,
@@ -176,10 +177,10 @@ class PreferenceFit:
         )
 
     def _header(self) -> str:
-        how = "ties modelled" if self.ties is None else f"ties={self.ties!r}"
+        how = "ties modelled" if self.ties is None else f"ties={as_written(self.ties)}"
         s = self.scale
         at = (
-            f"{s.anchor!r} = {s.anchor_score:g}"
+            f"{as_written(s.anchor)} = {s.anchor_score:g}"
             if s.anchor
             else f"mean = {s.anchor_score:g}"
         )
@@ -189,12 +190,11 @@ class PreferenceFit:
         )
 
     def __repr__(self) -> str:
-        body = self.table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"PreferenceFit: {self._header()}\n{body}"
+        body = _text.table_text(self.table)
+        return f"PreferenceFit: {_text.terminal(self._header())}\n{body}"
 
     def _repr_html_(self) -> str:
-        body = self.table.to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>PreferenceFit</b>: {html.escape(self._header())}</p>{body}"
+        return _text.result_html("PreferenceFit", self._header(), self.table)
 
 
 @dataclass(frozen=True, repr=False)
@@ -273,7 +273,13 @@ class PreferenceResult:
         return out
 
     def __repr__(self) -> str:
-        return f"PreferenceResult: {self.fit._header()}\n{self.scores!r}"
+        header = _text.terminal(self.fit._header())
+        return f"PreferenceResult: {header}\n{self.scores!r}"
+
+    def _repr_html_(self) -> str:
+        return _text.result_html(
+            "PreferenceResult", self.fit._header(), self.scores._table()
+        )
 
     def plot(self, ax=None, *, sort=True):
         """Forest plot of the score intervals (:meth:`BootstrapResult.plot`).
@@ -302,7 +308,9 @@ def _options(model, ties, anchor, anchor_score, scale, base, prior):
         describe="'half' (a tie is half a win for each side) or 'drop'",
     )
     if anchor is not None and not isinstance(anchor, str):
-        raise TypeError(f"`anchor` must be a model name or None; got {anchor!r}.")
+        raise TypeError(
+            f"`anchor` must be a model name or None; got {as_written(anchor)}."
+        )
     sc = Scale(
         anchor=anchor,
         anchor_score=check_number(anchor_score, "anchor_score"),
@@ -319,7 +327,7 @@ def _reference(battles: Battles, scale: Scale) -> int:
     if scale.anchor not in battles.models:
         near = ", ".join(map(repr, list(battles.models[:5])))
         raise ValueError(
-            f"`anchor`: {scale.anchor!r} plays no battle here; name one of the "
+            f"`anchor`: {as_written(scale.anchor)} plays no battle here; name one of the "
             f"models ({near}, ...), or anchor=None to centre the scores."
         )
     return int(battles.models.get_loc(scale.anchor))

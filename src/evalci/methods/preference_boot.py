@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalci._base.text import as_written
 from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.engine import resampling as _rs
@@ -177,7 +178,8 @@ def _check_replicates(battles, wi, wj, t, model, prior, first) -> None:
         for m in np.flatnonzero((wins == 0) | (losses == 0)):
             culprits[names[m]] = culprits.get(names[m], 0) + 1
     shown = ", ".join(
-        f"{m!r} ({n})" for m, n in sorted(culprits.items(), key=lambda kv: -kv[1])[:5]
+        f"{as_written(m)} ({n})"
+        for m, n in sorted(culprits.items(), key=lambda kv: -kv[1])[:5]
     )
     raise ValueError(
         f"{len(bad)} bootstrap resamples (from resample {first * _rs.STREAM_SIZE}) "

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.lazy import sparse
+from evalci._base.text import as_written
 from evalci._base.validate import as_columns, check_columns, check_frame
 from evalci.methods.preference_fit import Pairs, components
 
@@ -94,13 +95,13 @@ def check_strength(strength) -> dict[str, float]:
         norm = str(key).replace(" ", "")
         if norm not in _VERDICTS:
             raise ValueError(
-                f"`strength`: {key!r} is not a verdict label; use 'A>>B' (a strong "
+                f"`strength`: {as_written(key)} is not a verdict label; use 'A>>B' (a strong "
                 "win, either side), 'A>B' (a win) or 'A=B' (a tie)."
             )
         if isinstance(w, bool) or not np.isfinite(float(w)) or float(w) < 0:
             raise ValueError(
-                f"`strength`: the weight of {key!r} must be a non-negative number; "
-                f"got {w!r}."
+                f"`strength`: the weight of {as_written(key)} must be a non-negative number; "
+                f"got {as_written(w)}."
             )
         out[_VERDICTS[norm][1]] = float(w)
     return out
@@ -113,7 +114,9 @@ def _outcomes(data, winner, verdict, strength):
     if (codes < 0).any():
         bad = col[codes < 0]
         counts = bad.astype(str).value_counts()
-        shown = ", ".join(f"{v!r} ({n} rows)" for v, n in counts.head(5).items())
+        shown = ", ".join(
+            f"{as_written(v)} ({n} rows)" for v, n in counts.head(5).items()
+        )
         raise ValueError(
             f"`{winner}` holds values that name no winner: {shown}; each battle's "
             f"winner must be one of {', '.join(repr(w) for w in WINNERS)}. Fix or "
@@ -134,7 +137,7 @@ def _outcomes(data, winner, verdict, strength):
             row = data.index[np.argmax(clash)]
             raise ValueError(
                 f"`{verdict}` and `{winner}` disagree on {int(clash.sum())} battles "
-                f"(first: row {row!r}); the verdict's A is model_a."
+                f"(first: row {as_written(row)}); the verdict's A is model_a."
             )
         weight = pd.Series(key).map(strength).to_numpy(float)
     return outcome, weight
@@ -145,7 +148,7 @@ def _keys(data, cols, name):
     for c in cols:
         if data[c].isna().any():
             raise ValueError(
-                f"`{name}`: the column {c!r} has missing values; every battle "
+                f"`{name}`: the column {as_written(c)} has missing values; every battle "
                 "needs its cluster (drop or fill those rows)."
             )
     return data.groupby(cols, sort=True, dropna=False).ngroup().to_numpy(np.int64)
@@ -191,7 +194,7 @@ def encode(
     if same.any():
         raise ValueError(
             f"{int(same.sum())} battles pit a model against itself (first: "
-            f"{names[code_a[same][0]]!r}); drop them, they carry no comparison."
+            f"{as_written(names[code_a[same][0]])}); drop them, they carry no comparison."
         )
     unit = _keys(data, cluster_cols, "cluster") if cluster_cols else None
     keep = weight > 0

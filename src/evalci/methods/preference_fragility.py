@@ -51,13 +51,14 @@ arXiv:2508.11847.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
 from evalci._base.lazy import sparse
+from evalci._base.text import as_written
 from evalci._base.validate import check_number, check_option
 from evalci.methods import preference_fit as _fit
 from evalci.methods.preference_boot import split_counts
@@ -320,14 +321,12 @@ class PreferenceFragility:
         )
 
     def __repr__(self) -> str:
-        shown = self.table.drop(columns="fragility_rows")
-        body = shown.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"PreferenceFragility: {self._header()}\n{body}"
+        body = _text.table_text(self.table.drop(columns="fragility_rows"))
+        return f"PreferenceFragility: {_text.terminal(self._header())}\n{body}"
 
     def _repr_html_(self) -> str:
         shown = self.table.drop(columns="fragility_rows")
-        body = shown.to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>PreferenceFragility</b>: {html.escape(self._header())}</p>{body}"
+        return _text.result_html("PreferenceFragility", self._header(), shown)
 
 
 # ================================================================ entry point
@@ -402,7 +401,7 @@ def preference_fragility(
         or max_remove < 1
     ):
         raise ValueError(
-            f"`max_remove` must be a positive integer or None; got {max_remove!r}."
+            f"`max_remove` must be a positive integer or None; got {as_written(max_remove)}."
         )
     ties = ties if model == "bradley-terry" else "half"
     drop = "drop" if ties == "drop" else "keep"

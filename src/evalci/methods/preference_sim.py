@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.engine import resampling as _rs
 from evalci.methods import preference_fit as _fit
 
@@ -99,7 +100,9 @@ def simulate_battles(
     """
     names, theta = _strengths(strengths)
     if design not in DESIGNS:
-        raise ValueError(f"`design` must be 'all-pairs' or 'baseline'; got {design!r}.")
+        raise ValueError(
+            f"`design` must be 'all-pairs' or 'baseline'; got {as_written(design)}."
+        )
     gen = _rs.stream(_rs.seed_sequence(rng), 0)
     g = len(theta)
     base = 0 if baseline is None else names.index(baseline)

@@ -23,13 +23,13 @@ points refuse more than :data:`MAX_PAIR_VALUES` pair-replicates.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.validate import check_frame, check_level, check_option
 from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
@@ -81,7 +81,8 @@ class Leaderboard:
         ``"stepdown"`` or ``"holm"`` (see :func:`leaderboard`).
     critical_value : float or None
         The ``max-t`` critical value (first step of ``stepdown``); None for
-        ``holm``.
+        ``holm``, and when no pair's gap has bootstrap spread (each pair is
+        then decided by the exact sign test).
     confidence_level : float
         Family-wise level of the rank intervals and the tests, and the level
         of each score interval in ``table``.
@@ -184,6 +185,8 @@ class Leaderboard:
             f", critical value {self.critical_value:.3g}"
             if self.critical_value is not None
             else ""
+            if self.method == "holm"
+            else ", no pair with bootstrap spread: exact sign tests"
         )
         s = self.scores
         order = "higher" if self.higher_is_better else "lower"
@@ -191,6 +194,7 @@ class Leaderboard:
             f"{len(self.table)} systems, {order} is better, "
             f"{self.confidence_level:.0%} simultaneous rank intervals ({how}{crit}), "
             f"{s.strategy} bootstrap ({s.n_resamples} resamples), metric={s.metric}"
+            f"{s._missing_note()}"  # "; missing ('drop'): scored 112 of 120 runs"
         )
 
     def _shown(self) -> pd.DataFrame:
@@ -216,16 +220,11 @@ class Leaderboard:
         )
 
     def __repr__(self) -> str:
-        shown = self._shown()
-        shown["system"] = shown["system"].map(_text.terminal)
-        body = shown.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        body = _text.table_text(self._shown())
         return f"Leaderboard: {_text.terminal(self._header())}\n{body}"
 
     def _repr_html_(self) -> str:
-        table = self._shown().to_html(
-            index=False, float_format=lambda v: f"{v:.4g}", escape=True
-        )
-        return f"<p><b>Leaderboard</b>: {html.escape(self._header())}</p>{table}"
+        return _text.result_html("Leaderboard", self._header(), self._shown())
 
     def to_markdown(self, digits: int = 3) -> str:
         """The leaderboard as a Markdown table (no extra dependency).
@@ -414,7 +413,7 @@ def _leaderboard_iv(method, higher_is_better) -> None:
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise TypeError(
             "`higher_is_better` must be True (rank 1 = highest score) or False "
-            f"(rank 1 = lowest, e.g. an error rate); got {higher_is_better!r}."
+            f"(rank 1 = lowest, e.g. an error rate); got {as_written(higher_is_better)}."
         )
 
 
@@ -443,6 +442,8 @@ def _decisions(score, reps, method, level):
     else:
         separated, adj = holm(gap, se, flat, level)
         p_adj = np.where(gap >= 0, adj[0], adj[1])
+    if flat.all():  # no spread anywhere: the max is 0, a critical value of nothing
+        crit = None  # (every pair is decided by the exact sign test instead)
     cols = {"gap": gap, "standard_error": se, "low": low, "high": high}
     cols["pvalue_adjusted"] = p_adj
     return (a, b, flat, separated), cols, crit

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -20,7 +21,7 @@ from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine.cube import factorize
 from evalci.engine.cube import group_codes as group_codes_of
 from evalci.engine.results import _GroupedResult
-from evalci.methods._messages import _FRAME_HINT, _no_missing, _show, _where
+from evalci.methods._messages import _FRAME_HINT, _no_missing, _where
 
 __all__ = ["RUN_LEVEL_KINDS", "RunLevelResult", "run_level_ci"]
 
@@ -128,7 +129,7 @@ class RunLevelResult(_GroupedResult):
             f"RunLevelResult(estimate={self.estimate:.4g}, low={self.low:.4g}, "
             f"high={self.high:.4g}, standard_error={self.standard_error:.3g}, "
             f"run_sd={self.run_sd:.3g}, n_runs={self.n_runs}, "
-            f"n_inputs={self.n_inputs}, kind={self.kind!r}, "
+            f"n_inputs={self.n_inputs}, kind={as_written(self.kind)}, "
             f"confidence_level={self.confidence_level})"
         )
 
@@ -307,12 +308,12 @@ def _run_level_iv(data, value, cluster, run, by, kind, confidence_level) -> _Run
     for name, cols in (("cluster", cluster), ("by", by)):
         if run in cols:
             raise ValueError(
-                f"`run` column {run!r} is also in `{name}`; `run` names the "
+                f"`run` column {as_written(run)} is also in `{name}`; `run` names the "
                 f"repetition of the benchmark, `{name}` something else."
             )
     if set(cluster) & set(by):
         raise ValueError(
-            f"`by` and `cluster` share column {sorted(set(cluster) & set(by))[0]!r}; "
+            f"`by` and `cluster` share column {as_written(sorted(set(cluster) & set(by))[0])}; "
             "group by a column that spans several inputs."
         )
     if len(data) == 0:
@@ -322,7 +323,7 @@ def _run_level_iv(data, value, cluster, run, by, kind, confidence_level) -> _Run
     y = data[value]
     if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
         raise ValueError(
-            f"`value` column {value!r} is not numeric (dtype {y.dtype}); score it "
+            f"`value` column {as_written(value)} is not numeric (dtype {y.dtype}); score it "
             "first, e.g. (df.answer == df.target).astype(int)."
         )
     return _RunArgs(value, cluster, run, by, kind, level)
@@ -339,8 +340,8 @@ def _run_means(data: pd.DataFrame, args: _RunArgs):
     if (counts > 1).any():
         c = int(cells[np.argmax(counts > 1)])
         raise ValueError(
-            f"input {_show(input_keys[c % n])} has {int(counts.max())} rows in run "
-            f"{_show(run_keys[(c // n) % r])}{_where(groups, c // (n * r))}; each "
+            f"input {as_written(input_keys[c % n])} has {int(counts.max())} rows in run "
+            f"{as_written(run_keys[(c // n) % r])}{_where(groups, c // (n * r))}; each "
             "run scores each input once. Aggregate duplicates first or give them "
             f"distinct `run` values."
         )
@@ -365,13 +366,13 @@ def _different_inputs_iv(short, gc, rc, ic, input_keys, run_keys, groups, args):
     g, j = (int(v) for v in np.argwhere(short)[0])
     in_group = gc == g
     missing = np.setdiff1d(ic[in_group], ic[in_group & (rc == j)])
-    shown = ", ".join(_show(input_keys[i]) for i in missing[:5])
+    shown = ", ".join(as_written(input_keys[i]) for i in missing[:5])
     more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
     raise ValueError(
-        f"run {_show(run_keys[j])}{_where(groups, g)} does not score the same inputs "
+        f"run {as_written(run_keys[j])}{_where(groups, g)} does not score the same inputs "
         f"as the other runs: it lacks {len(missing)} of them ({shown}{more}). The "
         "run-level interval compares runs on one fixed input set; drop those inputs "
-        f"from every run (or score them in run {_show(run_keys[j])}) first."
+        f"from every run (or score them in run {as_written(run_keys[j])}) first."
     )
 
 
@@ -380,7 +381,7 @@ def _few_runs_iv(k, groups, args: _RunArgs) -> None:
         g = int(np.argmax(k < 2))
         raise ValueError(
             f"run_level_ci needs at least 2 runs per group for a t interval over "
-            f"run means{_where(groups, g)}; found {int(k[g])} (`run` {args.run!r}). "
+            f"run means{_where(groups, g)}; found {int(k[g])} (`run` {as_written(args.run)}). "
             "Run the benchmark again, or for one run use evalci.cluster_ci(...) "
             "or analytic_ci(...), which resample inputs."
         )

@@ -45,13 +45,14 @@ warned about with the missing cells named; see ``missing`` in
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
+from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.validate import (
     check_columns,
     check_finite,
@@ -153,11 +154,13 @@ class SuiteResult:
         for a, b in pairs:
             for s in (a, b):
                 if s not in pos:
-                    raise ValueError(f"`pairs`: {s!r} is not a system of the suite.")
+                    raise ValueError(
+                        f"`pairs`: {as_written(s)} is not a system of the suite."
+                    )
             differ = ran[a] != ran[b]
             if differ.any() and self.missing != "available":
                 raise ValueError(
-                    f"`pairs`: {a!r} and {b!r} ran different tasks (e.g. "
+                    f"`pairs`: {as_written(a)} and {as_written(b)} ran different tasks (e.g. "
                     f"{list(ran.index[differ][:3])}), so their scores average "
                     "different tasks and the gap mixes task difficulty with "
                     "skill. Use suite_ci(..., missing='common') to score every "
@@ -184,16 +187,24 @@ class SuiteResult:
             f"({self.n_resamples} resamples)"
         )
 
+    def _note(self) -> str:
+        n = len(self.missing_cells)
+        if not n:
+            return ""
+        how = {None: "", "common": ", scored on the tasks all ran"}.get(
+            self.missing, ", each system scored on the tasks it ran"
+        )
+        return f"{n} (system, task) cell{'' if n == 1 else 's'} missing{how}"
+
     def __repr__(self) -> str:
-        body = self.table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        note = ""
-        if len(self.missing_cells):
-            note = f"\n{len(self.missing_cells)} (system, task) cells missing"
-        return f"SuiteResult: {self._header()}\n{body}{note}"
+        body = _text.table_text(self.table)
+        note = f"\n{self._note()}" if self._note() else ""
+        return f"SuiteResult: {_text.terminal(self._header())}\n{body}{note}"
 
     def _repr_html_(self) -> str:
-        table = self.table.to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<p><b>SuiteResult</b>: {html.escape(self._header())}</p>{table}"
+        return _text.result_html(
+            "SuiteResult", self._header(), self.table, self._note()
+        )
 
 
 # ===================================================================== inputs
@@ -234,10 +245,12 @@ def _suite_iv(data, value, task, cluster, system, weighting, tasks, metric, miss
     if not pd.api.types.is_numeric_dtype(
         data[value]
     ) and not pd.api.types.is_bool_dtype(data[value]):
-        raise TypeError(f"`value` column {value!r} must be numeric (or boolean).")
+        raise TypeError(
+            f"`value` column {as_written(value)} must be numeric (or boolean)."
+        )
     if data[[value, task, cluster, system]].isna().any().any():
         raise ValueError(
-            f"columns {value!r}, {task!r}, {cluster!r}, {system!r} have missing "
+            f"columns {as_written(value)}, {as_written(task)}, {as_written(cluster)}, {as_written(system)} have missing "
             "values; drop or fill those rows first."
         )
     frame = data[[system, task, cluster, value]].copy()  # never the user's frame
@@ -264,7 +277,7 @@ def _build(frame, value, task, cluster, system, missing) -> _Suite:
             s = systems[int(np.flatnonzero(partial)[0])]
             n_miss = int((~has[:, np.flatnonzero(partial)[0]]).sum())
             raise ValueError(
-                f"system {s!r} ran task {t!r} but lacks {n_miss} of its "
+                f"system {as_written(s)} ran task {as_written(t)} but lacks {n_miss} of its "
                 f"{len(y)} items: a suite needs every item of a task a system "
                 "ran. Drop the task for that system, or fill the missing items "
                 "(e.g. as failures, 0)."
@@ -280,7 +293,7 @@ def _build(frame, value, task, cluster, system, missing) -> _Suite:
     ]
     missing_cells = pd.DataFrame(cells, columns=["system", "task"])
     if cells:
-        shown = ", ".join(f"({s!r}, {t!r})" for s, t in cells[:6])
+        shown = ", ".join(f"({as_written(s)}, {as_written(t)})" for s, t in cells[:6])
         more = f" and {len(cells) - 6} more" if len(cells) > 6 else ""
         what = {
             None: "each system is scored over the tasks it ran, and gaps "

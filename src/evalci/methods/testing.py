@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -232,7 +233,7 @@ def confidence_sequence(total, t, sigma, alpha=0.05, planned=500):
         half = sigma * np.sqrt((1.0 + r / t) * log_ratio / t)
     if not np.isfinite(half).all():
         raise ValueError(
-            f"`sigma`={sigma!r} is too large: the half-width overflows float64; "
+            f"`sigma`={as_written(sigma)} is too large: the half-width overflows float64; "
             "rescale the scores (sigma is half the length of their range)."
         )
     return total / t, half
@@ -251,7 +252,7 @@ def _real_array(x, name: str, what: str) -> np.ndarray:
     arr = raw.astype(float)
     if not np.isfinite(arr).all():
         bad = arr[~np.isfinite(arr)].reshape(-1)[0]
-        raise ValueError(f"`{name}` must be finite ({what}); got {bad!r}.")
+        raise ValueError(f"`{name}` must be finite ({what}); got {as_written(bad)}.")
     return arr
 
 
@@ -260,7 +261,7 @@ def _is_real(v) -> bool:
 
 
 def _show(x) -> str:
-    text = repr(x)
+    text = as_written(x)
     return text if len(text) <= 60 else f"{type(x).__name__} {text[:50]}..."
 
 
@@ -270,7 +271,9 @@ def _sequence_iv(total, t, sigma, alpha, planned):
     t = _real_array(t, "t", "a positive integer or an array of them (counts)")
     if t.size and ((t < 1).any() or (t != np.round(t)).any()):
         bad = t[(t < 1) | (t != np.round(t))].reshape(-1)[0]
-        raise ValueError(f"`t` must count observations: integers >= 1; got {bad!r}.")
+        raise ValueError(
+            f"`t` must count observations: integers >= 1; got {as_written(bad)}."
+        )
     try:
         np.broadcast_shapes(total.shape, t.shape)
     except ValueError:
@@ -423,19 +426,19 @@ def _gate_iv(data, value, cluster, system, a, b, margin, alpha, bounds, planned,
     if len(set(used)) < len(used):
         raise ValueError(
             "`value`, `cluster` and `system` must name different columns; got "
-            f"value={value!r}, cluster={cluster!r}, system={system!r}."
+            f"value={as_written(value)}, cluster={as_written(cluster)}, system={as_written(system)}."
         )
     dup = [c for c in used if (data.columns == c).sum() > 1]
     if dup:
         raise ValueError(
-            f"column {dup[0]!r} appears more than once in the DataFrame; rename "
+            f"column {as_written(dup[0])} appears more than once in the DataFrame; rename "
             "the copies first."
         )
     for key in keys:
         na = data[key].isna()
         if na.any():
             raise ValueError(
-                f"`cluster` column {key!r} has {int(na.sum())} missing values: those "
+                f"`cluster` column {as_written(key)} has {int(na.sum())} missing values: those "
                 "rows would belong to no input; drop them or fill the key."
             )
     for name, s in zip(names, (a, b), strict=True):
@@ -443,12 +446,12 @@ def _gate_iv(data, value, cluster, system, a, b, margin, alpha, bounds, planned,
             hash(s)
         except TypeError:
             raise TypeError(
-                f"`{name}` must be one system (a value of column {system!r}), not "
+                f"`{name}` must be one system (a value of column {as_written(system)}), not "
                 f"{type(s).__name__}."
             ) from None
     if a == b:
         raise ValueError(
-            f"`{names[0]}` and `{names[1]}` name the same system {a!r}; compare two "
+            f"`{names[0]}` and `{names[1]}` name the same system {as_written(a)}; compare two "
             "different ones."
         )
     alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
@@ -457,7 +460,7 @@ def _gate_iv(data, value, cluster, system, a, b, margin, alpha, bounds, planned,
     if margin >= hi - lo:
         raise ValueError(
             f"`margin` must be less than the score range {hi - lo:g} (`bounds`); "
-            f"got {margin!r}: no gap could then be shown worse."
+            f"got {as_written(margin)}: no gap could then be shown worse."
         )
     planned = check_number(planned, "planned_inputs", low=1, hint=", e.g. 500")
     return keys, margin, alpha, lo, hi, planned
@@ -494,13 +497,13 @@ def _sequential_gap(
     numeric = pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw)
     if not numeric or pd.api.types.is_complex_dtype(raw):
         raise ValueError(
-            f"`value` column {value!r} is not numeric (dtype {raw.dtype}); the gate "
+            f"`value` column {as_written(value)} is not numeric (dtype {raw.dtype}); the gate "
             "needs scores within `bounds`, e.g. df[value].astype(float)."
         )
     y = pd.to_numeric(raw, errors="coerce")
     if y.isna().any() or ((y < lo) | (y > hi)).any():
         raise ValueError(
-            f"`value` column {value!r} must hold numbers within `bounds`={bounds} "
+            f"`value` column {as_written(value)} must hold numbers within `bounds`={bounds} "
             "(no missing values): the guarantee rests on that range."
         )
     per = (
@@ -510,13 +513,13 @@ def _sequential_gap(
     for name, s in zip(names, (a, b), strict=True):
         if s not in wide.columns:
             raise ValueError(
-                f"`{name}`: system {s!r} is not in column {system!r}; its systems "
+                f"`{name}`: system {as_written(s)} is not in column {as_written(system)}; its systems "
                 f"are {list(wide.columns)[:10]}."
             )
     d = (wide[b] - wide[a]).dropna().to_numpy()
     if len(d) < 1:
         raise ValueError(
-            f"no input has runs of both {a!r} and {b!r}: the gap needs inputs run "
+            f"no input has runs of both {as_written(a)} and {as_written(b)}: the gap needs inputs run "
             "on both systems."
         )
     mean, half = confidence_sequence(d.sum(), len(d), hi - lo, alpha, planned)

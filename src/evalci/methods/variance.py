@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -63,7 +64,7 @@ def _source_iv(data, value, cluster, by, system, successes, trials) -> _Source:
     if successes is not None and value is not None:
         raise ValueError(
             "pass either `value` (one row per run) or `successes`/`trials` (one row "
-            f"per input with counts), not both; got value={value!r}."
+            f"per input with counts), not both; got value={as_written(value)}."
         )
     if successes is None and value is None:
         raise ValueError(
@@ -93,11 +94,13 @@ def _source_iv(data, value, cluster, by, system, successes, trials) -> _Source:
     shared = set(cluster) & (set(by) | ({system} if system else set()))
     if shared:
         raise ValueError(
-            f"`cluster` column {sorted(shared)[0]!r} is also a group (`by`/`system`): "
+            f"`cluster` column {as_written(sorted(shared)[0])} is also a group (`by`/`system`): "
             "variance components need several inputs per group."
         )
     if system is not None and system in by:
-        raise ValueError(f"`system` column {system!r} is also in `by`; list it once.")
+        raise ValueError(
+            f"`system` column {as_written(system)} is also in `by`; list it once."
+        )
     return _Source(value, cluster, by, system, successes, trials)
 
 
@@ -109,24 +112,24 @@ def _counts(data, src: _Source):
         x = data[col]
         if not pd.api.types.is_numeric_dtype(x) or x.isna().any():
             raise ValueError(
-                f"`{name}` column {col!r} must hold numbers without missing values."
+                f"`{name}` column {as_written(col)} must hold numbers without missing values."
             )
         x = x.to_numpy(dtype=float)
         if (x < 0).any() or not np.all(x == np.round(x)):
             raise ValueError(
-                f"`{name}` column {col!r} must hold non-negative whole counts."
+                f"`{name}` column {as_written(col)} must hold non-negative whole counts."
             )
         out.append(x)
     c, n = out
     if (n < 1).any():
         raise ValueError(
-            f"`trials` column {src.trials!r} has {int((n < 1).sum())} rows with no "
+            f"`trials` column {as_written(src.trials)} has {int((n < 1).sum())} rows with no "
             "runs; drop them first."
         )
     if (c > n).any():
         raise ValueError(
-            f"`successes` column {src.successes!r} exceeds `trials` "
-            f"{src.trials!r} in {int((c > n).sum())} rows."
+            f"`successes` column {as_written(src.successes)} exceeds `trials` "
+            f"{as_written(src.trials)} in {int((c > n).sum())} rows."
         )
     return c, n
 
@@ -143,14 +146,14 @@ def _outcomes(data, src: _Source):
     y = data[src.value]
     if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
         raise ValueError(
-            f"`value` column {src.value!r} is not numeric (dtype {y.dtype}); variance "
+            f"`value` column {as_written(src.value)} is not numeric (dtype {y.dtype}); variance "
             "components need 0/1 correctness or a numeric score."
         )
     check_no_missing(
         data,
         src.value,
         "value",
-        f"drop those rows (df.dropna(subset=[{src.value!r}])) or fill them",
+        f"drop those rows (df.dropna(subset=[{as_written(src.value)}])) or fill them",
     )
     check_finite(data, [src.value], "value")
     y = y.to_numpy(dtype=float)
@@ -455,7 +458,7 @@ def icc(
     -----
     *The clamped estimate is biased upward* at small N x k: when the truth is
     near 0 the raw estimate is negative about half the time and clamping
-    moves those to 0 (PAPER-NOTES: mean 0.043 against a true 0.025 at N=200,
+    moves those to 0 (docs/paper-notes.md: mean 0.043 against a true 0.025 at N=200,
     k=2, with 38% of data sets clamped). Look at ``rho_raw`` beside ``rho``.
 
     *Pairs.* With one row per run and a ``run`` column, the runs of the two
@@ -568,7 +571,7 @@ def _pairs_iv(pairs, s_index, system):
     if isinstance(pairs, str):
         if pairs != "all":
             raise ValueError(
-                f"`pairs` must be 'all' or a list of (a, b) tuples; got {pairs!r}."
+                f"`pairs` must be 'all' or a list of (a, b) tuples; got {as_written(pairs)}."
             )
         return [
             (systems[i], systems[j])
@@ -579,20 +582,22 @@ def _pairs_iv(pairs, s_index, system):
         out = [tuple(p) for p in pairs]
     except TypeError:
         raise ValueError(
-            f"`pairs` must be 'all' or a list of (a, b) tuples; got {pairs!r}."
+            f"`pairs` must be 'all' or a list of (a, b) tuples; got {as_written(pairs)}."
         ) from None
     for p in out:
         if len(p) != 2:
-            raise ValueError(f"`pairs`: each pair must be (a, b); got {p!r}.")
+            raise ValueError(f"`pairs`: each pair must be (a, b); got {as_written(p)}.")
         for s in p:
             if s not in s_index:
                 shown = ", ".join(map(repr, systems[:10]))
                 raise ValueError(
-                    f"`pairs`: system {s!r} is not in column {system!r}; available: "
+                    f"`pairs`: system {as_written(s)} is not in column {as_written(system)}; available: "
                     f"{shown}."
                 )
         if p[0] == p[1]:
-            raise ValueError(f"`pairs`: a pair needs two different systems; got {p!r}.")
+            raise ValueError(
+                f"`pairs`: a pair needs two different systems; got {as_written(p)}."
+            )
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_n_resamples
 from evalci.methods.observed_widths import _observed_widths
 from evalci.methods.variance import (
@@ -150,7 +151,9 @@ def _ks_iv(ks, k_min):
         except (TypeError, ValueError):
             ok = False
         if not ok:
-            raise ValueError(f"`ks` must be a sequence of integers >= 1; got {ks!r}.")
+            raise ValueError(
+                f"`ks` must be a sequence of integers >= 1; got {as_written(ks)}."
+            )
     return np.unique(np.r_[1, ks.astype(np.int64)])
 
 

@@ -64,7 +64,7 @@ def width_factor(rho, k):
 
     Examples
     --------
-    Seed 000's simulation model (rho = 0.025065, PAPER-NOTES):
+    Seed 000's simulation model (rho = 0.025065, docs/paper-notes.md):
 
     >>> from evalci import planning
     >>> planning.width_factor(0.025065, [2, 3, 5]).round(3).tolist()

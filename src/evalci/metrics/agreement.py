@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_name, check_option
 from evalci.metrics.base import Finalize, Metric
 from evalci.metrics.labels import (
@@ -224,14 +225,16 @@ def krippendorff_alpha(level: str = "nominal", labels=None) -> Metric:
     numeric = level in ("interval", "ratio")
     if numeric and fixed is not None and _value_kind(fixed) != "number":
         raise ValueError(
-            f"level={level!r} needs numeric ratings, so `labels` must be numbers; "
-            f"got {fixed!r}. Use level='ordinal' for ordered text labels."
+            f"level={as_written(level)} needs numeric ratings, so `labels` must be numbers; "
+            f"got {as_written(fixed)}. Use level='ordinal' for ordered text labels."
         )
     name = f"krippendorff_alpha_{level}"
 
     def statistics(data, value):
         y = np.asarray(data[value])
-        cats = _label_set(y, fixed, level != "nominal", name, f"level={level!r}")
+        cats = _label_set(
+            y, fixed, level != "nominal", name, f"level={as_written(level)}"
+        )
         hot = _one_hot(_codes(y, cats, name), len(cats))
         if not numeric:
             return hot

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_name, check_option
 from evalci.metrics.base import Finalize, Metric, Statistics
 from evalci.metrics.labels import (
@@ -45,7 +46,7 @@ def _binary_statistics(truth, positive, fixed, name: str) -> Statistics:
             )
         if not any(positive == c for c in cats):
             raise ValueError(
-                f"{name}: `positive`={positive!r} is not a label of the data "
+                f"{name}: `positive`={as_written(positive)} is not a label of the data "
                 f"({cats}); pass positive=<the label that counts as positive>."
             )
         pp, ap = pred == positive, true == positive
@@ -90,7 +91,7 @@ def _prf(which, truth, positive, average, labels, zero_division) -> Metric:
     zero = zero_division
     if not (isinstance(zero, (int, float)) and (zero in (0, 1) or np.isnan(zero))):
         raise ValueError(
-            f"`zero_division` must be 0, 1 or numpy.nan; got {zero_division!r}."
+            f"`zero_division` must be 0, 1 or numpy.nan; got {as_written(zero_division)}."
         )
     fixed = _as_labels(labels)
     if average == "binary":

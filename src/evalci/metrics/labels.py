@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
+
 __all__ = ["check_comparable"]
 
 _NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
@@ -38,17 +40,17 @@ def check_comparable(pred, true, value: str, truth: str) -> None:
     for col, role, values in ((value, "value", pred), (truth, "truth", true)):
         if pd.api.types.infer_dtype(values, skipna=True) == "mixed-integer":
             raise ValueError(
-                f"`{role}` column {col!r} mixes numbers and text (e.g. 1 and '1'), "
+                f"`{role}` column {as_written(col)} mixes numbers and text (e.g. 1 and '1'), "
                 f"which never compare equal; convert it to one type, e.g. "
-                f"df[{col!r}].astype(str)."
+                f"df[{as_written(col)}].astype(str)."
             )
     if {kp, kt} == {"number", "text"}:
         dp, dt = np.asarray(pred).dtype, np.asarray(true).dtype
         raise ValueError(
-            f"predictions (`value` column {value!r}, dtype {dp}, {kp}) and labels "
-            f"(`truth` column {truth!r}, dtype {dt}, {kt}) share no value type, so "
+            f"predictions (`value` column {as_written(value)}, dtype {dp}, {kp}) and labels "
+            f"(`truth` column {as_written(truth)}, dtype {dt}, {kt}) share no value type, so "
             "no prediction can equal a label. Convert one to the other's type, "
-            f"e.g. df[{value!r}].astype(str) or df[{truth!r}].astype(int)."
+            f"e.g. df[{as_written(value)}].astype(str) or df[{as_written(truth)}].astype(int)."
         )
 
 
@@ -64,7 +66,7 @@ def _label_set(values, fixed, ordered: bool, name: str, role: str) -> list:
     if ordered and _value_kind(seen) != "number":
         raise ValueError(
             f"{name}: {role} needs ordered labels, but the labels are not all "
-            f"numbers (e.g. {seen[0]!r}); pass labels=[...] listing them in order."
+            f"numbers (e.g. {as_written(seen[0])}); pass labels=[...] listing them in order."
         )
     try:
         return sorted(seen)
@@ -78,7 +80,7 @@ def _codes(values, cats: list, name: str) -> np.ndarray:
     if (codes < 0).any():
         bad = np.asarray(values)[np.flatnonzero(codes < 0)[0]]
         raise ValueError(
-            f"{name}: label {bad!r} is not in `labels`; add it, or pass "
+            f"{name}: label {as_written(bad)} is not in `labels`; add it, or pass "
             "labels=None to use every label seen in the data."
         )
     return codes.astype(np.int64)
@@ -109,11 +111,13 @@ def _as_labels(labels) -> list | None:
     if isinstance(labels, str) or not hasattr(labels, "__iter__"):
         raise TypeError(
             f"`labels` must be a sequence of labels (e.g. [0, 1, 2]) or None; got "
-            f"{labels!r}."
+            f"{as_written(labels)}."
         )
     out = list(labels)
     if len(out) < 2 or len(set(out)) != len(out):
-        raise ValueError(f"`labels` must list at least 2 distinct labels; got {out!r}.")
+        raise ValueError(
+            f"`labels` must list at least 2 distinct labels; got {as_written(out)}."
+        )
     return out
 
 

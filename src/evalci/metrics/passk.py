@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_name
 from evalci.metrics.base import Metric, Statistics, _mean_statistics, _ratio
 
@@ -18,7 +19,7 @@ def _check_k(k) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(
             f"`k` must be an integer (the number of attempts, e.g. k=1); got "
-            f"{k!r} ({type(k).__name__})."
+            f"{as_written(k)} ({type(k).__name__})."
         )
     if k < 1:
         raise ValueError(
@@ -65,8 +66,8 @@ def _pass_statistics(c_trials: str | None) -> Statistics:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"`value` column {value!r} must count correct runs, whole numbers "
-                f"from 0 to `trials` ({c_trials!r}); found {c[i]:g} of {n[i]:g}."
+                f"`value` column {as_written(value)} must count correct runs, whole numbers "
+                f"from 0 to `trials` ({as_written(c_trials)}); found {c[i]:g} of {n[i]:g}."
             )
         return np.column_stack([c, n])
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from evalci._base.text import as_written
 from evalci.metrics.base import Metric
 from evalci.metrics.scores import mean
 
@@ -49,7 +50,7 @@ def register_metric(
     key = name or metric.name
     if key in _REGISTRY and not overwrite:
         raise ValueError(
-            f"a metric named {key!r} is already registered; pass overwrite=True "
+            f"a metric named {as_written(key)} is already registered; pass overwrite=True "
             "to replace it."
         )
     _REGISTRY[key] = metric
@@ -121,11 +122,11 @@ def get_metric(metric) -> Metric | Callable:
                 factory = factory.replace("(k)", f"({int(k)})")
             if factory is not None:
                 raise ValueError(
-                    f"`metric` {metric!r} is not registered: it needs arguments; "
+                    f"`metric` {as_written(metric)} is not registered: it needs arguments; "
                     f"use metric=evalci.metrics.{factory}."
                 ) from None
             raise ValueError(
-                f"`metric` {metric!r} is not registered; use one of "
+                f"`metric` {as_written(metric)} is not registered; use one of "
                 f"{available_metrics()}, evalci.metrics.accuracy(truth=...), "
                 "evalci.metrics.kappa(truth=...), a Metric, or a callable "
                 "f(DataFrame) -> float."

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_name, check_number
 from evalci.metrics.base import Metric, _mean_statistics, _ratio
 from evalci.metrics.labels import check_comparable
@@ -88,13 +89,13 @@ def ratio(denominator: str, *, name: str = "ratio") -> Metric:
     """
     check_name(denominator, "denominator")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"`name` must be a non-empty string; got {name!r}.")
+        raise ValueError(f"`name` must be a non-empty string; got {as_written(name)}.")
 
     def statistics(data, value):
         d = data[denominator]
         if not (pd.api.types.is_numeric_dtype(d) or pd.api.types.is_bool_dtype(d)):
             raise ValueError(
-                f"`denominator` column {denominator!r} must be numeric; got dtype "
+                f"`denominator` column {as_written(denominator)} must be numeric; got dtype "
                 f"{np.asarray(d).dtype}."
             )
         return np.column_stack(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_columns,
@@ -42,7 +43,9 @@ def _row_sums(data, value, successes, trials):
     check_no_missing(data, value, "value", "drop or fill them")
     y = data[value]
     if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
-        raise ValueError(f"`value` column {value!r} must be numeric (0/1 or a score).")
+        raise ValueError(
+            f"`value` column {as_written(value)} must be numeric (0/1 or a score)."
+        )
     check_finite(data, [value], "value")
     s1 = y.to_numpy(dtype=float)
     return np.ones_like(s1), s1, s1 * s1

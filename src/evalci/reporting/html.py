@@ -3,10 +3,10 @@ download, readable on a phone (:meth:`evalci.Report.to_html`)."""
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
+
+from evalci._base import text as _text
 
 # --- the HTML page ------------------------------------------------------------
 
@@ -69,7 +69,7 @@ _MAX_PLOT_ROWS = 100
 
 def _html_table(caption: str, header, rows) -> str:
     """A ``<table>`` in its scrolling box; every cell escaped."""
-    esc = html.escape
+    esc = _text.for_html  # names from the data: control characters made visible
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>"
@@ -83,7 +83,7 @@ def _html_table(caption: str, header, rows) -> str:
 
 def _html_verdicts(gaps, judgments) -> str:
     """One coloured box per pair: its decision, then the judgment in words."""
-    esc = html.escape
+    esc = _text.for_html  # names from the data: control characters made visible
     items = "".join(
         f'<li class="verdict {_DECISION_CLASS.get(g[4], "other")}">'
         f'<span class="badge">{esc(g[4])}</span>{esc(j)}</li>'
@@ -165,7 +165,7 @@ def _html_plots(rep, p: dict) -> tuple[str, str]:
 
 def _html_body(rep, p: dict, plots: bool) -> str:
     """The page's content: verdicts first, then facts, scores and gaps."""
-    esc = html.escape
+    esc = _text.for_html  # names from the data: control characters made visible
     fig_scores, fig_gaps = _html_plots(rep, p) if plots else ("", "")
     flaky = f"<li>Flaky inputs (runs disagree): {esc(p['flaky_text'])}</li>"
     if p["top_text"]:

@@ -30,7 +30,7 @@ from evalci._base.figures import (  # noqa: F401 - this module's API
     gaps,
     intervals,
 )
-from evalci._base.text import plot_label
+from evalci._base.text import as_written, plot_label
 from evalci.methods.widths import width_factor
 
 __all__ = ["distribution", "forest", "gaps", "intervals", "widths"]
@@ -55,7 +55,7 @@ def _width_table_iv(table, y):
     if y not in ("width", "factor"):
         raise ValueError(
             f"`y` must be 'width' (the interval's width) or 'factor' (relative "
-            f"to k = 1); got {y!r}."
+            f"to k = 1); got {as_written(y)}."
         )
     return list(table.columns[: table.columns.get_loc("k")])
 

@@ -8,13 +8,13 @@ state whether the gap's interval excludes 0 and clears the threshold.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from evalci._base import text as _text
+from evalci._base.text import as_written
 from evalci._base.validate import (
     as_columns,
     check_frame,
@@ -311,13 +311,13 @@ class Report:
         for name, row in comp.counts.iterrows():
             words = _missing_words(row)
             parts.append(f"{name}: {words}")
-        return f"{', '.join(parts)} (missing={comp.missing!r})"
+        return f"{', '.join(parts)} (missing={as_written(comp.missing)})"
 
     def to_text(self) -> str:
         """Plain text, one fact a line; control characters in names made visible."""
         p = self._lines()
         out = [
-            f"Evaluation report for {self.value!r}, metric {self.metric} "
+            f"Evaluation report for {as_written(self.value)}, metric {self.metric} "
             f"({p['method']})",
             f"Units: {p['units']}.",
             f"1. Inputs N = {self.n_inputs}; runs per input {p['k_text']}",
@@ -405,7 +405,7 @@ class Report:
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>Evaluation report: {html.escape(self.value)}</title>"
+            f"<title>Evaluation report: {_text.for_html(self.value)}</title>"
             f'<style>{_CSS}</style></head><body><div class="evalci-report">'
             f"{body}</div></body></html>\n"
         )

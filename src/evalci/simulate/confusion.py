@@ -5,7 +5,7 @@ input's true label is drawn from the matrix's row marginal, then each of its
 ``k`` runs predicts a label drawn independently from the row of that true
 label. Single-run accuracy is then ``trace / total`` (0.70 for the seed
 matrix) and the correctness of one run has intraclass correlation
-``rho = 0.025065`` (PAPER-NOTES.md). :func:`confusion_model_arrays` draws
+``rho = 0.025065`` (docs/paper-notes.md). :func:`confusion_model_arrays` draws
 many data sets at once (for coverage studies), :func:`confusion_model` one
 tidy table, :class:`ConfusionModel` the same model for several systems under
 the protocol of :mod:`evalci.simulate.protocol`; :func:`true_accuracy`,
@@ -30,6 +30,7 @@ from dataclasses import InitVar, dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci.simulate.protocol import _positive_int, _Sampler, _system_names, _truth
 
 __all__ = [
@@ -198,7 +199,7 @@ def confusion_model(
     ):
         raise ValueError(
             f"`k` must be a positive integer or {n_inputs} positive integers "
-            f"(one per input); got {k!r}."
+            f"(one per input); got {as_written(k)}."
         )
     labels, preds = confusion_model_arrays(
         1, n_inputs, int(ks.max()), confusion=confusion, rng=rng

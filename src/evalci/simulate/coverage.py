@@ -3,7 +3,7 @@
 :func:`coverage_study` simulates many evaluations from a model whose true
 score is known, builds an interval on each with every requested strategy and
 method, and reports the share of intervals that contain the truth
-(endpoints inclusive, ``low <= theta <= high``; PAPER-NOTES.md), with its
+(endpoints inclusive, ``low <= theta <= high``; docs/paper-notes.md), with its
 Monte-Carlo standard error and the interval widths.
 
 Seed 000's confusion-matrix model (``model="seed000"`` or a confusion
@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.progress import Progress as _Progress
+from evalci._base.text import as_written
 from evalci.simulate import confusion as simulate
 from evalci.simulate.exact import (
     METHODS,
@@ -105,7 +106,9 @@ def _summary(ends_low, ends_high, truth):
 def _confusion(model):
     if isinstance(model, str):
         if model.lower() != "seed000":
-            raise ValueError(f"unknown model {model!r}; use 'seed000' or a matrix")
+            raise ValueError(
+                f"unknown model {as_written(model)}; use 'seed000' or a matrix"
+            )
         return np.asarray(simulate.SEED000_CONFUSION)
     if hasattr(model, "sample") and hasattr(model, "truth"):
         return None
@@ -115,15 +118,19 @@ def _confusion(model):
 def _check_study(metric, strategies, methods, trials, n_resamples):
     """The study's arguments checked; ``strategies`` and ``methods`` as lists."""
     if metric not in ("accuracy", "kappa"):
-        raise ValueError(f"`metric` must be 'accuracy' or 'kappa'; got {metric!r}")
+        raise ValueError(
+            f"`metric` must be 'accuracy' or 'kappa'; got {as_written(metric)}"
+        )
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     methods = [methods] if isinstance(methods, str) else list(methods)
     for s in strategies:
         if s not in STRATEGIES:
-            raise ValueError(f"unknown strategy {s!r}; choose from {STRATEGIES}")
+            raise ValueError(
+                f"unknown strategy {as_written(s)}; choose from {STRATEGIES}"
+            )
     for m in methods:
         if m not in METHODS:
-            raise ValueError(f"unknown method {m!r}; choose from {METHODS}")
+            raise ValueError(f"unknown method {as_written(m)}; choose from {METHODS}")
     if int(trials) < 2 or int(n_resamples) < 2:
         raise ValueError("`trials` and `n_resamples` must be at least 2")
     return strategies, methods
@@ -470,7 +477,7 @@ def reproduce_paper(
     Monte-Carlo SEs of the difference, ``sqrt(pbar (1 - pbar) (1 / trials +
     1 / 2000))`` with ``pbar`` the mean of the two, kept at least half a
     trial away from 0 and 1 (so a 100.0% cell is not infinitely precise).
-    ``note`` marks the cells PAPER-NOTES.md finds the paper off by noise.
+    ``note`` marks the cells docs/paper-notes.md finds the paper off by noise.
 
     Parameters
     ----------
@@ -526,7 +533,7 @@ def reproduce_paper(
                      "mean_width": row.mean_width, "paper_coverage": pc / 100,
                      "paper_width": pw,
                      "diff_se": (row.coverage - pc / 100) / se,
-                     "note": ("paper off by noise, see PAPER-NOTES ("
+                     "note": ("paper off by noise, see docs/paper-notes.md ("
                               + PAPER_NOISE[key] + ")") if key in PAPER_NOISE else ""}
                 )  # fmt: skip
     return pd.DataFrame(out)

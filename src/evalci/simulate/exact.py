@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalci._base.lazy import special
+from evalci._base.text import as_written
 from evalci.simulate.shared_draws import (
     SharedCounts,
     SharedRuns,
@@ -140,7 +141,7 @@ def _intervals(blk: _Block, methods, confidence_level: float) -> dict:
         elif m == "clt":
             low, high = blk.clt
         else:
-            raise ValueError(f"unknown method {m!r}; choose from {METHODS}")
+            raise ValueError(f"unknown method {as_written(m)}; choose from {METHODS}")
         out[m] = (np.asarray(low, float), np.asarray(high, float))
     return out
 
@@ -234,7 +235,9 @@ def _accuracy_block(strategy, labels, preds, b, gen, confidence_level, n_labels)
         p = total / (n * k)
         reps = _draw_sums(_sum_pmf(np.stack([1 - p, p], -1), n), b, gen) / n
     else:
-        raise ValueError(f"unknown strategy {strategy!r}; choose from {STRATEGIES}")
+        raise ValueError(
+            f"unknown strategy {as_written(strategy)}; choose from {STRATEGIES}"
+        )
     return _Block(reps, est, jack, n_c, _normal_ci(est, se, confidence_level))
 
 
@@ -273,7 +276,9 @@ def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
     from evalci.methods.analytic import _kappa_fce
 
     if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}; choose from {STRATEGIES}")
+        raise ValueError(
+            f"unknown strategy {as_written(strategy)}; choose from {STRATEGIES}"
+        )
     t, n, k = preds.shape
     cc = n_labels * n_labels
     if strategy == "mode_aggregate":

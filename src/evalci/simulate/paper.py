@@ -1,7 +1,7 @@
 """Seed 000's published coverage tables, and the comparison with them as text.
 
 :data:`PAPER` holds every cell of the paper's accuracy and kappa tables,
-:data:`PAPER_NOISE` the cells PAPER-NOTES.md finds the paper itself off by
+:data:`PAPER_NOISE` the cells docs/paper-notes.md finds the paper itself off by
 Monte-Carlo noise; :func:`format_paper` prints the comparison that
 :func:`evalci.coverage.reproduce_paper` builds.
 """
@@ -57,7 +57,7 @@ for _k, _rows in (
 ):  # fmt: skip
     _paper_rows("kappa", 200, _k, _rows)
 
-#: Cells PAPER-NOTES.md finds the paper itself off by Monte-Carlo noise.
+#: Cells docs/paper-notes.md finds the paper itself off by Monte-Carlo noise.
 PAPER_NOISE = {
     ("accuracy", "mode_aggregate", "percentile", 200, 3): "exact 5.25%",
     ("kappa", "mode_aggregate", "percentile", 200, 3): "about 5.6%",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
 from evalci._base.validate import check_columns, check_finite
 from evalci.engine.cube import dense_cells
 from evalci.simulate.protocol import _Sampler, _truth
@@ -34,7 +35,7 @@ def _pilot_array(data, value, cluster, run, system):
     check_columns(data, cols, "pilot_model")
     if data[value].isna().any():
         raise ValueError(
-            f"`value` column {value!r} has missing values; NaN marks a missing run "
+            f"`value` column {as_written(value)} has missing values; NaN marks a missing run "
             "in the pilot, so drop those rows first."
         )
     check_finite(data, [value], "value")
@@ -194,7 +195,9 @@ class PilotModel(_Sampler):
         system.
         """
         if not isinstance(cluster, str):
-            raise ValueError(f"`cluster` must name one column; got {cluster!r}.")
+            raise ValueError(
+                f"`cluster` must name one column; got {as_written(cluster)}."
+            )
         if run is not None and run not in data.columns:
             run = None
         y, inputs, sys_keys = _pilot_array(data, value, cluster, run, system)

@@ -24,6 +24,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from evalci._base.text import as_written
+
 __all__ = ["Model"]
 
 
@@ -59,7 +61,7 @@ class Model(Protocol):
 # ---------------------------------------------------------------- checks
 def _positive_int(name: str, v) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {v!r}.")
+        raise ValueError(f"`{name}` must be a positive integer; got {as_written(v)}.")
     return int(v)
 
 
@@ -77,10 +79,12 @@ def _system_names(n_systems, name: str = "n_systems") -> tuple[str, ...]:
     except TypeError:
         raise ValueError(
             f"`{name}` must be a positive integer or a sequence of system names; "
-            f"got {n_systems!r}."
+            f"got {as_written(n_systems)}."
         ) from None
     if not names or len(set(names)) != len(names):
-        raise ValueError(f"`{name}` must name distinct systems; got {n_systems!r}.")
+        raise ValueError(
+            f"`{name}` must name distinct systems; got {as_written(n_systems)}."
+        )
     return names
 
 
@@ -88,9 +92,13 @@ def _unit_open(name: str, v) -> float:
     try:
         x = float(v)
     except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a number in (0, 1); got {v!r}.") from None
+        raise ValueError(
+            f"`{name}` must be a number in (0, 1); got {as_written(v)}."
+        ) from None
     if not 0.0 < x < 1.0:
-        raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {v!r}.")
+        raise ValueError(
+            f"`{name}` must lie strictly between 0 and 1; got {as_written(v)}."
+        )
     return x
 
 
@@ -194,6 +202,6 @@ def _truth(
     if metric not in values:
         raise ValueError(
             f"`metric` must be one of {metrics + ('gap',)} for "
-            f"{type(model).__name__}; got {metric!r}."
+            f"{type(model).__name__}; got {as_written(metric)}."
         )
     return dict(values[metric])

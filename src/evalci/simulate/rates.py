@@ -14,6 +14,7 @@ from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
+from evalci._base.text import as_written
 from evalci.simulate.protocol import (
     _positive_int,
     _Sampler,
@@ -35,7 +36,7 @@ def _per_system(name: str, v, n: int) -> tuple[float, ...]:
     vals = np.atleast_1d(np.asarray(v, dtype=object))
     if vals.ndim != 1 or len(vals) not in (1, n):
         raise ValueError(
-            f"`{name}` must be one number or one per system ({n}); got {v!r}."
+            f"`{name}` must be one number or one per system ({n}); got {as_written(v)}."
         )
     vals = np.broadcast_to(vals, (n,))
     return tuple(_unit_open(name, x) for x in vals)
@@ -237,7 +238,9 @@ class PairedSystems(_FromRates):
         try:
             gap = float(self.gap)
         except (TypeError, ValueError):
-            raise ValueError(f"`gap` must be a number; got {self.gap!r}.") from None
+            raise ValueError(
+                f"`gap` must be a number; got {as_written(self.gap)}."
+            ) from None
         if not 0.0 < acc_a + gap < 1.0:
             raise ValueError(
                 f"`gap` must keep B's accuracy accuracy_a + gap in (0, 1); got "
@@ -251,7 +254,7 @@ class PairedSystems(_FromRates):
         if not -1.0 < rho < 1.0:
             raise ValueError(
                 f"`correlation` must lie strictly between -1 and 1; got "
-                f"{self.correlation!r}."
+                f"{as_written(self.correlation)}."
             )
         (a1, b1), (a2, b2) = _beta_params(acc_a, icc), _beta_params(acc_a + gap, icc)
         sd1 = np.sqrt(acc_a * (1 - acc_a) * icc)
