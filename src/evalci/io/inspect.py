@@ -31,6 +31,7 @@ from evalci.io._shared import (
     _load_json,
     _sample_record,
     _tidy_by,
+    _whole,
 )
 from evalci.io._zip import MAX_MEMBER_BYTES, SafeZip
 from evalci.io.inspect_sets import (
@@ -452,7 +453,7 @@ def _expected(header: dict, file: Path) -> tuple[int | None, str]:
         res = _get(header, "results", file, "the log", kind="an object")
         if res.get("total_samples") is not None:
             n = _get(res, "total_samples", file, "results", kind="a number")
-            return int(n), "results.total_samples"
+            return _whole(n, file, "total_samples", "results"), "results.total_samples"
     spec = header["eval"]
     ds = spec.get("dataset")
     n = ds.get("samples") if isinstance(ds, dict) else None
