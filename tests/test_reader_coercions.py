@@ -24,14 +24,9 @@ from evalci.readers import read_helm, read_inspect, read_lm_eval
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_read_inspect import eval_members, write_zip  # noqa: E402
-from test_read_lm_eval_helm import write_helm_run, write_lm_run  # noqa: E402
+from test_read_lm_eval_helm import _helm_file as _helm  # noqa: E402
+from test_read_lm_eval_helm import write_lm_run  # noqa: E402
 from test_readers import inspect_sample, inspect_spec  # noqa: E402
-
-
-def _helm(tmp_path):
-    run = write_helm_run(tmp_path, "mmlu:subject=anatomy", "openai/gpt2",
-                         "exact_match", {"test": np.ones((3, 1))})  # fmt: skip
-    return run, run / "per_instance_stats.json"
 
 
 @pytest.mark.parametrize(
