@@ -37,8 +37,9 @@ _FORMATS = {
 }
 
 
-def _read_table(file: Path, format: str, **csv) -> pd.DataFrame:
-    """The file as a frame (``csv``: more options for ``pandas.read_csv``);
+def _read_table(file: Path, format: str, nested: bool = True, **csv) -> pd.DataFrame:
+    """The file as a frame (``csv``: more options for ``pandas.read_csv``;
+    ``nested``: a JSON line's objects become columns ``a.b``, else values);
     ``attrs["evalci_where"]`` says where its rows are (:func:`where`)."""
     if format == "jsonl":
         rows, lines = [], []
@@ -50,7 +51,7 @@ def _read_table(file: Path, format: str, **csv) -> pd.DataFrame:
                 )
             rows.append(row)
             lines.append(n)
-        out = pd.json_normalize(rows)  # nested fields as "a.b"
+        out = pd.json_normalize(rows) if nested else pd.DataFrame(rows)
         out.attrs["evalci_where"] = ("jsonl", file, lines)
         return out
     try:
