@@ -245,9 +245,10 @@ def read_arena_hard(path, *, baseline: str) -> pd.DataFrame:
             key = "uid" if isinstance(rec, dict) and "uid" in rec else "question_id"
             qid = _get(rec, key, file, what)
             if not _is_id(qid):
+                shown = "" if qid is None else f" ({qid!r})"
                 raise ValueError(
-                    f"{file}, {what}: the field `{key}` is {_kind_of(qid)} "
-                    f"({qid!r}), not a string or an integer."
+                    f"{file}, {what}: the field `{key}` is {_kind_of(qid)}"
+                    f"{shown}, not a string or an integer."
                 )
             model = _get(rec, "model", file, what)
             if not isinstance(model, str) or not model.strip():

@@ -97,29 +97,40 @@ def where(data: pd.DataFrame, i: int) -> str:
     return f"row {i} (from 0)"
 
 
+def _whole_or_none(v) -> int | None:
+    """``v`` as an int64's value: an integer, a float with no fraction, or
+    the text of an integer; None for anything else (a bool, other text, a
+    fraction, a number beyond int64)."""
+    if isinstance(v, str) and _WHOLE.fullmatch(v.strip()):
+        n = int(v)
+    elif isinstance(v, (bool, np.bool_)):
+        return None
+    elif isinstance(v, (int, np.integer)):
+        n = int(v)
+    elif (
+        isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer()
+    ):
+        n = int(v)
+    else:
+        return None
+    return n if -(2**63) <= n < 2**63 else None
+
+
 def whole_numbers(col: pd.Series, data: pd.DataFrame, arg: str, name) -> pd.Series:
     """A column of whole numbers as int64 (a CSV's text ``"2"`` is the number
     2); any other value (other text, a fraction, a boolean) raises, naming
     the file, the line and the column: never truncated."""
     out = []
     for i, v in enumerate(col.tolist()):
-        if isinstance(v, str) and _WHOLE.fullmatch(v.strip()):
-            v = int(v)
-        ok = isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-        if (
-            isinstance(v, (float, np.floating))
-            and np.isfinite(v)
-            and float(v).is_integer()
-        ):
-            ok = True
-        if not ok:
+        n = _whole_or_none(v)
+        if n is None:
             file = data.attrs.get("evalci_where", (None, "the table"))[1]
             raise ValueError(
                 f"`{arg}`: column {name!r} of {file} holds {plain(v)!r} "
-                f"({where(data, i)}), not a whole number; runs are numbered 0, "
+                f"({where(data, i)}), not a whole number (of int64); runs are numbered 0, "
                 f"1, ... (leave `{arg}` out to number them in file order)."
             )
-        out.append(int(v))
+        out.append(n)
     return pd.Series(out, index=col.index, dtype="int64")
 
 
