@@ -335,7 +335,9 @@ def _bounded(data, args: BootstrapArgs, root, counts) -> BootstrapResult:
     pair = _result(replicates(both, both_args, root), both_args, flat=False)
     fill = np.asarray(pair.groups.get_level_values(_missing.FILL))
     zero, one = (
-        pair._select(pos, _without_fill(pair.groups[pos]) if args.by else None)
+        pair._select(
+            pos, pair.groups[pos].droplevel(_missing.FILL) if args.by else None
+        )
         for pos in (np.flatnonzero(fill == 0), np.flatnonzero(fill == 1))
     )
     share = pd.Series(_missing.share_scored(data, args), index=counts.index)
@@ -345,12 +347,6 @@ def _bounded(data, args: BootstrapArgs, root, counts) -> BootstrapResult:
     _warn_degenerate(None, None, flat=res._arrays("low") == res._arrays("high"))
     _missing.warn_unscored(counts)
     return res
-
-
-def _without_fill(groups: pd.MultiIndex) -> pd.Index:
-    """The ``by`` groups of the fillings' groups (the fill level dropped)."""
-    out = groups.droplevel(_missing.FILL)
-    return out.to_flat_index().rename(out.names[0]) if out.nlevels == 1 else out
 
 
 def cluster_ci(

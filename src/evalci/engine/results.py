@@ -332,10 +332,8 @@ class BootstrapResult(_GroupedResult):
         if self.filled is None:
             se_low, se_high = self._endpoint_errors()
         else:  # "bounds": each end is its filling's
-            se_low, se_high = (
-                self.filled[0]._endpoint_errors()[0],
-                (self.filled[1]._endpoint_errors()[1]),
-            )
+            se_low = self.filled[0]._endpoint_errors()[0]
+            se_high = self.filled[1]._endpoint_errors()[1]
         width = self._arrays("high") - self._arrays("low")
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.maximum(se_low, se_high) / width
