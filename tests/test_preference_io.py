@@ -145,7 +145,9 @@ def test_read_arena_hard_v2_and_null_games(tmp_path):
 def test_read_arena_hard_bad_label(tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text(json.dumps(_judgment("q1", "m", "A>>>B", "A>B")), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"m\.jsonl: question 'q1', game 1.*'A>>>B'"):
+    with pytest.raises(
+        ValueError, match=r"m\.jsonl, line 1: question 'q1', game 1.*'A>>>B'"
+    ):
         evalci.read_arena_hard(path, baseline="base")
     one = tmp_path / "one.jsonl"
     rec = _judgment("q1", "m", "A>B", "A>B")
@@ -153,3 +155,92 @@ def test_read_arena_hard_bad_label(tmp_path):
     one.write_text(json.dumps(rec), encoding="utf-8")
     with pytest.raises(ValueError, match=r"holds 1 games"):
         evalci.read_arena_hard(one, baseline="base")
+
+
+# --------------------------------------------------------------------------
+# hostile files: every error names the file, the line and the field
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ({"model_a": None}, r"entry \[1\]: the field `model_a` is empty, not a model's name"),
+        ({"model_a": ["a", "b"]}, r"entry \[1\]: the field `model_a` is a list \(\['a', 'b'\]\)"),
+        ({"model_b": {"n": "a"}}, r"entry \[1\]: the field `model_b` is an object"),
+        ({"model_b": 3}, r"entry \[1\]: the field `model_b` is a number \(3\)"),
+        ({"model_b": "y"}, r"entry \[1\]: a battle of 'y' against itself"),
+        ({"question_id": {"a": 1}}, r"entry \[1\]: the field `question_id` is an object"),
+        ({"question_id": [1]}, r"entry \[1\]: the field `question_id` is a list"),
+    ],
+)  # fmt: skip
+def test_read_arena_refuses_what_is_no_name(tmp_path, change, said):
+    # before: "['a', 'b']" and 'None' became models, an object id "unhashable"
+    rows = [dict(BATTLES[0]), dict(BATTLES[1], **change)]
+    path = _write_battles(tmp_path / "b.json", rows)
+    with pytest.raises(ValueError, match=r"b\.json, " + said):
+        evalci.read_arena(path)
+    lines = tmp_path / "b.jsonl"
+    lines.write_text("\n\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=r"b\.jsonl, line 3: " + said.split(": ", 1)[1]
+    ):
+        evalci.read_arena(lines)
+
+
+def test_read_arena_csv_model_named_na_is_a_model(tmp_path):
+    # before: pandas read NA (and null, None) as missing: the model was lost
+    path = tmp_path / "b.csv"
+    path.write_text(
+        "model_a,model_b,winner\nNA,x,model_a\nnull,NA,tie\nNone,x,model_b\n"
+    )
+    df = evalci.read_arena(path)
+    assert df.model_a.tolist() == ["NA", "null", "None"]
+    assert df.model_b.tolist() == ["x", "NA", "x"]
+    # an empty cell is missing: refused, naming the line and the field
+    path.write_text("model_a,model_b,winner\nx,y,tie\n,y,model_a\n")
+    with pytest.raises(
+        ValueError, match=r"b\.csv, line 3: the field `model_a` is empty"
+    ):
+        evalci.read_arena(path)
+
+
+@pytest.mark.parametrize(
+    "edit, said",
+    [
+        (lambda r: r | {"model": None}, r"line 2: the field `model` is null, not a model's name"),
+        (lambda r: r | {"model": ""}, r"line 2: the field `model` is empty"),
+        (lambda r: r | {"model": ["m"]}, r"line 2: the field `model` is a list \(\['m'\]\)"),
+        (lambda r: r | {"question_id": {"a": 1}}, r"line 2: the field `question_id` is an object"),
+        (lambda r: r | {"games": ["A>B", None]}, r"line 2: the field `games\[0\]` is a string, not an object"),
+        (lambda r: r | {"games": [{"score": ["A>B"]}, None]}, r"line 2: question 'q2', game 1: the score \['A>B'\]"),
+    ],
+)  # fmt: skip
+def test_read_arena_hard_refuses_hostile_lines(tmp_path, edit, said):
+    # before: a null model became a ranked model 'None'; a string game raised
+    # AttributeError and an object question_id "unhashable type"
+    rows = [
+        _judgment("q1", "m", "A>B", "B>A"),
+        edit(_judgment("q2", "m", "A>B", "B>A")),
+    ]
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(map(json.dumps, rows)), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"m\.jsonl, " + said):
+        evalci.read_arena_hard(path, baseline="base")
+
+
+def test_read_arena_hard_leaves_out_the_baseline_against_itself(tmp_path):
+    # before: battles of 'base' against 'base' were returned
+    rows = [_judgment("q1", "m", "A>B", "B>A"), _judgment("q1", "base", "A=B", "A=B")]
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(map(json.dumps, rows)), encoding="utf-8")
+    with pytest.warns(
+        evalci.EvalciWarning,
+        match=r"1 judgments are of the baseline 'base' against itself \(.*m\.jsonl, line 2\)",
+    ):
+        df = evalci.read_arena_hard(path, baseline="base")
+    assert not (df.model_a == df.model_b).any() and len(df) == 2
+    path.write_text(json.dumps(rows[1]), encoding="utf-8")
+    with pytest.warns(evalci.EvalciWarning, match="against itself"):
+        with pytest.raises(ValueError, match="every judgment read is of the baseline"):
+            evalci.read_arena_hard(path, baseline="base")

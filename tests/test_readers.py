@@ -395,11 +395,16 @@ def test_inspect_errors(tmp_path, plain):
 def test_inspect_duplicate_rows_refused(tmp_path, plain):
     samples = [inspect_sample(0, 1, {"s": "C"})]
     write_eval(tmp_path / "a.eval", inspect_spec("m", "t", 1), samples)
-    # another task_id: not a retry of a.eval's task (that keeps the newest)
+    # two eval() runs of one task (their own task_id), not a retry
     write_eval(
-        tmp_path / "b.eval", inspect_spec("m", "t", 1) | {"task_id": "X"}, samples
+        tmp_path / "b.eval", inspect_spec("m", "t", 1) | {"task_id": "U"}, samples
     )
-    with pytest.raises(ValueError, match=r"occurs more than once \(in .*a\.eval"):
+    with pytest.raises(
+        ValueError,
+        match=r"task 't' of m is in 2 logs that are not attempts at one run \(their "
+        r"eval\.task_id differ: T3sK1d in .*a\.eval, U in .*b\.eval\), and both "
+        r"hold sample 0 epoch 1",
+    ):
         read_inspect(tmp_path)
 
 
@@ -972,7 +977,7 @@ def test_jsonl_errors(generic):
     with pytest.raises(ValueError, match=r"t\.jsonl \(line 2\) is not valid JSON"):
         read_jsonl(folder / "t.jsonl", **kw)
     (folder / "n.csv").write_text("input_id,correct\nq1,1\n,0\n")
-    with pytest.raises(ValueError, match=r"`input`: column 'input_id' .* \(row 1\)"):
+    with pytest.raises(ValueError, match=r"`input`: column 'input_id' .* \(line 3\)"):
         read_jsonl(folder / "n.csv", **kw)
     (folder / "d.csv").write_text("input_id,run,correct\nq1,0,1\nq1,0,0\n")
     with pytest.raises(ValueError, match="occurs more than once"):
@@ -1076,3 +1081,22 @@ def test_a_non_numeric_value_names_its_line(tmp_path):
     f.write_text('{"input_id": 1, "correct": 1}\n{"input_id": 2, "correct": "zz"}\n')
     with pytest.raises(ValueError, match=r"'correct' .* \('zz', line 2\)"):
         read_jsonl(f, input="input_id", value="correct")
+
+
+def test_a_bad_row_is_named_by_its_true_line(tmp_path):
+    # a blank JSON line and a CSV cell with a line break: the line a reader of
+    # the file finds, not the row's index plus one
+    f = tmp_path / "r.jsonl"
+    f.write_text('{"q": 1, "run": 0, "ok": 1}\n\n{"q": 1, "run": 1.5, "ok": 1}\n')
+    with pytest.raises(
+        ValueError, match=r"column 'run' of .*r\.jsonl holds 1\.5 \(line 3\)"
+    ):
+        read_jsonl(f, input="q", value="ok", run="run")
+    g = tmp_path / "r.csv"
+    g.write_text('q,note,run,ok\n1,"two\nlines",0,1\n1,x,a,0\n')
+    with pytest.raises(
+        ValueError, match=r"column 'run' of .*r\.csv holds 'a' \(line 4\)"
+    ):
+        read_jsonl(g, input="q", value="ok", run="run")
+    g.write_text("q,run,ok\n1,0,1\n1,1,1\n")  # whole numbers as a CSV's text
+    assert read_jsonl(g, input="q", value="ok", run="run").run.tolist() == [0, 1]

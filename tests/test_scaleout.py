@@ -253,9 +253,10 @@ def test_a_worker_killed_mid_run_changes_nothing():
         future = c.compute(lazy)
         pids = c.run(os.getpid)
         victim = sorted(pids)[0]
-        # wait until resampling is under way on the workers, then kill one
-        deadline, under_way = time.time() + 60, False
-        while time.time() < deadline and not under_way:
+        # wait until resampling is under way on the workers (the event; the
+        # bound only guards a hang, generous for a loaded machine), then kill one
+        deadline, under_way = time.monotonic() + 300, False
+        while time.monotonic() < deadline and not under_way:
             busy = c.processing()
             under_way = any(
                 "evalci-resample" in str(k) for ks in busy.values() for k in ks

@@ -190,6 +190,24 @@ def _get(d: Any, path: str, file, what: str = "", kind: str | None = None) -> An
     return cur
 
 
+def _whole(v: Any, file, field: str, what: str = "") -> int:
+    """A JSON field that counts something (``3``, or ``3.0``) as an int; a
+    fraction, text, a boolean or null raises, naming the file, where and the
+    field: never truncated."""
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not np.isfinite(v)
+        or not float(v).is_integer()
+    ):
+        where = f" in {what}" if what else ""
+        raise ValueError(
+            f"{file}: the field `{field}`{where} is {v!r} ({_kind_of(v)}), not "
+            "a whole number."
+        )
+    return int(v)
+
+
 def _text_or_missing(v):
     """A metadata value as text; missing (None, or the NaN pandas may put in
     its place) stays missing rather than becoming the string 'nan'."""

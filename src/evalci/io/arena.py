@@ -21,18 +21,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from evalci._base.warnings import MissingDataWarning
+from evalci._base.text import plain
+from evalci._base.warnings import EvalciWarning, MissingDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.io._shared import _files, _get, _json_lines, _kind_of, _load_json
-from evalci.io.tables import _FORMATS, _read_table
+from evalci.io.tables import _FORMATS, _read_table, where
 from evalci.methods.preference_data import _VERDICTS, WINNERS
 
 __all__ = ["read_arena", "read_arena_hard"]
 
 #: Columns kept from Arena battles when present (besides the three required).
 ARENA_COLUMNS = ("question_id", "judge", "language", "turn", "anony", "tstamp")
+
+
+#: the columns a battle needs, as text (a CSV's "NA" is a model's name)
+_NAMES = ("model_a", "model_b", "winner")
 
 
 def _battle_file(file: Path) -> pd.DataFrame:
@@ -43,14 +49,68 @@ def _battle_file(file: Path) -> pd.DataFrame:
                 f"{file}: a battles .json file must be a list of objects (one per "
                 f"battle), as FastChat's clean_battle_*.json; it holds {_kind_of(rows)}."
             )
-        return pd.DataFrame(rows)
+        out = pd.DataFrame(rows)
+        out.attrs["evalci_where"] = ("json", file, None)
+        return out
     fmt = _FORMATS.get(file.suffix.lower())
     if fmt is None:
         raise ValueError(
             f"{file}: unknown extension; battles are read from .json, .jsonl, "
             ".csv or .parquet."
         )
-    return _read_table(file, fmt)
+    if fmt != "csv":  # a JSON line's values as they are (an object too)
+        return _read_table(file, fmt, nested=False)
+    # pandas reads "NA", "null", "None", "NaN" ... as missing: here they are
+    # names; only an empty cell is missing (and refused below)
+    text = {c: str for c in _NAMES}
+    return _read_table(file, fmt, keep_default_na=False, na_values=[""], dtype=text)
+
+
+def _at(frame: pd.DataFrame, i: int) -> str:
+    """Where battle ``i`` is: a JSON list's entry, else the file's line (row)."""
+    kind, file, _ = frame.attrs.get("evalci_where", (None, None, None))
+    return f"{file}, entry [{i}]" if kind == "json" else f"{file}, {where(frame, i)}"
+
+
+def _check_battles(frame: pd.DataFrame) -> None:
+    """Model names are text (not missing, a number, a list or an object),
+    two models per battle, and a ``question_id`` a string or an integer."""
+    for c in ("model_a", "model_b"):
+        for i, v in enumerate(frame[c].tolist()):
+            if not isinstance(v, str) or not v.strip():
+                shown = (
+                    "empty" if isinstance(v, str) or _missing(v) else _kind_of(plain(v))
+                )
+                raise ValueError(
+                    f"{_at(frame, i)}: the field `{c}` is {shown}"
+                    + ("" if _missing(v) or isinstance(v, str) else f" ({plain(v)!r})")
+                    + ", not a model's name; every battle names its two models."
+                )
+    same = (frame["model_a"] == frame["model_b"]).to_numpy()
+    if same.any():
+        i = int(same.argmax())
+        raise ValueError(
+            f"{_at(frame, i)}: a battle of {frame['model_a'].iloc[i]!r} against "
+            "itself; each battle is between two models."
+        )
+    if "question_id" in frame:
+        for i, v in enumerate(frame["question_id"].tolist()):
+            if not _missing(v) and not _is_id(v):
+                raise ValueError(
+                    f"{_at(frame, i)}: the field `question_id` is "
+                    f"{_kind_of(plain(v))} ({plain(v)!r}), not a string or an integer."
+                )
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+def _is_id(v) -> bool:
+    """A prompt's id: text or an integer (never an object, a list or a bool)."""
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    return isinstance(v, (str, int, np.integer))
 
 
 def read_arena(path, *, columns: list[str] | None = None) -> pd.DataFrame:
@@ -76,7 +136,11 @@ def read_arena(path, *, columns: list[str] | None = None) -> pd.DataFrame:
     ValueError
         A file without a required column, or a winner that is not one of
         ``model_a``, ``model_b``, ``tie``, ``tie (bothbad)`` (the file and
-        the values are named).
+        the values are named); a model name that is missing (a CSV's empty
+        cell, a JSON null), not text (a number, a list, an object) or the
+        same on both sides, a ``question_id`` that is neither a string nor
+        an integer (each naming the file, the entry or line, and the field).
+        A CSV's ``NA``, ``null`` or ``None`` is a model's name, not missing.
     """
     files = _files(path, ("*.json", "*.jsonl", "*.csv", "*.parquet"), "path", "battles")
     parts = []
@@ -88,6 +152,7 @@ def read_arena(path, *, columns: list[str] | None = None) -> pd.DataFrame:
                 f"{file}: battles need the columns model_a, model_b and winner; "
                 f"missing {', '.join(missing)}."
             )
+        _check_battles(frame)
         bad = ~frame["winner"].isin(list(WINNERS))
         if bad.any():
             shown = ", ".join(repr(v) for v in pd.unique(frame.loc[bad, "winner"])[:5])
@@ -109,15 +174,23 @@ def read_arena(path, *, columns: list[str] | None = None) -> pd.DataFrame:
     return out
 
 
-def _game_row(game, n: int, file: Path, qid, model: str, baseline: str):
+def _game_row(game, n: int, file: Path, qid, model: str, baseline: str, line: int):
     """One battle from game ``n`` (1: baseline is A; 2: swapped), or None."""
-    if game is None or game.get("score") is None:
+    if game is None:
         return None
-    label = str(game["score"]).replace(" ", "")
+    if not isinstance(game, dict):
+        raise ValueError(
+            f"{file}, line {line}: the field `games[{n - 1}]` is {_kind_of(game)}, "
+            "not an object (a game: user_prompt, judgment, score)."
+        )
+    score = game.get("score")
+    if score is None:
+        return None
+    label = score.replace(" ", "") if isinstance(score, str) else None
     if label not in _VERDICTS:
         raise ValueError(
-            f"{file}: question {qid!r}, game {n}: the score {game['score']!r} is not "
-            f"an Arena-Hard label ({', '.join(_VERDICTS)})."
+            f"{file}, line {line}: question {qid!r}, game {n}: the score "
+            f"{score!r} is not an Arena-Hard label ({', '.join(_VERDICTS)})."
         )
     a, b = (baseline, model) if n == 1 else (model, baseline)
     outcome = _VERDICTS[label][0]
@@ -144,19 +217,50 @@ def read_arena_hard(path, *, baseline: str) -> pd.DataFrame:
         ``game`` (1 or 2), ``judge``, ``category`` (when the files have
         it) and ``log_file``. Games without a verdict (``score`` null) are
         left out with a :class:`~evalci.MissingDataWarning`.
+
+    Raises
+    ------
+    ValueError
+        A ``model`` that is null, empty or not text, a ``question_id``
+        (``uid``) that is neither a string nor an integer, a game that is
+        not an object, a ``score`` that is not an Arena-Hard label: each
+        naming the file, the line and the field.
+
+    Warns
+    -----
+    EvalciWarning
+        Judgments of the baseline itself (``model == baseline``) are left
+        out, naming where they are: a battle of a model against itself
+        says nothing (all of them: an error).
     """
     if not isinstance(baseline, str) or not baseline:
         raise TypeError(
             "`baseline` must be the baseline model's name, e.g. 'gpt-4-0314'."
         )
     files = _files(path, ("*.jsonl",), "path", "judgment files")
-    rows, dropped = [], 0
+    rows, dropped, itself = [], 0, []
     for file in files:
         for line, rec in _json_lines(file):
             what = f"line {line}"
             key = "uid" if isinstance(rec, dict) and "uid" in rec else "question_id"
             qid = _get(rec, key, file, what)
-            model = str(_get(rec, "model", file, what))
+            if not _is_id(qid):
+                shown = "" if qid is None else f" ({qid!r})"
+                raise ValueError(
+                    f"{file}, {what}: the field `{key}` is {_kind_of(qid)}"
+                    f"{shown}, not a string or an integer."
+                )
+            model = _get(rec, "model", file, what)
+            if not isinstance(model, str) or not model.strip():
+                raise ValueError(
+                    f"{file}, {what}: the field `model` is "
+                    f"{'empty' if model == '' else _kind_of(model)}"
+                    f"{'' if model in (None, '') else f' ({model!r})'}, not a "
+                    "model's name."
+                )
+            if model == baseline:  # the baseline judged against itself
+                itself.append(f"{file}, {what}")
+                continue
             games = _get(rec, "games", file, what, kind="a list")
             if len(games) != 2:
                 raise ValueError(
@@ -170,11 +274,24 @@ def read_arena_hard(path, *, baseline: str) -> pd.DataFrame:
                 "log_file": str(file),
             }
             for n, game in enumerate(games, 1):
-                row = _game_row(game, n, file, qid, model, baseline)
+                row = _game_row(game, n, file, qid, model, baseline, line)
                 if row is None:
                     dropped += 1
                     continue
                 rows.append({**meta, **row})
+    if itself:
+        _warn(
+            f"{len(itself)} judgments are of the baseline {baseline!r} against "
+            f"itself ({', '.join(itself[:3])}{', ...' if len(itself) > 3 else ''}) "
+            "and were left out: a model's battle against itself says nothing "
+            "of its strength. Is `baseline` the model the judge compared with?",
+            EvalciWarning,
+        )
+    if not rows and itself:
+        raise ValueError(
+            f"every judgment read is of the baseline {baseline!r} against itself; "
+            "pass as `baseline` the model the judge compared the others with."
+        )
     if dropped:
         _warn(
             f"{dropped} Arena-Hard games have no verdict (score null) and were left "

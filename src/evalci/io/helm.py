@@ -21,6 +21,7 @@ from evalci.io._shared import (
     _load_json,
     _sample_record,
     _tidy_by,
+    _whole,
 )
 
 __all__ = ["read_helm"]
@@ -39,7 +40,7 @@ def _helm_stats(entry: Any, i: int, file) -> list[dict]:
         )
     at = f"entry [{i}]"
     _get(entry, "instance_id", file, at, "a string")
-    _get(entry, "train_trial_index", file, at, "a number")
+    _whole(_get(entry, "train_trial_index", file, at), file, "train_trial_index", at)
     stats = _get(entry, "stats", file, at, "a list")
     for j, s in enumerate(stats):
         if not isinstance(s, dict):
@@ -240,7 +241,8 @@ def _helm_stated(file: Path, split) -> int | None:
             continue
         total += _get(s, "mean", stats_file, f"entry [{j}]", "a number")
         seen = True
-    return int(round(total)) if seen else None
+    what = f"the num_instances of split {split!r} (summed)"
+    return _whole(total, stats_file, "mean", what) if seen else None
 
 
 def _helm_check_count(file: Path, found: int, stated, split) -> None:

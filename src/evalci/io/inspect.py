@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,16 @@ from evalci.io._shared import (
     _kind_of,
     _load_json,
     _sample_record,
-    _tidy,
     _tidy_by,
+    _whole,
 )
 from evalci.io._zip import MAX_MEMBER_BYTES, SafeZip
+from evalci.io.inspect_sets import (
+    check_manifests,
+    check_overlaps,
+    choose_task,
+    resolve_attempts,
+)
 
 __all__ = ["read_inspect"]
 
@@ -446,7 +453,7 @@ def _expected(header: dict, file: Path) -> tuple[int | None, str]:
         res = _get(header, "results", file, "the log", kind="an object")
         if res.get("total_samples") is not None:
             n = _get(res, "total_samples", file, "results", kind="a number")
-            return int(n), "results.total_samples"
+            return _whole(n, file, "total_samples", "results"), "results.total_samples"
     spec = header["eval"]
     ds = spec.get("dataset")
     n = ds.get("samples") if isinstance(ds, dict) else None
@@ -490,116 +497,31 @@ def _warn_counts(log: _Log, counts: dict, said: str) -> None:
         )
 
 
-def _attempt(log: _Log) -> tuple:
-    """When a log's attempt started (newest last): ``stats.started_at``, else
-    ``eval.created``, then the file's mtime (what Inspect itself sorts by)."""
-    stats = log.header.get("stats")
-    started = stats.get("started_at") if isinstance(stats, dict) else None
-    when = started or log.header["eval"].get("created") or ""
-    return str(when), log.file.stat().st_mtime_ns
+def _given(paths):
+    """``paths`` as given, an iterator made a list (it is read twice)."""
+    if isinstance(paths, (str, Path)):
+        return [paths]
+    return list(paths) if isinstance(paths, Iterable) else paths
 
 
-def _retries(logs: list[_Log]) -> list[Path]:
-    """The logs a newer attempt at the same task replaced.
-
-    Inspect gives every task it runs an ``eval.task_id``, which ``eval_retry``
-    and ``eval_set`` keep for each new attempt (every one seeded from the
-    last, so the newest holds all the older one has); Inspect takes, per
-    ``task_id``, the newest (``latest_completed_task_eval_logs``), and so
-    does this (per task_id, model and task name), whether or not an
-    ``eval-set.json`` is beside the logs.
-    """
-    by_id: dict[tuple, list[_Log]] = {}
-    for log in logs:
-        ev = log.header["eval"]
-        tid = ev.get("task_id")
-        if isinstance(tid, str):  # the id, and what it names (never two models)
-            by_id.setdefault(
-                (tid, str(ev.get("model")), str(ev.get("task"))), []
-            ).append(log)
-    dropped: list[Path] = []
-    for attempts in by_id.values():
-        newest = max(attempts, key=_attempt)
-        dropped += [a.file for a in attempts if a is not newest]
-    return dropped
-
-
-def _eval_sets(
-    logs: list[_Log], task: str | None = None
-) -> tuple[list[_Log], list[str]]:
-    """Resolve retried tasks to their final log; warn of an eval set's task
-    without a log.
-
-    Returns the logs kept and the files of the attempts superseded. A task of
-    ``eval-set.json`` is said to have no log only when every log of its folder
-    was read (reading one task's files says nothing of the others'), and only
-    for the task asked for (``task``) when one was.
-    """
-    dropped = _retries(logs)
-    outside = [f for f in dropped if not (f.parent / "eval-set.json").is_file()]
-    if outside:
-        warn(
-            f"{len(outside)} log(s) are earlier attempts at a task that a newer log "
-            f"of the same task_id retried (eval_retry): {', '.join(map(str, outside))}. "
-            "Only the newest attempt is read, as Inspect does; "
-            "df.attrs['evalci_superseded'] lists them.",
-            EvalciWarning,
-        )
-    read = {log.file.resolve() for log in logs}
-    folders: dict[Path, list[_Log]] = {}
-    for log in logs:
-        if (log.file.parent / "eval-set.json").is_file():
-            folders.setdefault(log.file.parent, []).append(log)
-    for folder, group in folders.items():
-        mf = folder / "eval-set.json"
-        tasks = _get(_load_json(mf.read_bytes(), mf), "tasks", mf, "", kind="a list")
-        ids = {log.header["eval"].get("task_id") for log in group}
-        whole = all(f.resolve() in read for f in folder.iterdir() if _is_log(f))
-        for t in tasks:
-            tid = _get(t, "task_id", mf, "an entry of `tasks`", kind="a string")
-            asked = task is None or t.get("name") == task
-            if tid not in ids and whole and asked:
-                warn(
-                    f"{mf}: the eval set's task {t.get('name')!r} "
-                    f"({t.get('model')}, task_id {tid}) has no log in {folder}; "
-                    "its samples are missing from the table.",
-                    EvalciWarning,
-                )
-    kept = [log for log in logs if log.file not in set(dropped)]
-    return kept, sorted(str(f) for f in dropped)
-
-
-def _one_task(logs: list[_Log], task: str | None) -> list[_Log]:
-    """The logs of ``task=`` (all when None); an unknown task names those found."""
-    if task is None:
-        return logs
-    if not isinstance(task, str):
-        raise TypeError(f"`task` must be a task's name (a string); got {task!r}.")
-    found = sorted({str(log.header["eval"].get("task")) for log in logs})
-    kept = [log for log in logs if log.header["eval"].get("task") == task]
-    if not kept:
-        raise ValueError(f"`task`: no log holds task {task!r}; the logs hold {found}.")
-    return kept
-
-
-def _with_stops(out: pd.DataFrame, frame: pd.DataFrame, by=()) -> pd.DataFrame:
+def _with_stops(out: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     """``error``, ``limit``, ``invalidated`` and ``stopped_early`` before
     ``log_file``, each where a sample has one (a clean log's table keeps its
     columns); missing stays missing."""
     stops = [c for c in _STOPS if frame[c].notna().any()]
     if not stops:
         return out
-    keys = [*KEYS, *by]
-    side = frame[keys + stops].copy()
+    side = frame[[*KEYS, "task", *stops]].copy()
     side["input"] = _as_input(side["input"])
     side["run"] = side["run"].astype("int64")
-    side["system"] = side["system"].map(str).astype(str)
+    for c in ("system", "task"):
+        side[c] = side[c].map(str).astype(str)
     for c in stops:
         text = side[c].map(str).astype(str)
         text[side[c].isna()] = None
         side[c] = text
     attrs = out.attrs
-    out = out.merge(side, on=keys, how="left", validate="one_to_one")
+    out = out.merge(side, on=[*KEYS, "task"], how="left", validate="one_to_one")
     order = [c for c in out.columns if c != "log_file"] + ["log_file"]
     out = out[order]
     out.attrs = attrs
@@ -623,20 +545,18 @@ def read_inspect(
         files Inspect lists as logs: every ``*.eval``, and ``*.json`` whose
         name starts with a timestamp (so the ``logs.json`` manifest is not
         read). Each log's ``eval.model`` is its system, so several models'
-        logs give several systems. Logs in a folder holding Inspect's
-        ``eval-set.json`` are an eval set. Of the logs of one task (one
-        ``eval.task_id``: the attempts of a task retried by ``eval_set`` or
-        ``eval_retry``) only the newest is read, with or without
-        ``eval-set.json`` (a warning names the superseded files when there is
-        none). Logs of several tasks (an eval set of several tasks, whose
-        sample ids usually overlap) give one table with ``task`` in the key
-        (system, task, input, run): never pooled; choose one with ``task=``
-        or analyse ``by="task"``.
+        logs give several systems, and each log's ``eval.task`` its task, so
+        an eval set's tasks give several tasks (rows side by side: ``task``
+        is part of the key). Logs of one ``eval.task_id`` and model are
+        attempts at one task (``eval_set`` and ``eval_retry`` write one per
+        attempt, each seeded from the last): only the newest is read, with
+        a warning naming the files set aside, whether or not the folder
+        holds Inspect's ``eval-set.json``.
     scorer : str, optional
         Read only this scorer's values (default: every scorer).
     task : str, optional
-        Read only the logs of this task (``eval.task``); an unknown name is
-        refused, naming the tasks the logs hold.
+        Read only the logs of this task (``eval.task``; default: every
+        task found). A name no log holds raises, listing the tasks found.
     samples : bool, default False
         Read the scores of a ``.eval`` log from its full samples
         (``samples/{id}_epoch_{e}.json``, one member each, transcripts
@@ -688,8 +608,10 @@ def read_inspect(
         (``"summaries"`` or ``"samples"``). So ``scored + errored +
         invalidated + stopped_early + unscored + missing == expected``.
         (Until this release it was a dict keyed by file.)
-        ``df.attrs["evalci_superseded"]`` lists the eval-set logs that a
-        newer attempt at their task replaced.
+        ``df.attrs["evalci_superseded"]`` lists the logs that a newer
+        attempt at their task replaced. Rows are sorted by (system, task,
+        input, run): select one task (or pass ``by="task"``) before taking
+        one score.
 
     Raises
     ------
@@ -698,14 +620,19 @@ def read_inspect(
         oversized member, two members under one name (other than a re-run
         sample's, which Inspect writes), a missing field or one of the wrong
         JSON type (``scores`` as a list, say): one error naming the file and
-        the member or field.
+        the member or field. Two logs of one task and model that are not
+        attempts at one run (their ``eval.task_id`` differ) and hold the
+        same sample (naming both files and the sample).
 
     Warns
     -----
     EvalciWarning
         A log whose status is not ``"success"`` (``"started"``, ``"error"``,
         ``"cancelled"``), or that holds fewer samples than its header says
-        (naming both numbers); a task of an eval set without a log.
+        (naming both numbers); a task with several attempts (naming the
+        file read and those superseded); a task of an eval set without a
+        log, when the set's folder is read whole (logs named one by one, or
+        ``task=``, choose which tasks are read).
 
     Notes
     -----
@@ -752,6 +679,7 @@ def read_inspect(
     >>> [(c["found"], c["scored"]) for c in df.attrs["evalci_samples"]]
     [(8, 8)]
     """
+    paths = _given(paths)
     files = _files(paths, ("*.eval", "*.json"), "paths", "Inspect log", _is_log)
     if isinstance(max_member_bytes, bool) or not isinstance(max_member_bytes, int):
         raise TypeError(
@@ -770,7 +698,11 @@ def read_inspect(
             logs.append(_plain_eval(f, samples, max_member_bytes))
         else:
             logs.append(_plain_json(f, max_member_bytes))
-    logs, superseded = _eval_sets(_one_task(logs, task), task)
+    logs = choose_task(logs, task)
+    roots = [Path(str(p)) for p in paths if Path(str(p)).is_dir()]
+    check_manifests(logs, roots, task, _is_log)
+    logs, superseded = resolve_attempts(logs)
+    check_overlaps(logs)
     frames, counts = [], []
     for log in logs:
         frame, record = _inspect_rows(log, scorer)
@@ -788,10 +720,7 @@ def read_inspect(
         )
     if not values:
         raise ValueError(f"{names}: no sample has any score.")
-    if frame["task"].nunique(dropna=False) > 1:  # tasks side by side
-        out = _with_stops(_tidy_by(frame, values, meta, ["task"]), frame, ["task"])
-    else:
-        out = _with_stops(_tidy(frame, values, meta), frame)
+    out = _with_stops(_tidy_by(frame, values, meta, ["task"]), frame)
     out.attrs["evalci_samples"] = counts
     out.attrs["evalci_superseded"] = superseded
     return out

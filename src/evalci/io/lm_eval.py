@@ -12,8 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from evalci._base.text import plain
 from evalci._base.warnings import EvalciWarning, warn
 from evalci.io._shared import (
     KEYS,
@@ -24,6 +26,7 @@ from evalci.io._shared import (
     _load_json,
     _sample_record,
     _tidy_by,
+    _whole,
 )
 
 __all__ = ["read_lm_eval"]
@@ -100,7 +103,8 @@ def _lm_stated(results: dict | None, file: Path | None, task: str) -> int | None
     _get(results, "n-samples", file, kind="an object")
     if task not in counts:
         return None
-    return int(_get(counts, f"{task}.effective", file, "`n-samples`", "a number"))
+    n = _get(counts, f"{task}.effective", file, "`n-samples`", "a number")
+    return _whole(n, file, f"{task}.effective", "`n-samples`")
 
 
 def _lm_doc_id(d: dict, file: Path, n: int):
@@ -238,6 +242,19 @@ def _lm_check_count(
     return found, stated
 
 
+def _score_of(score: Callable, responses: list, d: dict, file: Path, n: int) -> float:
+    """``score(responses, sample)`` as a float: a number or a boolean (text
+    such as ``"1"`` is not silently read as one)."""
+    v = score(responses, d)
+    if isinstance(v, (bool, int, float, np.integer, np.floating, np.bool_)):
+        return float(v)
+    raise TypeError(
+        f"`score`: {file}, line {n} (doc_id {d['doc_id']!r}): the score function "
+        f"returned {plain(v)!r} ({type(v).__name__}), not a number; return a "
+        "float (or a bool)."
+    )
+
+
 def _lm_scored(
     lines: list[tuple[int, dict]], file: Path, score: Callable
 ) -> list[dict]:
@@ -254,7 +271,7 @@ def _lm_scored(
                 {
                     "input": d["doc_id"],
                     "run": r,
-                    "score": float(score([req[r] for req in resps], d)),
+                    "score": _score_of(score, [req[r] for req in resps], d, file, n),
                     "target": d.get("target"),
                     "n_resps": k,
                 }

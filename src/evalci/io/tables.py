@@ -6,6 +6,8 @@ names which columns are the input, run, system, values and metadata.
 
 from __future__ import annotations
 
+import csv as _csv
+import re
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,8 @@ from evalci.io._shared import (
 
 __all__ = ["read_jsonl"]
 
+_WHOLE = re.compile(r"[+-]?\d+")
+
 
 _FORMATS = {
     ".jsonl": "jsonl",
@@ -33,9 +37,12 @@ _FORMATS = {
 }
 
 
-def _read_table(file: Path, format: str) -> pd.DataFrame:
+def _read_table(file: Path, format: str, nested: bool = True, **csv) -> pd.DataFrame:
+    """The file as a frame (``csv``: more options for ``pandas.read_csv``;
+    ``nested``: a JSON line's objects become columns ``a.b``, else values);
+    ``attrs["evalci_where"]`` says where its rows are (:func:`where`)."""
     if format == "jsonl":
-        rows = []
+        rows, lines = [], []
         for n, row in _json_lines(file):
             if not isinstance(row, dict):
                 raise ValueError(
@@ -43,13 +50,115 @@ def _read_table(file: Path, format: str) -> pd.DataFrame:
                     "line must be an object (one row)."
                 )
             rows.append(row)
-        return pd.json_normalize(rows)  # nested fields as "a.b"
+            lines.append(n)
+        out = pd.json_normalize(rows) if nested else pd.DataFrame(rows)
+        out.attrs["evalci_where"] = ("jsonl", file, lines)
+        return out
     try:
-        return pd.read_csv(file) if format == "csv" else pd.read_parquet(file)
+        if format == "csv":
+            out = pd.read_csv(file, **csv)
+        else:
+            out = pd.read_parquet(file)
     except ImportError:
         raise
     except Exception as e:
         raise ValueError(f"{file} could not be read as {format}: {e}") from e
+    out.attrs["evalci_where"] = (format, file, None)
+    return out
+
+
+def _csv_line(file: Path, i: int) -> int | None:
+    """The line of a CSV file where data row ``i`` (from 0) starts, counting
+    a cell's line breaks and skipping blank lines as pandas does."""
+    try:
+        with open(file, newline="", encoding="utf-8", errors="replace") as fh:
+            reader = _csv.reader(fh)
+            start, k = 1, -1  # the header is record -1
+            for rec in reader:
+                if rec:
+                    if k == i:
+                        return start
+                    k += 1
+                start = reader.line_num + 1
+    except (OSError, _csv.Error):
+        return None
+    return None
+
+
+def where(data: pd.DataFrame, i: int) -> str:
+    """Where row ``i`` of a table :func:`_read_table` read is, for messages:
+    its line in the file (JSON Lines, CSV: a cell's line breaks and blank
+    lines counted) or its row (Parquet, from 0)."""
+    kind, file, lines = data.attrs.get("evalci_where", (None, None, None))
+    if kind == "jsonl":
+        return f"line {lines[i]}"
+    if kind == "csv" and (n := _csv_line(file, i)) is not None:
+        return f"line {n}"
+    return f"row {i} (from 0)"
+
+
+def _whole_or_none(v) -> int | None:
+    """``v`` as an int64's value: an integer, a float with no fraction, or
+    the text of an integer; None for anything else (a bool, other text, a
+    fraction, a number beyond int64)."""
+    if isinstance(v, str) and _WHOLE.fullmatch(v.strip()):
+        n = int(v)
+    elif isinstance(v, (bool, np.bool_)):
+        return None
+    elif isinstance(v, (int, np.integer)):
+        n = int(v)
+    elif (
+        isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer()
+    ):
+        n = int(v)
+    else:
+        return None
+    return n if -(2**63) <= n < 2**63 else None
+
+
+def whole_numbers(col: pd.Series, data: pd.DataFrame, arg: str, name) -> pd.Series:
+    """A column of whole numbers as int64 (a CSV's text ``"2"`` is the number
+    2); any other value (other text, a fraction, a boolean) raises, naming
+    the file, the line and the column: never truncated."""
+    out = []
+    for i, v in enumerate(col.tolist()):
+        n = _whole_or_none(v)
+        if n is None:
+            file = data.attrs.get("evalci_where", (None, "the table"))[1]
+            raise ValueError(
+                f"`{arg}`: column {name!r} of {file} holds {plain(v)!r} "
+                f"({where(data, i)}), not a whole number (of int64); runs are numbered 0, "
+                f"1, ... (leave `{arg}` out to number them in file order)."
+            )
+        out.append(n)
+    return pd.Series(out, index=col.index, dtype="int64")
+
+
+def _check_columns(data, file, roles: dict, values: list, meta: dict) -> None:
+    """Every column named is in the file, no metadata column takes a key's
+    name, and no key (input, system, run) is missing (naming its line)."""
+    need = {**roles, "value": values, "columns": list(meta)}
+    for arg, cols in need.items():
+        for c in [cols] if isinstance(cols, str) else cols or []:
+            if c not in data.columns:
+                raise ValueError(
+                    f"`{arg}`: {file} has no column {c!r}; it has {list(data.columns)[:20]}."
+                )
+    clash = set(meta.values()) & set(KEYS + values)
+    if clash:
+        c = sorted(clash)[0]
+        raise ValueError(
+            f"`columns`: a metadata column named {c!r} would overwrite the "
+            f"table's {c!r} column; rename it with a dict ({{{c!r}: "
+            f"'{c}_label'}}) or pass it as `{c}=` if it is one."
+        )
+    for arg, c in roles.items():
+        if c is not None and data[c].isna().any():
+            i = int(data[c].isna().to_numpy().argmax())
+            raise ValueError(
+                f"`{arg}`: column {c!r} of {file} has missing values ("
+                f"{where(data, i)}); every row needs its {arg}."
+            )
 
 
 def read_jsonl(
@@ -131,37 +240,12 @@ def read_jsonl(
     data = _read_table(file, format)
     values = [value] if isinstance(value, str) else list(value)
     meta = columns if isinstance(columns, dict) else {c: c for c in columns or []}
-    need = {
-        "input": input,
-        "value": values,
-        "run": run,
-        "system": system,
-        "columns": list(meta),
-    }
-    for arg, cols in need.items():
-        for c in [cols] if isinstance(cols, str) else cols or []:
-            if c not in data.columns:
-                raise ValueError(
-                    f"`{arg}`: {file} has no column {c!r}; it has {list(data.columns)[:20]}."
-                )
-    clash = set(meta.values()) & set(KEYS + values)
-    if clash:
-        c = sorted(clash)[0]
-        raise ValueError(
-            f"`columns`: a metadata column named {c!r} would overwrite the "
-            f"table's {c!r} column; rename it with a dict ({{{c!r}: "
-            f"'{c}_label'}}) or pass it as `{c}=` if it is one."
-        )
-    for arg, c in (("input", input), ("system", system), ("run", run)):
-        if c is not None and data[c].isna().any():
-            raise ValueError(
-                f"`{arg}`: column {c!r} of {file} has missing values (row "
-                f"{int(data[c].isna().idxmax())}); every row needs its {arg}."
-            )
+    roles = {"input": input, "system": system, "run": run}
+    _check_columns(data, file, roles, values, meta)
     out = pd.DataFrame({"input": data[input]})
     out["system"] = data[system] if system is not None else file.stem
     if run is not None:
-        out["run"] = _whole_numbers(data[run], run, file, format)
+        out["run"] = whole_numbers(data[run], data, "run", run)
     else:  # file order within (system, input)
         out["run"] = out.groupby(["system", "input"], sort=False).cumcount()
     for c in values:
@@ -169,10 +253,11 @@ def read_jsonl(
         num = pd.to_numeric(col, errors="coerce")
         bad = num.isna() & col.notna()
         if bad.any():
+            i = int(bad.to_numpy().argmax())
             raise ValueError(
                 f"`value`: column {c!r} of {file} holds a non-numeric value "
-                f"({plain(col[bad].iloc[0])!r}, {_where(bad, format)}); map it to "
-                "numbers first."
+                f"({plain(col.iloc[i])!r}, {where(data, i)}); map it to numbers "
+                "first."
             )
         out[c] = num
     for old, new in meta.items():
@@ -196,26 +281,3 @@ def read_jsonl(
         for name, ok in full.groupby(out["system"], sort=False)
     ]
     return out
-
-
-def _where(bad: pd.Series, format: str) -> str:
-    """The first bad row, as a reader of the file finds it: the line of a CSV
-    (its header is line 1) or JSON-lines file, the row of a Parquet file."""
-    i = int(np.flatnonzero(bad.to_numpy())[0])
-    if format == "csv":
-        return f"line {i + 2}"
-    return f"line {i + 1}" if format == "jsonl" else f"row {i}"
-
-
-def _whole_numbers(col: pd.Series, name: str, file, format: str) -> pd.Series:
-    """A run column as int64, refusing text and fractions (never truncated)."""
-    num = pd.to_numeric(col.map(lambda v: None if isinstance(v, bool) else v),
-                        errors="coerce")  # fmt: skip
-    bad = num.isna() | (num != np.floor(num))
-    if bad.any():
-        raise ValueError(
-            f"`run`: column {name!r} of {file} holds {plain(col[bad].iloc[0])!r} "
-            f"({_where(bad, format)}), not a whole number; runs are numbered "
-            "0, 1, ... (leave `run` out to number them in file order)."
-        )
-    return num.astype("int64")

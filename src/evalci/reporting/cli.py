@@ -107,10 +107,11 @@ def _ints(text: str) -> list[int]:
 def _data_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("input")
-    g.add_argument("file", metavar="FILE",
+    g.add_argument("file", metavar="FILE", nargs="+",
                    help="CSV, Parquet, JSON Lines, an Inspect .eval log, an "
                    "lm-eval samples_*.jsonl, a HELM per_instance_stats.json, "
-                   "or a directory of logs")  # fmt: skip
+                   "or a directory of logs; several FILEs are read as one "
+                   "folder holding them")  # fmt: skip
     g.add_argument("--from", dest="source", choices=_cli_input.SOURCES,
                    help="the file's kind (default: from its name)")  # fmt: skip
     g.add_argument("--value", metavar="COL", help="outcome column (default: detected)")
@@ -146,10 +147,13 @@ def _select_options(g, shown: bool = True) -> None:
     g.add_argument("--missing", choices=_MISSING,
                    help=say("what a missing value (an errored sample) means: "
                             "raise (the default: refuse, with the counts), drop "
-                            "(leave it out; changes the estimand), zero (a "
-                            "failure), bounds (worst-case bounds of a mean on "
-                            "[0, 1]); compare, report, plan and simulate take "
-                            "raise and drop only"))  # fmt: skip
+                            "(leave the missing runs out; changes the "
+                            "estimand), zero (count each as a failure: a value "
+                            "of 0), bounds (worst-case bounds of a mean of "
+                            "values in [0, 1]: as if every missing run failed, "
+                            "and as if every one succeeded); ci, compare and "
+                            "report take all four, plan and simulate raise "
+                            "and drop"))  # fmt: skip
     g.add_argument("--dropna", action="store_true",
                    help=say("the old name of --missing drop (kept working)"))  # fmt: skip
 
@@ -270,7 +274,9 @@ def _simulate_parser(sub) -> None:
         description="Coverage studies: seed 000's tables (--paper), or a "
         "coverage and width check simulated from your file (FILE).",
     )  # fmt: skip
-    p.add_argument("file", nargs="?", metavar="FILE", help="your results (any input)")
+    p.add_argument("file", nargs="*", metavar="FILE",
+                   help="your results (any input; several are read as one "
+                   "folder holding them)")  # fmt: skip
     p.add_argument("--paper", action="store_true",
                    help="reproduce seed 000's accuracy and Cohen's kappa tables")  # fmt: skip
     p.add_argument("--trials", type=int, help="data sets per cell (2000 / 200)")
@@ -312,13 +318,18 @@ def _load(args) -> _cli_input.Loaded:
         data = _cli_input.load(args.file, opts)
     except Exception as e:  # anything a hostile file makes a reader raise
         raise _cli_errors.FileFault(args.file, e) from e
-    what = f"read {args.file} ({data.source}, {len(data.frame)} rows"
+    what = f"read {_files_text(args)} ({data.source}, {len(data.frame)} rows"
     what += f", {data.n_systems} system{'s' if data.n_systems != 1 else ''})"
     if data.detected:
         what += "; detected " + ", ".join(data.detected)
         what += " (set with --value/--input/--system/--run)"
     _say(what)
     return data
+
+
+def _files_text(args) -> str:
+    files = args.file if isinstance(args.file, list) else [args.file]
+    return " ".join(map(str, files))
 
 
 def _metric(text: str, data: _cli_input.Loaded):
@@ -610,7 +621,7 @@ def _simulate_file(args) -> int:
             "coverage_se", "mean_width"]  # fmt: skip
     title = (
         f"Coverage of {args.confidence_level:.0%} {args.method} intervals over "
-        f"{args.trials} data sets drawn from {args.file} ({args.n_resamples} "
+        f"{args.trials} data sets drawn from {_files_text(args)} ({args.n_resamples} "
         f"resamples each, rng {args.rng})"
     )
     notes = [

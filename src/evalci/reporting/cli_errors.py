@@ -65,6 +65,7 @@ OPTIONS = {
     "scorer": "--scorer",
     "stat": "--stat",
     "split": "--split",
+    "task": "--task",
     "dropna": "--dropna",
     "missing": "--missing",
 }
@@ -111,9 +112,14 @@ def one_line(e, options=None) -> str:
 
 
 def _with_file(text: str, file) -> str:
-    if file is None or text.startswith(str(file)):
-        return text
-    return f"{_text.terminal(file)}: {text}"
+    """``<file>: text`` unless the text names the file (or, of several
+    files, one of them) already."""
+    files = [] if file is None else file if isinstance(file, list) else [file]
+    if len(files) == 1 and not text.startswith(str(files[0])):
+        return f"{_text.terminal(files[0])}: {text}"
+    if len(files) > 1 and not any(str(f) in text for f in files):
+        return f"{_text.terminal(' '.join(map(str, files)))}: {text}"
+    return text
 
 
 def show_warning(options):

@@ -122,9 +122,10 @@ def _read_log(path: Path, source: str, opts) -> tuple[pd.DataFrame, str]:
     """A framework log through its reader; a directory tries each in turn."""
     split = getattr(opts, "split", None)
     helm = {} if split is None else {"split": _helm_split(split)}
+    task = getattr(opts, "task", None)
     read = {
-        "inspect": lambda: readers.read_inspect(path, scorer=opts.scorer),
-        "lm-eval": lambda: readers.read_lm_eval(path),
+        "inspect": lambda: readers.read_inspect(path, scorer=opts.scorer, task=task),
+        "lm-eval": lambda: readers.read_lm_eval(path, task=task),
         "helm": lambda: readers.read_helm(path, stat=opts.stat, **helm),
     }
     if split is not None and source not in ("helm", "dir"):
@@ -138,10 +139,17 @@ def _read_log(path: Path, source: str, opts) -> tuple[pd.DataFrame, str]:
             if "holds no" not in str(e):  # found the files, but they are bad
                 raise
     raise ValueError(
-        f"the directory {path} holds no Inspect log (*.eval), lm-eval samples "
+        f"{_shown(path)} holds no Inspect log (*.eval), lm-eval samples "
         "file (samples_*.jsonl) or HELM per_instance_stats.json; name a file, "
         "or pass --from."
     )
+
+
+def _shown(paths) -> str:
+    """One path, or several, as a message names them."""
+    if isinstance(paths, (list, tuple)):
+        return ", ".join(str(p) for p in paths)
+    return f"the directory {paths}" if Path(paths).is_dir() else str(paths)
 
 
 def _helm_split(split: str) -> str:
@@ -342,36 +350,106 @@ def _several(data: Loaded, col: str, opts, path) -> None:
 
 
 def load(path, opts) -> Loaded:
-    """Read ``path`` as ``opts`` say (``--from``, the column options).
+    """Read ``path`` (a path, or a list of them) as ``opts`` say (``--from``,
+    the column options).
 
     ``opts`` carries ``source, value, input, cluster, system, run,
     successes, trials, scorer, stat, split, task`` and ``extra`` (columns
-    the command needs kept: ``--by``, ``--strata``).
+    the command needs kept: ``--by``, ``--strata``). Several paths are read
+    as a folder holding them is: the logs of one framework by its reader,
+    tables one by one, then joined.
     """
-    data = _load(Path(path), opts)
+    paths = [Path(p) for p in (path if isinstance(path, (list, tuple)) else [path])]
+    data = _load(paths, opts)
+    shown = paths[0] if len(paths) == 1 else " ".join(map(str, paths))
     for col in ("task", "split"):
-        _several(data, col, opts, path)
+        _several(data, col, opts, shown)
     return data
 
 
-def _load(path: Path, opts) -> Loaded:
-    if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist.")
-    source = opts.source or _source_of(path)
+def _kind(paths: list[Path]) -> str:
+    """The one reader several paths imply (directories go with any)."""
+    kinds = {p: _source_of(p) for p in paths}
+    found = sorted(set(kinds.values()) - {"dir"})
+    if len(found) > 1:
+        shown = ", ".join(f"{p} ({k})" for p, k in kinds.items() if k != "dir")
+        raise ValueError(
+            f"the files are of different kinds: {shown}; give the files of one "
+            "kind (one framework's logs, or tables), or --from to read all as one."
+        )
+    return found[0] if found else "dir"
+
+
+def _load(paths: list[Path], opts) -> Loaded:
+    for path in paths:
+        if not path.exists():
+            raise FileNotFoundError(f"{path} does not exist.")
+    source = opts.source or _kind(paths)
     detected: list[str] = []
     if source == "table":
-        if path.is_dir():
-            raise ValueError(f"--from table needs a file; {path} is a directory.")
+        for path in paths:
+            if path.is_dir():
+                raise ValueError(f"--from table needs a file; {path} is a directory.")
         if getattr(opts, "split", None) is not None:
-            raise ValueError(f"`--split` is for HELM runs; {path} is read as a table.")
-        return _from_table(path, opts, detected)
+            raise ValueError(
+                f"`--split` is for HELM runs; {_shown(paths)} is read as a table."
+            )
+        if len(paths) == 1:
+            return _from_table(paths[0], opts, detected)
+        return _joined([_from_table(p, opts, []) for p in paths], paths)
     if source == "dir" or source in ("inspect", "lm-eval", "helm"):
+        path = paths[0] if len(paths) == 1 else paths
         frame, source = _read_log(path, source, opts)
         for c in opts.extra:
             if c not in frame.columns:
                 raise ValueError(
-                    f"the {source} log has no column {c!r} (for --by/--strata); "
+                    f"the {source} logs have no column {c!r} (for --by/--strata); "
                     f"it has {list(frame.columns)}."
                 )
         return _from_log(frame, source, opts, detected)
     raise ValueError(f"`--from` must be one of {SOURCES}; got {source!r}.")
+
+
+def _joined(parts: list[Loaded], paths: list[Path]) -> Loaded:
+    """Tables read one by one, as one: the same columns in the same roles,
+    and no row key (system, input, run, and task) in two files."""
+    roles = ("value", "cluster", "system", "successes", "trials", "input")
+    first = parts[0]
+    for path, part in zip(paths[1:], parts[1:], strict=True):
+        for r in roles:
+            if getattr(part, r) != getattr(first, r):
+                raise ValueError(
+                    f"{path} reads its {r} from {getattr(part, r)!r} but "
+                    f"{paths[0]} from {getattr(first, r)!r}; name the column "
+                    f"with --{r} so every file is read alike."
+                )
+        if list(part.frame.columns) != list(first.frame.columns):
+            raise ValueError(
+                f"{path} has the columns {list(part.frame.columns)} but "
+                f"{paths[0]} {list(first.frame.columns)}; the tables must match."
+            )
+    frames = [p.frame.assign(__file=str(f)) for p, f in zip(parts, paths, strict=True)]
+    frame = pd.concat(frames, ignore_index=True)
+    key = list(dict.fromkeys(
+        c for c in ("system", "task", first.cluster, first.input, "input", "run")
+        if c is not None and c in frame.columns
+    ))  # fmt: skip
+    dup = frame.duplicated(key, keep=False)
+    if dup.any():
+        rows = frame[dup]
+        at = rows[key].iloc[0]
+        clash = rows[(rows[key] == at).all(axis=1)]["__file"].unique()
+        first_row = rows[key].iloc[[0]].to_dict("records")[0]  # Python values
+        shown = ", ".join(f"{k} {v!r}" for k, v in first_row.items())
+        raise ValueError(
+            f"{shown} is in {' and '.join(clash)}; each row must be in one file "
+            "(several files are read as one table). Number the runs with a run "
+            "column (--run), or read the files apart."
+        )
+    frame = frame.drop(columns="__file")
+    frame.attrs["evalci_samples"] = [
+        r for p in parts for r in p.frame.attrs.get("evalci_samples", [])
+    ]
+    detected = [f"{d} (in each of {len(paths)} files)" for d in first.detected]
+    return Loaded(frame, "table", first.value, first.cluster, first.system,
+                  first.successes, first.trials, detected, first.input)  # fmt: skip
