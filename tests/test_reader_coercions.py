@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +88,9 @@ def test_lm_eval_score_function_must_return_a_number(tmp_path):
     assert df.score.tolist() == [1.0, 1.0, 1.0]
 
 
-@pytest.mark.parametrize("native", [False, True])
+@pytest.mark.parametrize(
+    "native", [False, True] if find_spec("inspect_ai") else [False]
+)
 def test_inspect_total_samples_not_truncated(tmp_path, monkeypatch, native):
     if not native:
         monkeypatch.setattr(inspect_reader, "_inspect_ai", lambda: None)
