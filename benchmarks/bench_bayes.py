@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 import evalci
-from evalci.methods.bayes import posterior
-from evalci.methods.bayes_grid import Counts
+from evalci.methods.bayes.grid import Counts
+from evalci.methods.bayes.interval import posterior
 
 
 def _median_ms(fn, repeat=15) -> float:

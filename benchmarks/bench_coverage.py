@@ -5,7 +5,7 @@ Run from the repository root::
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_coverage.py          # full (~5 min)
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_coverage.py --quick  # seconds
 
-Section 1 times :func:`evalci.coverage.reproduce_paper` for the accuracy
+Section 1 times :func:`evalci.simulate.coverage.reproduce_paper` for the accuracy
 tables (23 cells, 2,000 trials x 5,000 resamples; target < 60 s) and the
 Cohen's kappa tables (31 cells; target < 5 min). ``--quick`` runs 128 trials
 x 1,000 resamples and prints its times only (per-block overheads dominate
@@ -29,7 +29,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import evalci  # noqa: E402
 from evalci import simulate  # noqa: E402
-from evalci.coverage import coverage_study, reproduce_paper  # noqa: E402
+from evalci.simulate.coverage import coverage_study, reproduce_paper  # noqa: E402
 
 TRIALS_ENGINE = 20
 

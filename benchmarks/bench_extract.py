@@ -8,7 +8,7 @@ Run from the repository root::
 Sections (each time the median of a few repeats, ``time.perf_counter``):
 
 1. Hostile responses ("The answer is" and n spaces, and others) at n = 0.1,
-   0.5 and 1 million characters: ``evalci.extract.choice_answer`` against
+   0.5 and 1 million characters: ``evalci.io.extract.choice_answer`` against
    seed 000's regular expression with ``re`` at a few thousand characters,
    where it is already quadratic (136 s at 50,000 spaces, by the issue).
    Target: evalci at 1 MB under 1 s, and time / length flat in n.
@@ -29,7 +29,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from evalci.extract import PATTERNS, choice_answer
+from evalci.io.extract import PATTERNS, choice_answer
 
 SEED_RE = [re.compile(p.format(letters="A-Da-d")) for p in PATTERNS]
 

@@ -56,7 +56,7 @@ def _reproduce_tables(app) -> None:
     import time
     from pathlib import Path
 
-    from evalci.coverage import reproduce_paper
+    from evalci.simulate.coverage import reproduce_paper
 
     out = Path(app.srcdir) / "generated" / "paper"
     out.mkdir(parents=True, exist_ok=True)

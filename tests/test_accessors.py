@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci import planning, xr
 from evalci.frames import accessors
+from evalci.frames import dataarray as xr
+from evalci.methods.planning import plans as planning
 
 KW = dict(n_resamples=300, rng=3)
 

@@ -8,9 +8,9 @@ import pytest
 from scipy import integrate, special, stats
 
 import evalci
-from evalci.methods.bayes import posterior
-from evalci.methods.bayes_args import BetaBinomialPrior
-from evalci.methods.bayes_grid import Counts
+from evalci.methods.bayes.args import BetaBinomialPrior
+from evalci.methods.bayes.grid import Counts
+from evalci.methods.bayes.interval import posterior
 from evalci.simulate.bayes_coverage import bayes_coverage
 
 

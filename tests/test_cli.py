@@ -23,8 +23,8 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci import cli
 from evalci._base import progress as _progress
+from evalci.reporting import cli
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_readers import (  # noqa: E402  (the readers' own log writers)
@@ -215,7 +215,7 @@ def test_report_and_plan_on_every_format(files, example, fmt, capsys):
     want = ref.to_text().replace("'correct'", "'choice'" if fmt == "logs" else "'correct'")  # fmt: skip
     assert rep.stdout.strip() == want
     plan = ok("plan", files[fmt], "--target-width", "0.12", "--format", "json")
-    want = evalci.planning.plan_from_data(tidy(example), "correct", "input",
+    want = evalci.plan_from_data(tidy(example), "correct", "input",
                                           by="system", n_inputs="data",
                                           target_width=0.12)  # fmt: skip
     got = pd.DataFrame(records(plan))
@@ -239,7 +239,7 @@ def test_report_formats_are_the_reports(files, example, capsys):
 def test_plan_paired_sample_size(files, example, capsys):
     res = ok_here("plan", files["csv"], "--mme", "0.02", capsys=capsys)
     a, b = sorted(example.model.unique())
-    n = evalci.planning.sample_size_from_data(
+    n = evalci.sample_size_from_data(
         tidy(example), "correct", "input", system="system", pair=(a, b), effect=0.02
     )
     assert f"about {n.n_inputs.iloc[0]} shared inputs" in res.stdout

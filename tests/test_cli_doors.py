@@ -24,10 +24,9 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci import cli
 from evalci._base import text
 from evalci.io import readers
-from evalci.reporting import cli_errors, cli_output
+from evalci.reporting import cli, cli_errors, cli_output
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_cli import call, run  # noqa: E402
@@ -586,7 +585,7 @@ def test_help_names_the_new_options(capsys):
 def test_the_one_escaper_is_used_by_every_renderer():
     # the renderers hold no escaping of their own: they call _base.text
     root = Path(SRC) / "evalci"
-    for rel in ("methods/ranks.py", "reporting/report.py", "reporting/cli_output.py"):
+    for rel in ("methods/ranks/ranking.py", "reporting/report.py", "reporting/cli_output.py"):
         src = (root / rel).read_text(encoding="utf-8")
         assert "_text.markdown" in src, rel
         assert 'replace("|"' not in src, rel

@@ -13,8 +13,8 @@ import evalci
 
 from conftest import shared_data
 
-# the module (``evalci.compare`` is the function)
-compare_module = importlib.import_module("evalci.compare")
+# the module of compare (``evalci.compare`` is the function)
+compare_module = importlib.import_module("evalci.methods.compare.paired")
 
 
 def win_loss_tie(wins, losses, ties):
@@ -550,10 +550,10 @@ def test_bca_pvalue_without_replicates_beyond_zero():
 
 def test_holm_refuses_to_rank_around_nan():
     p = np.array([0.01, np.nan, 0.03])
-    adj, bound = compare_module._holm(p)
+    adj, bound = compare_module.holm_adjusted(p)
     assert np.isnan(adj).all() and not bound.any()
     p = np.array([0.01, 0.0001, 0.03, 0.0001])
-    adj, bound = compare_module._holm(p, np.array([False, True, False, True]))
+    adj, bound = compare_module.holm_adjusted(p, np.array([False, True, False, True]))
     np.testing.assert_allclose(adj, multipletests(p, method="holm")[1])
     assert bound.tolist() == [False, True, False, True]
 

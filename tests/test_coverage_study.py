@@ -1,4 +1,4 @@
-"""Tests of :func:`evalci.coverage.coverage_study` (issue 11).
+"""Tests of :func:`evalci.simulate.coverage.coverage_study` (issue 11).
 
 Three kinds of check, all fast:
 
@@ -34,9 +34,9 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci import coverage, simulate
-from evalci.coverage import coverage_study
-from evalci.simulate import exact
+from evalci import simulate
+from evalci.simulate import coverage, exact
+from evalci.simulate.coverage import coverage_study
 
 TRIALS = 640
 B = 1000
@@ -329,7 +329,7 @@ def test_user_model_runs_through_engine():
 
 # ------------------------------------------------------------------ the CLI
 def test_cli_simulate_paper_small(capsys):
-    from evalci.cli import main
+    from evalci.reporting.cli import main
 
     assert main(["simulate", "--paper", "--trials", "64", "--n-resamples", "300",
                  "--accuracy-only", "--no-progress"]) == 0  # fmt: skip
@@ -339,7 +339,7 @@ def test_cli_simulate_paper_small(capsys):
 
 
 def test_paper_table_lists_every_cell():
-    from evalci.coverage import PAPER, PAPER_NOISE
+    from evalci.simulate.coverage import PAPER, PAPER_NOISE
 
     acc = [key for key in PAPER if key[0] == "accuracy"]
     kap = [key for key in PAPER if key[0] == "kappa"]

@@ -138,7 +138,7 @@ def _equal(a, b, exact=True):
         pd.testing.assert_frame_equal(a, b, **tol)
     elif isinstance(a, xr.DataArray):
         xr.testing.assert_identical(a, b)
-    elif isinstance(a, evalci.planning.Plan):
+    elif isinstance(a, evalci.Plan):
         sa, sb = a.summary(), b.summary()
         assert sa.keys() == sb.keys()
         for key in sa:

@@ -6,7 +6,7 @@ seed 000 lines 364-371) prints the two regular expressions and the rule
 ``tests/data/seed000_patterns.json`` holds those two expressions *as printed
 in the seed* (lines 368-369, character for character, with the citation);
 ``seed_reference`` below compiles them and applies the rule with
-``re.findall``, independently of ``evalci.extract``.
+``re.findall``, independently of ``evalci.io.extract``.
 """
 
 import functools
@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from evalci.analytic import analytic_ci
-from evalci.extract import PATTERNS, choice_answer, format_rate, score_choices
+from evalci.io.extract import PATTERNS, choice_answer, format_rate, score_choices
+from evalci.methods.analytic.intervals import analytic_ci
 
 SEED000 = Path(__file__).resolve().parent / "data" / "seed000_patterns.json"
 ALL10 = "ABCDEFGHIJ"  # MMLU-Pro's ten options: seed 000's patterns exactly
@@ -431,7 +431,7 @@ def test_white_space_is_res():
 _LONG = r"""
 import json, sys
 import pandas as pd
-from evalci.extract import choice_answer, format_rate, score_choices
+from evalci.io.extract import choice_answer, format_rate, score_choices
 M = 1_000_000
 texts = [
     "The answer is" + " " * M,

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci.methods.fragility import fragility_table, pair_fragility
+from evalci.methods.compare.fragility import fragility_table, pair_fragility
 
 ALPHA = 0.05
 

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evalci
-from evalci.readers import read_arena, read_arena_hard, read_jsonl
+from evalci.io.readers import read_arena, read_arena_hard, read_jsonl
 
 SRC = Path(evalci.__file__).resolve().parent
 SETTINGS = settings(

@@ -16,7 +16,7 @@ inspect_ai = pytest.importorskip(
 
 import evalci  # noqa: E402
 from evalci.io import inspect as inspect_reader  # noqa: E402
-from evalci.readers import read_inspect  # noqa: E402
+from evalci.io.readers import read_inspect  # noqa: E402
 from test_readers import two_logs  # noqa: E402, F401 - a fixture
 
 

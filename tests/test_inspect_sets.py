@@ -20,7 +20,7 @@ import pytest
 
 import evalci
 from evalci.io import inspect as inspect_reader
-from evalci.readers import read_inspect
+from evalci.io.readers import read_inspect
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_cli import call  # noqa: E402

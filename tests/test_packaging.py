@@ -218,8 +218,8 @@ LAZY = [
     # evalci's parts that no accessor needs: read on first use (evalci.__getattr__)
     "evalci.simulate",
     "evalci.methods.judge",
-    "evalci.methods.preference",
-    "evalci.methods.suites",
+    "evalci.methods.preference.leaderboard",
+    "evalci.methods.suites.scores",
     "evalci.io.readers",
 ]
 LOADED = """
@@ -257,13 +257,14 @@ def test_lazy_names_of_evalci_are_their_objects():
         import sys
         import evalci
         assert "evalci.io.readers" not in sys.modules
-        assert {"read_jsonl", "coverage", "suite_ci"} <= set(dir(evalci))
-        import evalci.io.readers, evalci.methods.suites, evalci.simulate.coverage
+        assert {"read_jsonl", "judge", "suite_ci"} <= set(dir(evalci))
+        import evalci.io.readers, evalci.methods.suites.scores
         assert evalci.read_jsonl is evalci.io.readers.read_jsonl
-        assert evalci.coverage is evalci.simulate.coverage  # the old path
+        assert evalci.io.read_jsonl is evalci.read_jsonl
         from evalci import MissingTasksWarning, preference
-        assert MissingTasksWarning is evalci.methods.suites.MissingTasksWarning
-        assert preference is sys.modules["evalci.methods.preference"]
+        assert MissingTasksWarning is evalci.methods.suites.scores.MissingTasksWarning
+        assert preference is sys.modules["evalci.preference"]
+        assert preference.bradley_terry is evalci.methods.preference.bradley_terry
         assert all(hasattr(evalci, name) for name in evalci.__all__)
         try:
             evalci.no_such_name

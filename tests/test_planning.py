@@ -21,8 +21,10 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci import planning, simulate
-from evalci.methods import observed_widths, variance
+from evalci import simulate
+from evalci.methods.planning import observed_widths
+from evalci.methods.planning import plans as planning
+from evalci.methods.variance import components as variance
 
 from conftest import clustered, shared_data
 

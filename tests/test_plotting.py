@@ -19,7 +19,9 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from evalci import planning, plotting  # noqa: E402
+from evalci import plotting  # noqa: E402
+from evalci._base.figures import DECISION_STYLE  # noqa: E402
+from evalci.methods.planning import plans as planning  # noqa: E402
 
 from conftest import shared_data  # noqa: E402
 
@@ -169,7 +171,7 @@ def test_gaps_zero_line_mme_band_and_colour_by_decision(swe):
     markers = [ln for ln in ax.lines if ln.get_marker() not in ("None", None, "")]
     assert sorted(m.get_label() for m in markers) == sorted(set(decisions))
     for marker, bars in zip(markers, ax.collections, strict=True):
-        colour, shape = plotting.DECISION_STYLE[marker.get_label()]
+        colour, shape = DECISION_STYLE[marker.get_label()]
         assert marker.get_marker() == shape
         assert matplotlib.colors.same_color(marker.get_color(), colour)
         assert matplotlib.colors.same_color(bars.get_color(), colour)
@@ -374,7 +376,7 @@ def test_dollar_strings_in_forest_labels_title_and_legend():
 def test_dollar_names_in_the_html_report_and_the_command(dollars, tmp_path, capsys):
     import html
 
-    from evalci import cli
+    from evalci.reporting import cli
 
     rep = dollars.evalci.report("correct", "input_id", n_resamples=200, rng=0)
     page = rep.to_html()  # old code: matplotlib's mathtext ParseException

@@ -16,7 +16,7 @@ from scipy.special import expit
 
 import evalci
 from evalci.engine import resampling as rs
-from evalci.methods import preference as P
+from evalci.methods.preference import leaderboard as P
 
 STRENGTHS = {"alpha": 0.6, "beta": 0.2, "gamma": 0.0, "delta": -0.5}
 
@@ -222,7 +222,7 @@ def test_feeds_the_leaderboard():
     board = res.leaderboard(method="holm")
     assert isinstance(board, evalci.Leaderboard)
     assert list(board.table.system) == list(res.fit.table.system)
-    same = evalci.ranks.leaderboard_from_bootstrap(res.scores, method="holm")
+    same = evalci.leaderboard_from_bootstrap(res.scores, method="holm")
     pd.testing.assert_frame_equal(board.table, same.table)
     top = P.arena_leaderboard(battles, anchor="gamma", n_resamples=300, rng=0)
     pd.testing.assert_frame_equal(top.table, res.leaderboard().table)
@@ -375,8 +375,8 @@ def test_input_is_not_modified():
 
 
 def test_fractional_strength_keeps_double_precision():
-    from evalci.methods import preference_boot as boot
-    from evalci.methods.preference_data import encode
+    from evalci.methods.preference import boot as boot
+    from evalci.methods.preference.data import encode
 
     battles = _battles(seed=13, n=30)
     whole = encode(battles, cluster="question_id", strength={"A>>B": 3})

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci.methods import preference as P
+from evalci.methods.preference import leaderboard as P
 
 
 def _write_battles(path, rows):

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci import ranks as R
+from evalci.methods.ranks import ranking as R
 
 from conftest import clustered, shared_data
 

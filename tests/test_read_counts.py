@@ -26,7 +26,7 @@ import pytest
 
 import evalci
 from evalci.io import inspect as inspect_reader
-from evalci.readers import read_inspect, read_jsonl, sample_counts
+from evalci.io.readers import read_inspect, read_jsonl, sample_counts
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_read_inspect import (  # noqa: E402
@@ -205,7 +205,7 @@ def test_sample_counts_of_a_table_and_its_errors(tmp_path):
     f.write_text("\n".join(json.dumps(r) for r in rows))
     df = read_jsonl(f, input="q", value="ok", system="sys")
     counts = sample_counts(df)
-    assert counts.columns.tolist() == list(evalci.readers.SAMPLE_KEYS)
+    assert counts.columns.tolist() == list(evalci.io.readers.SAMPLE_KEYS)
     assert counts[["system", "found", "scored", "unscored"]].values.tolist() == [
         ["a", 4, 3, 1],
         ["b", 2, 2, 0],

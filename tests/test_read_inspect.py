@@ -27,7 +27,7 @@ import pytest
 import evalci
 from evalci.io import _zip
 from evalci.io import inspect as inspect_reader
-from evalci.readers import read_inspect
+from evalci.io.readers import read_inspect
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_readers import inspect_header, inspect_sample, inspect_spec  # noqa: E402

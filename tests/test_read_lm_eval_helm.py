@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import evalci
-from evalci.readers import read_helm, read_jsonl, read_lm_eval, sample_counts
+from evalci.io.readers import read_helm, read_jsonl, read_lm_eval, sample_counts
 
 DATE = "2026-03-04T10-11-12.345678"
 
@@ -656,7 +656,7 @@ def test_every_reader_gives_the_same_keys(tmp_path):
     table.write_text("q,y\n0,1\n1,0\n")
     frames = [read_lm_eval(tmp_path / "lm"), read_helm(helm),
               read_jsonl(table, input="q", value="y")]  # fmt: skip
-    keys = list(evalci.readers.SAMPLE_KEYS)
+    keys = list(evalci.io.readers.SAMPLE_KEYS)
     for df in frames:
         assert [list(r) for r in df.attrs["evalci_samples"]] == [keys]
         _adds_up(sample_counts(df).dropna(subset=["expected"]))

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from evalci.io import inspect as inspect_reader
-from evalci.readers import read_helm, read_inspect, read_lm_eval
+from evalci.io.readers import read_helm, read_inspect, read_lm_eval
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_read_inspect import eval_members, write_zip  # noqa: E402

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import evalci
 from evalci.io import inspect as inspect_reader
-from evalci.readers import read_helm, read_inspect, read_jsonl, read_lm_eval
+from evalci.io.readers import read_helm, read_inspect, read_jsonl, read_lm_eval
 
 LETTER = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 

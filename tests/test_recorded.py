@@ -103,7 +103,7 @@ def _cases():
         }
     icc = evalci.icc(gpqa, "correct", "input_id", system="system")
     out["icc"] = {k: _floats(icc[k]) for k in icc.columns if icc[k].dtype.kind == "f"}
-    wt = evalci.planning.width_table(gpqa, "correct", "input_id", by="system")
+    wt = evalci.width_table(gpqa, "correct", "input_id", by="system")
     out["width_table"] = {
         k: _floats(wt[k]) for k in wt.columns if wt[k].dtype.kind == "f"
     }

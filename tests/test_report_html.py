@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from evalci import plotting  # noqa: E402
+from evalci._base.figures import DECISION_STYLE  # noqa: E402
 
 from conftest import shared_data  # noqa: E402
 
@@ -242,7 +242,7 @@ def test_chromium_screenshot_at_phone_width(swe_report, page_file, tmp_path):
     assert rgb.std() > 0.05  # text and boxes, not a blank page
     # the first verdict's badge is drawn in its decision's colour
     first = swe_report.comparison.table.decision[0]
-    hexa = plotting.DECISION_STYLE[first][0]
+    hexa = DECISION_STYLE[first][0]
     colour = np.array([int(hexa[i : i + 2], 16) for i in (1, 3, 5)]) / 255
     badge = np.abs(rgb - colour).max(axis=-1) < 0.03
     assert badge.sum() > 200

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci.methods import preference as pref
+from evalci.methods.preference import leaderboard as pref
 
 SYSTEMS = ("alpha", "beta", "gamma")
 ESC = "red\x1b[31m"  # an ANSI escape: turns a terminal red

@@ -20,7 +20,7 @@ from dask.core import get_dependencies
 from dask.delayed import Delayed
 
 import evalci
-from evalci import scaleout
+from evalci.engine import scaleout
 
 distributed = pytest.importorskip("distributed")
 

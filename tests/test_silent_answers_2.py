@@ -177,7 +177,7 @@ def _judged(n_lab, seed, n_unlabeled=1000, rate=0.6):
 
 def test_ppi_warns_below_the_gold_labels_where_it_undercovered():
     from evalci.judge import ppi_mean
-    from evalci.methods.ppi import PPI_COVERAGE, PPI_FEW_GOLD
+    from evalci.methods.judge.ppi import PPI_COVERAGE, PPI_FEW_GOLD
 
     cov = dict(PPI_COVERAGE)[30]
     match = rf"only 30 labeled inputs: .* covered the truth {cov:.1%} .* with 30 gold"
@@ -204,7 +204,7 @@ def test_ppi_coverage_with_few_gold_labels_is_the_figure_it_warns_with():
     # 0.896 the binomial SE is 1.1%: coverage >= 0.94 needs 4 SE (3e-5), and
     # a miss of the recorded figure by 0.04 over 3.5 SE (5e-4).
     from evalci.judge import ppi_mean
-    from evalci.methods.ppi import PPI_COVERAGE
+    from evalci.methods.judge.ppi import PPI_COVERAGE
 
     hits = 0
     for t in range(800):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci.methods.suites import MissingTasksWarning
+from evalci.methods.suites.scores import MissingTasksWarning
 
 
 def _suite(rng, n_tasks=6, sizes=(5, 40), systems=("a", "b", "c"), runs=1):

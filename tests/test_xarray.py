@@ -35,7 +35,7 @@ def test_to_xarray_pads_missing_runs_and_round_trips(unequal):
 
 def test_to_xarray_without_run_or_system():
     df = pd.DataFrame({"q": [1, 1, 2, 2, 2], "y": [1, 0, 1, 1, 0]})
-    da = evalci.xr.to_xarray(df, "y", input="q", run=None, system=None)
+    da = evalci.frames.dataarray.to_xarray(df, "y", input="q", run=None, system=None)
     assert da.dims == ("input", "run") and da.shape == (2, 3)
     assert np.isnan(da.values[0, 2])
 
@@ -78,16 +78,16 @@ def test_mode_aggregate_and_iid_identical_both_ways(unequal):
 
 def test_accessor_equals_module_function(gpqa):
     da = gpqa.evalci.to_xarray("correct")
-    xr.testing.assert_identical(da, evalci.xr.to_xarray(gpqa, "correct"))
+    xr.testing.assert_identical(da, evalci.frames.dataarray.to_xarray(gpqa, "correct"))
     kw = dict(n_resamples=200, rng=0)
     xr.testing.assert_identical(
-        da.evalci.cluster_ci(**kw), evalci.xr.cluster_ci(da, **kw)
+        da.evalci.cluster_ci(**kw), evalci.frames.dataarray.cluster_ci(da, **kw)
     )
     xr.testing.assert_identical(
         da.evalci.bootstrap(strategy="hierarchical", **kw),
-        evalci.xr.bootstrap(da, strategy="hierarchical", **kw),
+        evalci.frames.dataarray.bootstrap(da, strategy="hierarchical", **kw),
     )
-    pd.testing.assert_frame_equal(da.evalci.to_frame(), evalci.xr.to_frame(da))
+    pd.testing.assert_frame_equal(da.evalci.to_frame(), evalci.frames.dataarray.to_frame(da))
 
 
 def test_extra_dims_broadcast_with_shared_draws(gpqa):
@@ -178,7 +178,7 @@ def test_dim_errors(gpqa):
     with pytest.raises(TypeError, match=r"takes no `strategy`"):
         da.evalci.cluster_ci(strategy="iid")
     with pytest.raises(ValueError, match=r"two rows share the same"):
-        evalci.xr.to_xarray(pd.concat([gpqa, gpqa.head(1)]), "correct")
+        evalci.frames.dataarray.to_xarray(pd.concat([gpqa, gpqa.head(1)]), "correct")
 
 
 # -------------------------------------------------------------------- Dask
@@ -496,7 +496,7 @@ def test_warnings_point_at_the_callers_line(unequal):
         da.evalci.cluster_ci(strata="subject", n_resamples=50)
     assert _ours(w)[0].filename == __file__
     with pytest.warns(evalci.FewClustersWarning) as w:
-        evalci.xr.cluster_ci(da, strata="subject", n_resamples=50)
+        evalci.frames.dataarray.cluster_ci(da, strata="subject", n_resamples=50)
     assert _ours(w)[0].filename == __file__
     with pytest.warns(evalci.ClusteringIgnoredWarning) as w:
         da.evalci.bootstrap(strategy="iid", n_resamples=50)

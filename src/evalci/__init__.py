@@ -36,22 +36,7 @@ def _check_distribution() -> None:
 
 _check_distribution()
 
-# The old module paths, each the same module object as its new home. Where a
-# path is also a function's name (compare, report), the function is bound
-# below and wins, as it always did.
-from evalci import (  # noqa: E402 - after the distribution check
-    accessors,
-    analytic,
-    extract,
-    intervals,
-    metrics,
-    planning,
-    ranks,
-    scaleout,
-    xr,
-)
-from evalci import compare as _compare_module  # noqa: E402, F401
-from evalci import report as _report_module  # noqa: E402, F401
+from evalci import metrics  # noqa: E402 - after the distribution check
 from evalci._base.options import get_option, set_options  # noqa: E402
 from evalci._base.version import __version__  # noqa: E402, F401
 from evalci._base.warnings import (  # noqa: E402
@@ -85,8 +70,13 @@ from evalci.methods.analytic import (  # noqa: E402
     mcnemar,
     run_level_ci,
 )
-from evalci.methods.bayes import BayesResult, bayes_ci  # noqa: E402
-from evalci.methods.bayes_compare import BayesComparison, bayes_compare  # noqa: E402
+from evalci.methods.bayes import (  # noqa: E402
+    BayesComparison,
+    BayesResult,
+    BetaBinomialPrior,
+    bayes_ci,
+    bayes_compare,
+)
 from evalci.methods.compare import (  # noqa: E402
     ComparisonResult,
     MissingInputsWarning,
@@ -94,25 +84,35 @@ from evalci.methods.compare import (  # noqa: E402
 )
 from evalci.methods.planning import (  # noqa: E402
     Plan,
-    icc,
+    mde_from_data,
     minimum_detectable_effect,
     plan,
+    plan_from_data,
+    power,
+    predict_width,
     sample_size,
+    sample_size_from_data,
+    width_factor,
+    width_table,
 )
-from evalci.methods.ranks import Leaderboard  # noqa: E402
+from evalci.methods.ranks import Leaderboard, leaderboard_from_bootstrap  # noqa: E402
+from evalci.methods.variance import icc  # noqa: E402
 from evalci.metrics import Metric  # noqa: E402
 from evalci.reporting.report import Report, flaky  # noqa: E402
 
 # Imported on first use (PEP 562): no accessor needs them, and they are about
 # a third of evalci's own import time. name -> (module, attribute or None for
-# the module itself); an old module path is the same object as its new home.
+# the module itself). The public namespaces besides ``evalci`` itself are
+# ``evalci.metrics``, ``evalci.io`` (the readers), ``evalci.simulate``,
+# ``evalci.judge``, ``evalci.preference``, ``evalci.testing`` and
+# ``evalci.plotting``; every other module is a home, not an address.
 _LAZY = {
-    "coverage": ("evalci.coverage", None),
+    "io": ("evalci.io", None),
     "judge": ("evalci.judge", None),
-    "readers": ("evalci.readers", None),
+    "plotting": ("evalci.plotting", None),
+    "preference": ("evalci.preference", None),
     "simulate": ("evalci.simulate", None),
     "testing": ("evalci.testing", None),
-    "preference": ("evalci.methods.preference", None),
     **{
         name: ("evalci.io.readers", name)
         for name in (
@@ -125,8 +125,8 @@ _LAZY = {
             "sample_counts",
         )
     },
-    "Fragility": ("evalci.methods.fragility", "Fragility"),
-    "pair_fragility": ("evalci.methods.fragility", "pair_fragility"),
+    "Fragility": ("evalci.methods.compare", "Fragility"),
+    "pair_fragility": ("evalci.methods.compare", "pair_fragility"),
     "MissingTasksWarning": ("evalci.methods.suites", "MissingTasksWarning"),
     "SuiteResult": ("evalci.methods.suites", "SuiteResult"),
     "suite_ci": ("evalci.methods.suites", "suite_ci"),
@@ -155,22 +155,43 @@ __all__ = [
     "DISTRIBUTION",
     "get_option",
     "set_options",
-    "Plan",
-    "icc",
-    "minimum_detectable_effect",
-    "plan",
-    "planning",
-    "sample_size",
+    "bootstrap",
+    "cluster_ci",
+    "compare",
+    "decide",
+    "leaderboard",
+    "leaderboard_from_bootstrap",
+    "report",
+    "flaky",
+    "load_example",
+    "BootstrapResult",
+    "ComparisonResult",
+    "Leaderboard",
+    "Report",
+    "Metric",
     "AnalyticResult",
+    "McNemarResult",
+    "RunLevelResult",
+    "analytic_ci",
+    "mcnemar",
+    "run_level_ci",
     "BayesComparison",
+    "BetaBinomialPrior",
     "BayesResult",
     "bayes_ci",
     "bayes_compare",
-    "McNemarResult",
-    "analytic_ci",
-    "mcnemar",
-    "RunLevelResult",
-    "run_level_ci",
+    "Plan",
+    "icc",
+    "plan",
+    "plan_from_data",
+    "sample_size",
+    "sample_size_from_data",
+    "minimum_detectable_effect",
+    "mde_from_data",
+    "power",
+    "predict_width",
+    "width_factor",
+    "width_table",
     "read_arena",
     "read_arena_hard",
     "read_helm",
@@ -178,47 +199,27 @@ __all__ = [
     "read_jsonl",
     "read_lm_eval",
     "sample_counts",
-    "readers",
-    "analytic",
-    "accessors",
-    "intervals",
-    "extract",
-    "judge",
-    "ranks",
-    "preference",
-    "Leaderboard",
-    "leaderboard",
     "Fragility",
     "pair_fragility",
     "MissingTasksWarning",
     "SuiteResult",
     "suite_ci",
-    "scaleout",
-    "BootstrapResult",
-    "ComparisonResult",
-    "MissingInputsWarning",
-    "Report",
-    "flaky",
-    "report",
-    "compare",
-    "decide",
     "ClusteringIgnoredWarning",
     "DegenerateDataWarning",
     "EstimandWarning",
-    "EvalciDataArrayAccessor",
-    "EvalciDataFrameAccessor",
     "EvalciWarning",
     "FewClustersWarning",
     "FewResamplesWarning",
     "MissingDataWarning",
+    "MissingInputsWarning",
     "PooledGroupsWarning",
-    "Metric",
-    "bootstrap",
-    "cluster_ci",
-    "load_example",
+    "EvalciDataArrayAccessor",
+    "EvalciDataFrameAccessor",
     "metrics",
+    "io",
     "simulate",
-    "coverage",
+    "judge",
+    "preference",
     "testing",
-    "xr",
+    "plotting",
 ]

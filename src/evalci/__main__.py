@@ -1,4 +1,4 @@
-"""``python -m evalci``: the command line (see :mod:`evalci.cli`)."""
+"""``python -m evalci``: the command line (see :mod:`evalci.reporting.cli`)."""
 
 import sys
 

@@ -1,7 +1,9 @@
-"""Old path of :mod:`evalci.reporting.plots`, kept importable: the same module object."""
+"""Plots of results: the public namespace ``evalci.plotting`` (as ``pandas.plotting``).
 
-import sys
+Every result also has ``.plot()``; these draw one or several results at
+once (page "Plots", docs/plots.md). They need the ``plot`` extra
+(matplotlib).
+"""
 
-from evalci.reporting import plots as _module
-
-sys.modules[__name__] = _module
+from evalci.reporting.plots import *  # noqa: F403 - the names of __all__
+from evalci.reporting.plots import __all__  # noqa: F401

@@ -1,7 +1,17 @@
-"""Old path of :mod:`evalci.methods.testing`, kept importable: the same module object."""
+"""Release gates for your own tests: the public namespace ``evalci.testing``.
 
-import sys
+Each assertion raises ``AssertionError`` with the numbers that decided it, so
+a failing CI job says why; the sequential forms stay valid however often you
+look (page "Release gates", docs/release-gates.md).
 
-from evalci.methods import testing as _module
+Examples
+--------
+>>> import evalci
+>>> from evalci import testing
+>>> df = evalci.load_example()
+>>> res = df.evalci.cluster_ci("correct", cluster="input_id", by="system", rng=0)
+>>> testing.assert_score_above(res, 0.5)
+"""
 
-sys.modules[__name__] = _module
+from evalci.methods.testing import *  # noqa: F403 - the names of __all__
+from evalci.methods.testing import __all__  # noqa: F401

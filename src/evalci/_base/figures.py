@@ -15,7 +15,7 @@ Four plots, each a function that draws on an Axes and returns it:
   per pair, with the zero line, the ``±mme`` band and a colour per decision;
 * :func:`widths` -- interval width against runs per input k: the predicted
   curve (seed 000's width factor sqrt(rho + (1 - rho) / k)) and the observed
-  points of :func:`evalci.planning.width_table`;
+  points of :func:`evalci.width_table`;
 * :func:`distribution` -- the bootstrap distribution of one group with its
   estimate and interval.
 
@@ -37,7 +37,7 @@ from evalci._base.text import as_written, plot_label
 
 __all__ = ["distribution", "forest", "gaps", "intervals"]
 
-#: colour and marker of each decision of :func:`evalci.compare.decide`
+#: colour and marker of each decision of :func:`evalci.decide`
 #: (markers too, so the plot survives grey-scale printing and colour blindness)
 DECISION_STYLE = {
     "better": ("#1a7f37", "^"),

@@ -9,7 +9,7 @@ that reports nothing while it runs) is erased when the work ends, so a
 finished command leaves only its output.
 
 :func:`wanted` is the one rule the command line and
-:func:`evalci.coverage.reproduce_paper` (``progress=None``) share.
+:func:`evalci.simulate.coverage.reproduce_paper` (``progress=None``) share.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def wanted(enabled: bool | None = None, stream=None) -> bool:
 class Progress:
     """A one-line progress bar: ``label [#####     ]  50.0%  1.2s, 1.2s left``.
 
-    The arguments are those of ``evalci.coverage._Progress`` (total, enabled,
+    The arguments are those of ``evalci.simulate.coverage._Progress`` (total, enabled,
     label), so it can replace that class as it is.
 
         Parameters

@@ -33,7 +33,7 @@ __all__ = [
 
 #: the fix ``check_frame`` suggests unless told otherwise
 FRAME_HINT = (
-    "for a DataArray use da.evalci (or evalci.xr.to_frame(da) first); for a Dask "
+    "for a DataArray use da.evalci (or evalci.frames.dataarray.to_frame(da) first); for a Dask "
     "DataFrame use ddf.evalci or the functions evalci.bootstrap, cluster_ci, "
     "compare and report"
 )

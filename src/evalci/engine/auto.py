@@ -5,7 +5,7 @@ replicates of a run with more resamples are those of a run with ``B``: a
 result at ``n_resamples="auto"`` is exactly the result at the
 ``n_resamples`` it reports. The sizes double from :data:`START` (each a
 whole number of 64-replicate streams) until every endpoint's Monte-Carlo SE
-(:func:`evalci.intervals.endpoint_mc_error`) is at most the tolerance, or
+(:func:`evalci.engine.intervals.endpoint_mc_error`) is at most the tolerance, or
 :data:`MAX` is reached (then a :class:`~evalci.FewResamplesWarning` says so).
 The work is at most twice that of the final size.
 """

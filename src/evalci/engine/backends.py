@@ -21,6 +21,6 @@ def replicates(data, args: BootstrapArgs, root) -> Replicates:
     """Resample every draw unit of the validated table: the shared engine pass.
 
     With ``backend="dask"`` the resampling runs as Dask tasks
-    (:func:`evalci.scaleout.finish`); the numbers are the same.
+    (:func:`evalci.engine.scaleout.finish`); the numbers are the same.
     """
     return BACKENDS[args.backend](start_pass(data, args, root))

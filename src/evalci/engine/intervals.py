@@ -44,7 +44,7 @@ def bias_correction(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci import intervals
+    >>> from evalci.engine import intervals
     >>> float(intervals.bias_correction(np.array([0.0, 1.0, 1.0, 2.0]), 1.0))
     0.0
     """
@@ -85,7 +85,7 @@ def acceleration(
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci import intervals
+    >>> from evalci.engine import intervals
     >>> round(float(intervals.acceleration(np.array([0.5, 0.6, 0.7, 0.9]))), 5)
     -0.03622
     """
@@ -294,7 +294,7 @@ def endpoint_mc_error(
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci import intervals
+    >>> from evalci.engine import intervals
     >>> reps = np.random.default_rng(0).normal(0.7, 0.03, 2000)
     >>> se_low, se_high = intervals.endpoint_mc_error(reps, 0.7, "percentile", 0.95)
     >>> round(float(se_low), 4), round(float(se_high), 4)
@@ -376,7 +376,7 @@ def interval(
     Examples
     --------
     >>> import numpy as np
-    >>> from evalci import intervals
+    >>> from evalci.engine import intervals
     >>> reps = np.random.default_rng(0).normal(0.7, 0.03, 2000)
     >>> low, high, z0 = intervals.interval(reps, 0.7, "percentile", 0.95)
     >>> bool(low == np.quantile(reps, 0.025)), bool(high == np.quantile(reps, 0.975))

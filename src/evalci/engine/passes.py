@@ -11,7 +11,7 @@ middle one as many tasks:
    jackknife of every unit, as a :class:`Replicates`.
 
 The numpy path runs the three in a row (:func:`replicates`); the Dask paths
-(:mod:`evalci.scaleout`) map step 2 over blocks. Callable metrics take the slow general path here too:
+(:mod:`evalci.engine.scaleout`) map step 2 over blocks. Callable metrics take the slow general path here too:
 the same draws, gathered as rows.
 """
 
@@ -81,7 +81,7 @@ def _fast_unit(p: Pass, u: int, reps=None):
     """Estimate, replicates, jackknife and BCa acceleration of a Metric unit.
 
     ``reps`` are the unit's finished replicates ``(B, G_u)`` when a scheduler
-    computed them (:mod:`evalci.scaleout`); else they are computed here.
+    computed them (:mod:`evalci.engine.scaleout`); else they are computed here.
 
     The jackknife comes from sufficient statistics, ``finalize(T.sum(0) -
     T[i])``: O(N) on the index kernel; on the pattern kernel every input of a

@@ -181,7 +181,7 @@ def expand_jackknife(jack: np.ndarray, patterns: Patterns) -> np.ndarray:
 def pattern_acceleration(jack: np.ndarray, patterns: Patterns) -> np.ndarray:
     """BCa acceleration from pattern jackknife values ``(..., P)``.
 
-    Equals :func:`evalci.intervals.acceleration` on the full ``(..., N)``
+    Equals :func:`evalci.engine.intervals.acceleration` on the full ``(..., N)``
     jackknife with the unit's strata (every input of pattern p has value
     ``jack[..., p]``; sums over inputs become sums weighted by multiplicity),
     to rounding. Deviations are taken from the stratum's first pattern, so a

@@ -217,7 +217,7 @@ def tiled(unit: Unit, strategy: str, tile_size: int | None = None) -> bool:
     Cluster-level draws of more than ``tile_size`` inputs (default
     :data:`TILE_SIZE`, read at call time); never run-level strategies or
     moving blocks, whose draws are not a multinomial over inputs. The one
-    rule the kernel here and the Dask graph (:mod:`evalci.scaleout`) follow.
+    rule the kernel here and the Dask graph (:mod:`evalci.engine.scaleout`) follow.
     """
     return (
         strategy not in _RUN_LEVEL

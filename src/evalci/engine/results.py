@@ -314,7 +314,7 @@ class BootstrapResult(_GroupedResult):
         Columns ``mc_error_low``, ``mc_error_high`` (on the metric's scale)
         and ``mc_error_share``, the larger of the two over the interval's
         width; one row per group. Computed from the stored replicates
-        (:func:`evalci.intervals.endpoint_mc_error`); ``n_resamples="auto"``
+        (:func:`evalci.engine.intervals.endpoint_mc_error`); ``n_resamples="auto"``
         draws until it is below a tolerance. At the default 10,000 resamples
         a percentile endpoint's MC error is about 0.7% of the width; at 100
         resamples about 7%, enough to give one model copied twice two

@@ -14,12 +14,12 @@ from evalci.frames import dataarray as _xr
 from evalci.frames.deferred import (
     dask_dataframe as _dd,  # Dask is registered once imported
 )
-from evalci.methods import analytic as _analytic
-from evalci.methods import bayes as _bayes
-from evalci.methods import bayes_compare as _bayes_compare
-from evalci.methods import compare as _compare
-from evalci.methods import planning
-from evalci.methods import ranks as _ranks
+from evalci.methods.analytic import intervals as _analytic
+from evalci.methods.bayes import gap as _bayes_compare
+from evalci.methods.bayes import interval as _bayes
+from evalci.methods.compare import paired as _compare
+from evalci.methods.planning import plans as planning
+from evalci.methods.ranks import ranking as _ranks
 from evalci.reporting import report as _report
 
 
@@ -81,27 +81,27 @@ class EvalciDataFrameAccessor:
         return _report.report(self._obj, value, cluster, system, **kwargs)
 
     def icc(self, value=None, cluster=None, **kwargs):
-        """Variance components and rho; see :func:`evalci.planning.icc`."""
+        """Variance components and rho; see :func:`evalci.icc`."""
         return planning.icc(self._obj, value, cluster, **kwargs)
 
     def width_table(self, value=None, cluster=None, **kwargs):
-        """Predicted/observed width by runs per input; see :func:`evalci.planning.width_table`."""
+        """Predicted/observed width by runs per input; see :func:`evalci.width_table`."""
         return planning.width_table(self._obj, value, cluster, **kwargs)
 
     def plan(self, value=None, cluster=None, **kwargs):
-        """Choose N and k from a pilot; see :func:`evalci.planning.plan_from_data`."""
+        """Choose N and k from a pilot; see :func:`evalci.plan_from_data`."""
         return planning.plan_from_data(self._obj, value, cluster, **kwargs)
 
     def sample_size(self, value=None, cluster=None, **kwargs):
-        """Inputs needed to detect an effect; see :func:`evalci.planning.sample_size_from_data`."""
+        """Inputs needed to detect an effect; see :func:`evalci.sample_size_from_data`."""
         return planning.sample_size_from_data(self._obj, value, cluster, **kwargs)
 
     def mde(self, value=None, cluster=None, **kwargs):
-        """Minimum detectable effect; see :func:`evalci.planning.mde_from_data`."""
+        """Minimum detectable effect; see :func:`evalci.mde_from_data`."""
         return planning.mde_from_data(self._obj, value, cluster, **kwargs)
 
     def to_xarray(self, value, **kwargs):
-        """The table as a DataArray (input, run, system); see :func:`evalci.xr.to_xarray`."""
+        """The table as a DataArray (input, run, system); see :func:`evalci.frames.dataarray.to_xarray`."""
         return _xr.to_xarray(self._obj, value, **kwargs)
 
 
@@ -122,42 +122,42 @@ class EvalciDataArrayAccessor:
         self._obj = obj
 
     def cluster_ci(self, **kwargs):
-        """Cluster-bootstrap CI; see :func:`evalci.xr.cluster_ci`."""
+        """Cluster-bootstrap CI; see :func:`evalci.frames.dataarray.cluster_ci`."""
         return _xr.cluster_ci(self._obj, **kwargs)
 
     def bootstrap(self, **kwargs):
-        """Bootstrap CI with any strategy; see :func:`evalci.xr.bootstrap`."""
+        """Bootstrap CI with any strategy; see :func:`evalci.frames.dataarray.bootstrap`."""
         return _xr.bootstrap(self._obj, **kwargs)
 
     def compare(self, **kwargs):
-        """Paired gaps along the system dim; see :func:`evalci.xr.compare`."""
+        """Paired gaps along the system dim; see :func:`evalci.frames.dataarray.compare`."""
         return _xr.compare(self._obj, **kwargs)
 
     def _long(self):
         return _xr.to_frame(self._obj), self._obj.name or "value"
 
     def icc(self, *, input_dim="input", **kwargs):
-        """Variance components and rho; see :func:`evalci.planning.icc`."""
+        """Variance components and rho; see :func:`evalci.icc`."""
         return planning.icc(*self._long(), input_dim, **kwargs)
 
     def width_table(self, *, input_dim="input", **kwargs):
-        """Predicted/observed width by runs; see :func:`evalci.planning.width_table`."""
+        """Predicted/observed width by runs; see :func:`evalci.width_table`."""
         return planning.width_table(*self._long(), input_dim, **kwargs)
 
     def plan(self, *, input_dim="input", **kwargs):
-        """Choose N and k from a pilot; see :func:`evalci.planning.plan_from_data`."""
+        """Choose N and k from a pilot; see :func:`evalci.plan_from_data`."""
         return planning.plan_from_data(*self._long(), input_dim, **kwargs)
 
     def sample_size(self, *, input_dim="input", **kwargs):
-        """Inputs needed; see :func:`evalci.planning.sample_size_from_data`."""
+        """Inputs needed; see :func:`evalci.sample_size_from_data`."""
         return planning.sample_size_from_data(*self._long(), input_dim, **kwargs)
 
     def mde(self, *, input_dim="input", **kwargs):
-        """Minimum detectable effect; see :func:`evalci.planning.mde_from_data`."""
+        """Minimum detectable effect; see :func:`evalci.mde_from_data`."""
         return planning.mde_from_data(*self._long(), input_dim, **kwargs)
 
     def to_frame(self, **kwargs):
-        """Back to a tidy table; see :func:`evalci.xr.to_frame`."""
+        """Back to a tidy table; see :func:`evalci.frames.dataarray.to_frame`."""
         return _xr.to_frame(self._obj, **kwargs)
 
 
@@ -246,25 +246,25 @@ if _dd is not None:
             return _dask.report(self._obj, value, cluster, system, **kwargs)
 
         def icc(self, value=None, cluster=None, **kwargs):
-            """Variance components and rho; see :func:`evalci.planning.icc`."""
+            """Variance components and rho; see :func:`evalci.icc`."""
             return _dask.icc(self._obj, value, cluster, **kwargs)
 
         def width_table(self, value=None, cluster=None, **kwargs):
-            """Predicted widths by runs per input; see :func:`evalci.planning.width_table`."""
+            """Predicted widths by runs per input; see :func:`evalci.width_table`."""
             return _dask.width_table(self._obj, value, cluster, **kwargs)
 
         def plan(self, value=None, cluster=None, **kwargs):
-            """Choose N and k from a pilot; see :func:`evalci.planning.plan_from_data`."""
+            """Choose N and k from a pilot; see :func:`evalci.plan_from_data`."""
             return _dask.plan(self._obj, value, cluster, **kwargs)
 
         def sample_size(self, value=None, cluster=None, **kwargs):
-            """Inputs needed; see :func:`evalci.planning.sample_size_from_data`."""
+            """Inputs needed; see :func:`evalci.sample_size_from_data`."""
             return _dask.sample_size(self._obj, value, cluster, **kwargs)
 
         def mde(self, value=None, cluster=None, **kwargs):
-            """Minimum detectable effect; see :func:`evalci.planning.mde_from_data`."""
+            """Minimum detectable effect; see :func:`evalci.mde_from_data`."""
             return _dask.mde(self._obj, value, cluster, **kwargs)
 
         def to_xarray(self, value, **kwargs):
-            """The table as a DataArray; see :func:`evalci.xr.to_xarray`."""
+            """The table as a DataArray; see :func:`evalci.frames.dataarray.to_xarray`."""
             return _dask.to_xarray(self._obj, value, **kwargs)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from evalci._base.validate import as_columns
 from evalci.frames import dask_frame as _dask
-from evalci.methods import bayes as _bayes
-from evalci.methods import bayes_compare as _bayes_compare
-from evalci.methods.bayes_args import bayes_iv
+from evalci.methods.bayes import gap as _bayes_compare
+from evalci.methods.bayes import interval as _bayes
+from evalci.methods.bayes.args import bayes_iv
 
 
 def bayes_ci(ddf, value, cluster=None, **kwargs):

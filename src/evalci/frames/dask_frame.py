@@ -454,10 +454,10 @@ def compare(ddf, value=None, cluster=None, system="system", **kwargs):
 
     The arguments are checked on the metadata; the rows are reduced exactly
     on the workers to distinct rows with their multiplicities, and the
-    ordinary :func:`~evalci.methods.compare.compare` runs on that small table
+    ordinary :func:`~evalci.methods.compare.paired.compare` runs on that small table
     (its resampling on Dask unless ``backend="numpy"``).
     """
-    from evalci.methods.compare import compare as _compare
+    from evalci.methods.compare.paired import compare as _compare
 
     a = _bind(_compare, ddf, value, cluster, system, **_resamples_known(kwargs))
     _check_compare(ddf, a)
@@ -469,7 +469,7 @@ def compare(ddf, value=None, cluster=None, system="system", **kwargs):
 
 def leaderboard(ddf, value=None, cluster=None, system="system", **kwargs):
     """:func:`evalci.leaderboard` on a Dask DataFrame, as :func:`compare`."""
-    from evalci.methods.ranks import leaderboard as _leaderboard
+    from evalci.methods.ranks.ranking import leaderboard as _leaderboard
 
     a = _bind(_leaderboard, ddf, value, cluster, system, **kwargs)
     _check_compare(ddf, {**a, "method": "percentile", "adjust": None, "mme": None})
@@ -504,7 +504,7 @@ def _planning_keys(src) -> list[str]:
 
 def _planning_source(ddf, a: dict):
     """The table arguments of a planning function, checked on the metadata."""
-    from evalci.methods import planning
+    from evalci.methods.planning import plans as planning
 
     check_value(a.get("value"))
     return planning._source_iv(
@@ -543,8 +543,8 @@ def _call_planning(fn, what, ddf, a, src, rows_with=()):
 
 
 def icc(ddf, value=None, cluster=None, **kwargs):
-    """:func:`evalci.planning.icc` from one reduction (counts for 0/1 outcomes)."""
-    from evalci.methods import planning
+    """:func:`evalci.icc` from one reduction (counts for 0/1 outcomes)."""
+    from evalci.methods.planning import plans as planning
 
     a = _bind(planning.icc, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
@@ -567,9 +567,9 @@ def icc(ddf, value=None, cluster=None, **kwargs):
 
 
 def width_table(ddf, value=None, cluster=None, **kwargs):
-    """:func:`evalci.planning.width_table` (predicted widths) from one reduction."""
+    """:func:`evalci.width_table` (predicted widths) from one reduction."""
     from evalci._base.validate import check_n_resamples
-    from evalci.methods import planning
+    from evalci.methods.planning import plans as planning
 
     a = _bind(planning.width_table, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
@@ -587,8 +587,8 @@ def width_table(ddf, value=None, cluster=None, **kwargs):
 
 
 def plan(ddf, value=None, cluster=None, **kwargs):
-    """:func:`evalci.planning.plan_from_data` from one reduction."""
-    from evalci.methods import planning
+    """:func:`evalci.plan_from_data` from one reduction."""
+    from evalci.methods.planning import plans as planning
 
     a = _bind(planning.plan_from_data, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
@@ -610,8 +610,8 @@ def _pilot(fn, what, ddf, value, cluster, kwargs):
 
 
 def sample_size(ddf, value=None, cluster=None, **kwargs):
-    """:func:`evalci.planning.sample_size_from_data` from one reduction."""
-    from evalci.methods import planning
+    """:func:`evalci.sample_size_from_data` from one reduction."""
+    from evalci.methods.planning import plans as planning
 
     return _pilot(
         planning.sample_size_from_data, "sample_size", ddf, value, cluster, kwargs
@@ -619,8 +619,8 @@ def sample_size(ddf, value=None, cluster=None, **kwargs):
 
 
 def mde(ddf, value=None, cluster=None, **kwargs):
-    """:func:`evalci.planning.mde_from_data` from one reduction."""
-    from evalci.methods import planning
+    """:func:`evalci.mde_from_data` from one reduction."""
+    from evalci.methods.planning import plans as planning
 
     return _pilot(planning.mde_from_data, "mde", ddf, value, cluster, kwargs)
 
@@ -632,7 +632,7 @@ def _accepts_counts(fn) -> bool:
 
 def analytic_ci(ddf, value, cluster=None, **kwargs):
     """:func:`evalci.analytic_ci` on the rows rebuilt from one reduction."""
-    from evalci.methods import analytic
+    from evalci.methods.analytic import intervals as analytic
 
     check_value(value)
     a = _bind(analytic.analytic_ci, ddf, value, cluster, **kwargs)
@@ -656,7 +656,7 @@ def analytic_ci(ddf, value, cluster=None, **kwargs):
 
 def mcnemar(ddf, value, cluster, system, a, b, **kwargs):
     """:func:`evalci.mcnemar` on the (k=1, so small) rows of one reduction."""
-    from evalci.methods import analytic
+    from evalci.methods.analytic import intervals as analytic
 
     check_value(value)
     _bind(analytic.mcnemar, ddf, value, cluster, system, a, b, **kwargs)
@@ -754,7 +754,7 @@ def report(ddf, value, cluster, system="system", **kwargs):
 
 
 def to_xarray(ddf, value, **kwargs):
-    """:func:`evalci.xr.to_xarray`: loads the columns it needs (one compute).
+    """:func:`evalci.frames.dataarray.to_xarray`: loads the columns it needs (one compute).
 
     The DataArray holds every value, so nothing smaller than those columns
     exists; rows keep the Dask DataFrame's order (runs numbered in table order

@@ -247,7 +247,7 @@ def bootstrap(
 def cluster_ci(
     da: xr.DataArray, *, input_dim: str = "input", run_dim: str = "run", **kwargs
 ) -> xr.Dataset:
-    """Cluster-bootstrap CI of a DataArray; see :func:`evalci.xr.bootstrap`.
+    """Cluster-bootstrap CI of a DataArray; see :func:`evalci.frames.dataarray.bootstrap`.
 
     :func:`bootstrap` with ``strategy="cluster"``: inputs are resampled with
     all their runs (seed 000's recommended recipe).
@@ -272,7 +272,7 @@ def cluster_ci(
     --------
     >>> import evalci
     >>> da = evalci.load_example().evalci.to_xarray("correct")
-    >>> ds = evalci.xr.cluster_ci(da, n_resamples=1000, rng=0)
+    >>> ds = evalci.frames.dataarray.cluster_ci(da, n_resamples=1000, rng=0)
     >>> sorted(ds.data_vars)[:4]
     ['acceleration', 'bootstrap_distribution', 'estimate', 'high']
     """
@@ -329,7 +329,7 @@ def compare(
     >>> round(float(res.table.gap.iloc[0]), 3)
     -0.059
     """
-    from evalci.methods.compare import compare as _compare
+    from evalci.methods.compare.paired import compare as _compare
 
     _check_dims(da, input_dim, run_dim, strata, [])
     if system_dim not in da.dims:
@@ -362,8 +362,8 @@ def _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs):
     """compare()'s arguments that need no data, checked before computing."""
     import inspect
 
-    from evalci.methods.compare import _pairs
-    from evalci.methods.compare import compare as _compare
+    from evalci.methods.compare.paired import _pairs
+    from evalci.methods.compare.paired import compare as _compare
 
     name = da.name if da.name is not None else "value"
     # a misspelt keyword fails here, not after a compute

@@ -171,7 +171,7 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
 
     ``evalci-reduce`` tasks turn each chunk (with its runs whole) into
     per-input statistics; ``evalci-start`` builds the pass from them;
-    ``evalci-resample`` tasks (:mod:`evalci.scaleout`) compute the replicates
+    ``evalci-resample`` tasks (:mod:`evalci.engine.scaleout`) compute the replicates
     block by block; ``evalci-finish`` reads the intervals. The streams are
     keyed by index, so any Dask scheduler and any chunking give the numbers
     of the numpy path. Strategies that resample runs, and callable metrics,

@@ -10,7 +10,7 @@ registers the accessors the moment the module has finished executing (a
 post-import hook, as in ``wrapt.register_post_import_hook``), then removes
 itself.
 
-:mod:`evalci.accessors` uses :data:`dask_dataframe` in place of the module::
+:mod:`evalci.frames.accessors` uses :data:`dask_dataframe` in place of the module::
 
     from ._deferred import dask_dataframe as _dd
 
@@ -97,7 +97,7 @@ class _Extensions:
 
 
 class _DaskDataFrame:
-    """What :mod:`evalci.accessors` needs of ``dask.dataframe``, deferred."""
+    """What :mod:`evalci.frames.accessors` needs of ``dask.dataframe``, deferred."""
 
     extensions = _Extensions()
 

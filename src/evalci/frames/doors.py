@@ -16,8 +16,8 @@ import inspect
 
 from evalci.engine import bootstrap as _bootstrap
 from evalci.frames import dask_bootstrap, dask_frame
-from evalci.methods import compare as _compare
-from evalci.methods import ranks as _ranks
+from evalci.methods.compare import paired as _compare
+from evalci.methods.ranks import ranking as _ranks
 from evalci.reporting import report as _report
 
 __all__ = ["bootstrap", "cluster_ci", "compare", "leaderboard", "report"]

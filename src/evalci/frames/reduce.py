@@ -38,7 +38,7 @@ def _distinct(part: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
 
 def check_compare_args(a: dict) -> None:
     """The arguments :func:`evalci.compare` checks first, with its messages."""
-    from evalci.methods.decisions import check_options
+    from evalci.methods.compare.decisions import check_options
 
     check_options(
         a.get("method", "percentile"),

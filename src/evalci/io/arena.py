@@ -14,7 +14,7 @@ each game ``{"user_prompt", "judgment", "score"}`` with ``score`` a label
 such as ``"A>>B"``. Game 1 shows the baseline's answer as A, game 2 swaps
 the positions (as ``show_result.py`` reads them). Each game becomes one
 battle row; ``verdict`` keeps the label with A = ``model_a``, so that
-``strength={"A>>B": 3}`` weighs it (:mod:`evalci.methods.preference`).
+``strength={"A>>B": 3}`` weighs it (:mod:`evalci.methods.preference.leaderboard`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from evalci._base.warnings import EvalciWarning, MissingDataWarning
 from evalci._base.warnings import warn as _warn
 from evalci.io._shared import _files, _get, _json_lines, _kind_of, _load_json
 from evalci.io.tables import _FORMATS, _read_table, where
-from evalci.methods.preference_data import _VERDICTS, WINNERS
+from evalci.methods.preference.data import _VERDICTS, WINNERS
 
 __all__ = ["read_arena", "read_arena_hard"]
 

@@ -291,7 +291,7 @@ def choice_answer(text, choices="ABCD"):
 
     Examples
     --------
-    >>> from evalci.extract import choice_answer
+    >>> from evalci.io.extract import choice_answer
     >>> choice_answer("Step 1 ... so the answer is (B).")
     'B'
     >>> choice_answer("I first thought the answer is (A), but the answer is (C).")
@@ -378,7 +378,7 @@ def score_choices(
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalci.extract import score_choices
+    >>> from evalci.io.extract import score_choices
     >>> raw = pd.DataFrame({
     ...     "input_id": ["q1", "q1", "q2", "q2"],
     ...     "run": [1, 2, 1, 2],
@@ -481,7 +481,7 @@ def format_rate(
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalci.extract import format_rate
+    >>> from evalci.io.extract import format_rate
     >>> raw = pd.DataFrame({
     ...     "system": ["A"] * 4 + ["B"] * 4,
     ...     "response": ["The answer is (A)", "Answer: B", "The answer is C",
@@ -493,7 +493,7 @@ def format_rate(
     0      A            4            4   1.0  0.51  1.00  wilson              0.95
     1      B            4            2   0.5  0.15  0.85  wilson              0.95
     """
-    from evalci.methods.analytic import analytic_ci
+    from evalci.methods.analytic.intervals import analytic_ci
 
     check_frame(data, "for xarray objects convert first with da.evalci.to_frame()")
     check_name(response, "response")

@@ -300,7 +300,7 @@ def read_helm(
         sorted by (system, task, input, run), never one score.
 
         ``attrs["evalci_samples"]``: one record per run, with the keys every
-        reader gives (:func:`evalci.readers.sample_counts` makes it a
+        reader gives (:func:`evalci.sample_counts` makes it a
         table), counting instances: ``expected`` is the ``num_instances`` of
         the split read in ``stats.json`` (None without it, or under a
         perturbation), ``found`` the instances in the table, ``scored``
@@ -324,7 +324,7 @@ def read_helm(
     Examples
     --------
     >>> import json, tempfile, pathlib
-    >>> from evalci.readers import read_helm
+    >>> from evalci.io.readers import read_helm
     >>> d = pathlib.Path(tempfile.mkdtemp()) / "mmlu:subject=anatomy,model=openai_gpt2"
     >>> d.mkdir()
     >>> def stat(x):

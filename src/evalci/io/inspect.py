@@ -594,7 +594,7 @@ def read_inspect(
 
         ``df.attrs["evalci_samples"]`` accounts for every sample: a list of
         one record per log file, with the keys every reader gives
-        (:func:`evalci.readers.sample_counts` makes it a table): ``log_file``, ``system``,
+        (:func:`evalci.sample_counts` makes it a table): ``log_file``, ``system``,
         ``task``, ``split`` (None), ``expected`` (what the header says the
         log holds: ``results.total_samples``, or for a log still being
         written ``eval.dataset.samples`` x ``eval.config.epochs``; None if it
@@ -657,7 +657,7 @@ def read_inspect(
     Examples
     --------
     >>> import json, tempfile, zipfile, pathlib
-    >>> from evalci.readers import read_inspect
+    >>> from evalci.io.readers import read_inspect
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> spec = {"created": "2025-01-01T00:00:00+00:00", "task": "gpqa",
     ...         "dataset": {}, "model": "openai/gpt-4o", "config": {}}

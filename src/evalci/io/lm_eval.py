@@ -357,7 +357,7 @@ def read_lm_eval(
         by (system, task, input, run)).
 
         ``attrs["evalci_samples"]``: one record per samples file, with the
-        keys every reader gives (:func:`evalci.readers.sample_counts` makes
+        keys every reader gives (:func:`evalci.sample_counts` makes
         it a table), counting documents: ``expected`` is the results file's
         ``n-samples`` ``effective`` (None without it), ``found`` the
         documents in the table, ``scored`` those with a number in every
@@ -398,7 +398,7 @@ def read_lm_eval(
     Examples
     --------
     >>> import json, tempfile, pathlib
-    >>> from evalci.readers import read_lm_eval
+    >>> from evalci.io.readers import read_lm_eval
     >>> d = pathlib.Path(tempfile.mkdtemp()) / "EleutherAI__pythia-160m"
     >>> d.mkdir()
     >>> date = "2024-05-01T12-30-45.123456"

@@ -112,7 +112,7 @@ def sample_counts(df: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import json, tempfile, pathlib
-    >>> from evalci.readers import read_jsonl, sample_counts
+    >>> from evalci.io.readers import read_jsonl, sample_counts
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "model-a.jsonl"
     >>> rows = [{"q": 0, "ok": 1}, {"q": 1, "ok": None}, {"q": 2, "ok": 0}]
     >>> _ = f.write_text("\\n".join(json.dumps(r) for r in rows))

@@ -201,7 +201,7 @@ def read_jsonl(
         ``input``, ``run``, ``system``, the value columns, the metadata
         columns (as strings), sorted by (system, input, run).
         ``attrs["evalci_samples"]``: one record per system, with the keys
-        every reader gives (:func:`evalci.readers.sample_counts`), counting
+        every reader gives (:func:`evalci.sample_counts`), counting
         rows: ``found`` the system's rows, ``scored`` those with every value,
         ``unscored`` the rest; a table states no ``expected`` (None, and so
         ``missing``) nor any cause (0); ``source`` is the format.
@@ -209,7 +209,7 @@ def read_jsonl(
     Examples
     --------
     >>> import json, tempfile, pathlib
-    >>> from evalci.readers import read_jsonl
+    >>> from evalci.io.readers import read_jsonl
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "results.jsonl"
     >>> rows = [{"q": f"q{i}", "model": m, "correct": (i + j) % 2 == 0}
     ...         for m in ("a", "b") for i in range(2) for j in range(2)]

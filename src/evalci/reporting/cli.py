@@ -439,7 +439,7 @@ def _cmd_ci(args) -> int:
 
 
 def _compare_one(frame, args, data, kw):
-    from evalci.methods.compare import compare
+    from evalci.methods.compare.paired import compare
 
     res = compare(frame, system=data.system, baseline=args.baseline,
                   method=args.method, mme=args.mme, adjust=args.adjust, **kw)  # fmt: skip
@@ -502,8 +502,8 @@ def _cmd_report(args) -> int:
 
 def _plan_rows(data, args, value, successes, trials) -> tuple[pd.DataFrame, float]:
     """Per system: today's width and floor, then k (N fixed) and N, k (free)."""
-    from evalci.methods import planning
-    from evalci.methods.planning import icc
+    from evalci.methods.planning import plans as planning
+    from evalci.methods.planning.plans import icc
 
     by = [data.system, *args.by]
     src = dict(value=value, cluster=data.cluster, by=by, successes=successes,
@@ -531,7 +531,7 @@ def _plan_rows(data, args, value, successes, trials) -> tuple[pd.DataFrame, floa
 
 
 def _cmd_plan(args) -> int:
-    from evalci.methods.power import sample_size_from_data
+    from evalci.methods.planning.power_analysis import sample_size_from_data
 
     data = _load(args)
     _inputs_only(args, data, "plan")
@@ -674,7 +674,7 @@ def _simulate_paper(args) -> int:
 def _cmd_demo(args) -> int:
     from evalci.engine.bootstrap import cluster_ci
     from evalci.io.example import load_example
-    from evalci.methods.compare import compare
+    from evalci.methods.compare.paired import compare
     from evalci.reporting.report import flaky
 
     df = load_example()
@@ -706,7 +706,7 @@ def _cmd_demo(args) -> int:
 
 
 def _demo_next(df, mme, row) -> str:
-    from evalci.methods import planning
+    from evalci.methods.planning import plans as planning
 
     plan = planning.plan_from_data(df, "correct", "input_id", by="system",
                                    n_inputs="data", target_width=0.05)  # fmt: skip

@@ -1,7 +1,7 @@
 """The command line's input: from a path and column options to a tidy table.
 
 One job: find the format (by extension, by the framework's file names, or
-``--from``), read the file with :mod:`evalci.readers`, and settle which
+``--from``), read the file with :mod:`evalci.io.readers`, and settle which
 columns are the value, the input, the system and the run, detecting the
 ones not given. What was detected is said in :attr:`Loaded.detected` (the
 command prints it on stderr), so a guess is never silent.

@@ -53,7 +53,7 @@ _CSS = (
     ".evalci-report th,.evalci-report td{padding:.25rem .4rem}}"
 )
 
-#: CSS class of each decision of :func:`evalci.compare.decide`
+#: CSS class of each decision of :func:`evalci.decide`
 _DECISION_CLASS = {
     "better": "better",
     "worse": "worse",

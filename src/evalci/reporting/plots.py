@@ -6,7 +6,7 @@
   per pair, with the zero line, the ``±mme`` band and a colour per decision;
 * :func:`widths` -- interval width against runs per input k: the predicted
   curve (seed 000's width factor sqrt(rho + (1 - rho) / k)) and the observed
-  points of :func:`evalci.planning.width_table`;
+  points of :func:`evalci.width_table`;
 * :func:`distribution` -- the bootstrap distribution of one group with its
   estimate and interval.
 
@@ -31,7 +31,7 @@ from evalci._base.figures import (  # noqa: F401 - this module's API
     intervals,
 )
 from evalci._base.text import as_written, plot_label
-from evalci.methods.widths import width_factor
+from evalci.methods.planning.widths import width_factor
 
 __all__ = ["distribution", "forest", "gaps", "intervals", "widths"]
 
@@ -43,14 +43,14 @@ def _width_table_iv(table, y):
 
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
-            "`table` must be the DataFrame of evalci.planning.width_table(...); "
+            "`table` must be the DataFrame of evalci.width_table(...); "
             f"got {type(table).__name__}."
         )
     missing = [c for c in _WIDTH_COLUMNS if c not in table.columns]
     if missing:
         raise ValueError(
             f"`table` lacks the columns {missing}; pass the output of "
-            "evalci.planning.width_table(..., observed=True)."
+            "evalci.width_table(..., observed=True)."
         )
     if y not in ("width", "factor"):
         raise ValueError(
@@ -66,14 +66,14 @@ def widths(table, *, ax=None, y: str = "width"):
     Seed 000's figure "confidence interval width for k = 1, 2, ..., 5". The
     curve is the normal-approximation width at k (:func:`evalci.planning.
     predict_width`), drawn for every real k from 1 to the largest k of the
-    table as the width at k = 1 times :func:`evalci.planning.width_factor`
+    table as the width at k = 1 times :func:`evalci.width_factor`
     ``(rho, k)``; the points are the cluster bootstrap's observed widths on
     the data's nested run subsamples (``width_table(..., observed=True)``).
 
     Parameters
     ----------
     table : pandas.DataFrame
-        The output of :func:`evalci.planning.width_table` (one curve per group;
+        The output of :func:`evalci.width_table` (one curve per group;
         the points only when it was made with ``observed=True``).
     ax : matplotlib.axes.Axes, optional
         Where to draw; default a new figure.
@@ -90,7 +90,7 @@ def widths(table, *, ax=None, y: str = "width"):
     >>> matplotlib.use("Agg")
     >>> import evalci
     >>> df = evalci.load_example()
-    >>> tab = evalci.planning.width_table(df, "correct", "input_id", by="system",
+    >>> tab = evalci.width_table(df, "correct", "input_id", by="system",
     ...                                   observed=True, n_resamples=500, rng=0)
     >>> from evalci import plotting
     >>> ax = plotting.widths(tab)

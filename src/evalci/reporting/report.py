@@ -24,10 +24,10 @@ from evalci.engine import bootstrap as core
 from evalci.engine import resampling as _rs
 from evalci.engine.missing import note as _missing_words
 from evalci.engine.results import BootstrapResult
-from evalci.methods.compare import _boot_method, _bounded, _paired_rows
-from evalci.methods.compare import compare as _compare
-from evalci.methods.comparison import ComparisonResult
-from evalci.methods.decisions import _check_mme, _fmt_p, _judge
+from evalci.methods.compare.decisions import _check_mme, _fmt_p, _judge
+from evalci.methods.compare.paired import _boot_method, _bounded, _paired_rows
+from evalci.methods.compare.paired import compare as _compare
+from evalci.methods.compare.result import ComparisonResult
 from evalci.metrics import Metric
 from evalci.reporting.flaky import flaky
 from evalci.reporting.html import _CSS, _html_body

@@ -8,8 +8,8 @@
 exact coverage study (also offered here, beside the models it runs on).
 """
 
-from evalci.simulate.coverage import coverage_study
+from evalci.simulate.coverage import coverage_study, reproduce_paper
 from evalci.simulate.models import *  # noqa: F403
 from evalci.simulate.models import __all__ as _models_all
 
-__all__ = ["coverage_study", *_models_all]
+__all__ = ["coverage_study", "reproduce_paper", *_models_all]

@@ -26,9 +26,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalci.methods.bayes import posterior
-from evalci.methods.bayes_grid import Counts
-from evalci.methods.closed_form import _clt, _korn_graubard_wilson, _proportion_interval
+from evalci.methods.analytic.closed_form import (
+    _clt,
+    _korn_graubard_wilson,
+    _proportion_interval,
+)
+from evalci.methods.bayes.grid import Counts
+from evalci.methods.bayes.interval import posterior
 from evalci.simulate.confusion import (
     SEED000_CONFUSION,
     confusion_model_arrays,

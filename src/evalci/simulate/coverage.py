@@ -200,7 +200,7 @@ def coverage_study(
 
     Examples
     --------
-    >>> from evalci.coverage import coverage_study
+    >>> from evalci.simulate.coverage import coverage_study
     >>> res = coverage_study("seed000", strategies=("cluster", "hierarchical"),
     ...                      trials=64, n_resamples=500, rng=0)
     >>> res[["strategy", "n_inputs", "n_runs", "trials"]].to_string(index=False)
@@ -394,7 +394,7 @@ def _generic_study(
     from evalci import metrics as metrics
     from evalci._base.warnings import EvalciWarning
     from evalci.engine.bootstrap import bootstrap
-    from evalci.methods.analytic import analytic_ci
+    from evalci.methods.analytic.intervals import analytic_ci
 
     truth = model.truth(metric)
     bar = _Progress(len(ns) * len(ks) * trials, progress)

@@ -5,7 +5,7 @@ For a block of simulated data sets (``labels (T, N)``, ``preds (T, N, k)``)
 bootstrap replicates under one strategy, with the estimate, the jackknife
 BCa needs and the analytic interval (a :class:`_Block`);
 :func:`_intervals` turns a block into every method's interval. This is the
-fast path of :func:`evalci.coverage.coverage_study`:
+fast path of :func:`evalci.simulate.coverage.coverage_study`:
 
 * **Accuracy.** A data set reduces to the per-input counts of correct runs
   ``c_i`` (0..k). One resampled input contributes a random number of correct
@@ -273,7 +273,7 @@ def _kappa_margins(marg: np.ndarray, c: int) -> np.ndarray:
 
 
 def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
-    from evalci.methods.analytic import _kappa_fce
+    from evalci.methods.analytic.intervals import _kappa_fce
 
     if strategy not in STRATEGIES:
         raise ValueError(

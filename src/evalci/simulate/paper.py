@@ -3,7 +3,7 @@
 :data:`PAPER` holds every cell of the paper's accuracy and kappa tables,
 :data:`PAPER_NOISE` the cells docs/paper-notes.md finds the paper itself off by
 Monte-Carlo noise; :func:`format_paper` prints the comparison that
-:func:`evalci.coverage.reproduce_paper` builds.
+:func:`evalci.simulate.coverage.reproduce_paper` builds.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ _LABELS = {
 
 
 def format_paper(df: pd.DataFrame) -> str:
-    """The comparison of :func:`evalci.coverage.reproduce_paper` as a plain-text table."""
+    """The comparison of :func:`evalci.simulate.coverage.reproduce_paper` as a plain-text table."""
     lines = []
     for metric, part in df.groupby("metric", sort=False):
         lines.append(f"\n{metric}  (coverage %, width; diff in Monte-Carlo SEs)")

@@ -31,7 +31,7 @@ __all__ = ["Model"]
 
 @runtime_checkable
 class Model(Protocol):
-    """What every model of this module provides (for :mod:`evalci.coverage`).
+    """What every model of this module provides (for :mod:`evalci.simulate.coverage`).
 
     ``systems`` names the systems; ``sample(n_inputs, n_runs, rng=None, *,
     as_dataarray=False)`` returns one simulated data set, a tidy DataFrame

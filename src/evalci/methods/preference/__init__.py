@@ -1,0 +1,43 @@
+"""Pairwise preferences: Bradley-Terry and Davidson leaderboards with
+intervals paired over prompts.
+
+``leaderboard`` (:func:`bradley_terry`, :func:`davidson`,
+:func:`preference_ci`, :func:`arena_leaderboard` and their results),
+``data`` (battles to matchup counts per prompt), ``fit`` (vectorised Newton
+fits), ``boot`` (the paired prompt bootstrap and refits), ``simulate``
+(seeded battles with prompt effects) and ``fragility`` (the fewest battles
+whose removal flips an order). The public home is :mod:`evalci.preference`.
+
+May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``; the
+family ``ranks``.
+"""
+
+from evalci.methods.preference.data import WINNERS, WeakPriorWarning
+from evalci.methods.preference.fragility import (
+    PreferenceFragility,
+    preference_fragility,
+)
+from evalci.methods.preference.leaderboard import (
+    PreferenceFit,
+    PreferenceResult,
+    arena_leaderboard,
+    bradley_terry,
+    davidson,
+    preference_ci,
+)
+from evalci.methods.preference.simulate import population_fit, simulate_battles
+
+__all__ = [
+    "WINNERS",
+    "PreferenceFit",
+    "PreferenceFragility",
+    "PreferenceResult",
+    "WeakPriorWarning",
+    "arena_leaderboard",
+    "bradley_terry",
+    "davidson",
+    "population_fit",
+    "preference_ci",
+    "preference_fragility",
+    "simulate_battles",
+]

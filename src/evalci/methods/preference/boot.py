@@ -1,0 +1,211 @@
+"""The paired bootstrap of a preference fit: count weights over prompts, refits.
+
+One replicate is a weight vector ``w`` over resampling units (prompts,
+judges, or battle types); its matchup counts are ``w @ S`` (``S`` from
+:mod:`evalci.methods.preference.data`), and the model is refitted on them,
+warm-started from the point fit, a block of replicates at a time
+(:func:`evalci.methods.preference.fit.fit` is vectorised over replicates).
+Every model is refitted on the same ``w``, so every gap is paired.
+
+Draws (the results depend on this order):
+
+* clusters (``cluster=`` given): replicate ``b`` comes from the engine's
+  cluster stream ``(BOOT, 0, b // STREAM_SIZE)``, the same counts
+  :func:`evalci.bootstrap` draws for one unit of ``C`` inputs with no strata
+  (``C <= TILE_SIZE``);
+* battles (``cluster=None``, FastChat's battle-level bootstrap): each
+  stream ``(BATTLES, b // STREAM_SIZE)`` draws ``multinomial(n, m / n)``
+  counts over the distinct battle types of multiplicities ``m`` -- the law
+  of resampling the ``n`` battles with replacement, without an ``n``-wide
+  weight vector.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalci._base.text import as_written
+from evalci._base.warnings import DegenerateDataWarning
+from evalci._base.warnings import warn as _warn
+from evalci.engine import resampling as _rs
+from evalci.methods.preference import fit as _fit
+from evalci.methods.preference.data import Battles
+
+__all__ = ["replicate_fits", "split_counts"]
+
+#: Spawn-key namespace of the battle-type draws (the engine uses 0-2).
+_BATTLES = 7
+#: Replicates refitted together (memory: B x G x G floats for the Hessian).
+FIT_BLOCK = 256
+_SAFE_WEIGHTS = 2**24  # weights drawn per block at most (x 4 or 8 bytes)
+_EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
+
+
+def split_counts(y: np.ndarray, model: str, ties: str):
+    """``(wi, wj, t)`` from ``(B, 3P)`` counts, ties folded for Bradley-Terry.
+
+    ``ties="half"`` counts a tie as half a win for each side (FastChat);
+    ``"drop"`` ignores ties (they were already left out when encoding).
+    """
+    y = y.reshape(y.shape[0], -1, 3)
+    wi, wj, t = y[..., 0], y[..., 1], y[..., 2]
+    if model == "bradley-terry":
+        if ties == "half":
+            wi, wj = wi + 0.5 * t, wj + 0.5 * t
+        t = np.zeros_like(t)
+    return wi, wj, t
+
+
+def _dtype(battles: Battles):
+    """float32 when every replicate count is an integer below 2**24 (exact).
+
+    The product ``w @ S`` is memory-bound; single precision halves the
+    traffic (about 2x faster) and changes no count when the per-unit counts
+    are integers (no fractional ``strength``) and no count can reach 2**24.
+    """
+    data = battles.units.data
+    whole = bool(np.all(data == np.rint(data)))
+    most = float(data.max(initial=0.0)) * (
+        battles.n_units if battles.multiplicity is None else battles.multiplicity.sum()
+    )
+    return np.float32 if whole and most < _EXACT_FLOAT32 else np.float64
+
+
+def _weights(battles: Battles, root, first: int, n_streams: int, dtype) -> np.ndarray:
+    """Count weights ``(n_streams * STREAM_SIZE, C)`` for consecutive streams."""
+    c = battles.n_units
+    size = _rs.STREAM_SIZE
+    out = np.empty((n_streams * size, c), dtype)
+    if battles.multiplicity is None:
+        bounds = np.array([0, c])
+        offsets = (np.arange(size) * c)[:, None]
+        for s in range(n_streams):
+            gen = _rs.stream(root, _rs._BOOT, 0, first + s)
+            idx = _rs.draw_clusters(gen, size, bounds) + offsets
+            out[s * size : (s + 1) * size] = np.bincount(
+                idx.ravel(), minlength=size * c
+            ).reshape(size, c)
+        return out
+    m = battles.multiplicity
+    n = int(m.sum())
+    for s in range(n_streams):
+        gen = _rs.stream(root, _BATTLES, first + s)
+        out[s * size : (s + 1) * size] = gen.multinomial(n, m / n, size=size)
+    return out
+
+
+def replicate_fits(
+    battles: Battles,
+    *,
+    model: str,
+    ties: str,
+    prior: float,
+    ref: int,
+    start,
+    n_resamples: int,
+    root,
+    auto: bool = False,
+):
+    """Refitted ``theta (B, G)`` and ``lam (B,)`` on every replicate.
+
+    A resample whose maximum-likelihood fit does not exist (``prior == 0``,
+    a graph not strongly connected) raises; with ``auto`` the function
+    returns ``(None, message)`` instead, for the caller to refit every
+    replicate with the weak prior.
+    """
+    total = _rs.n_streams_for(n_resamples)
+    per_block = max(
+        1,
+        min(
+            FIT_BLOCK // _rs.STREAM_SIZE,
+            _SAFE_WEIGHTS // (_rs.STREAM_SIZE * max(battles.n_units, 1)),
+        ),
+    )
+    dtype = _dtype(battles)
+    st = battles.units.T.tocsr().astype(dtype)  # (3P, C)
+    thetas, lams = [], []
+    for first in range(0, total, per_block):
+        k = min(per_block, total - first)
+        w = _weights(battles, root, first, k, dtype)
+        # (b, 3P): the replicates' matchup counts, exact in either precision
+        y = np.asarray(st @ w.T, dtype=np.float64).T
+        wi, wj, t = split_counts(y, model, ties)
+        unbounded = _check_replicates(battles, wi, wj, t, model, prior, first)
+        if unbounded is not None:
+            if auto:
+                return None, unbounded
+            raise ValueError(
+                f"{unbounded}, so they cannot be ranked with prior=0. Leave "
+                "`prior` unset (a weak prior is then added where needed), pass "
+                "prior= (a Gaussian prior on the log-strengths, e.g. "
+                "prior=0.01), collect more battles for those models, or leave "
+                "them out."
+            )
+        theta, lam, ok = _fit.fit(
+            wi,
+            wj,
+            t,
+            battles.pairs,
+            model=_code(model),
+            ref=ref,
+            prior=prior,
+            start=start,
+        )
+        if not ok.all():
+            _warn(
+                f"{int((~ok).sum())} bootstrap refits did not converge in "
+                f"{_fit.MAX_ITER} Newton steps; their scores are approximate.",
+                DegenerateDataWarning,
+            )
+        thetas.append(theta)
+        lams.append(lam)
+    return np.concatenate(thetas)[:n_resamples], np.concatenate(lams)[:n_resamples]
+
+
+def _code(model: str) -> str:
+    return "davidson" if model == "davidson" else "bt"
+
+
+def _check_replicates(battles, wi, wj, t, model, prior, first) -> str | None:
+    """What leaves resamples' scores infinite (named models), or None.
+
+    Davidson without ties in a resample raises here: no prior on the
+    log-strengths bounds its tie parameter.
+    """
+    if model == "davidson":
+        no_ties = (t.sum(axis=1) == 0) | ((wi + wj).sum(axis=1) == 0)
+        if no_ties.any():
+            raise ValueError(
+                f"{int(no_ties.sum())} bootstrap resamples have no tie (or only "
+                "ties), so Davidson's tie parameter has no maximum there; use "
+                "model='bradley-terry', or more prompts."
+            )
+    if prior > 0:
+        return None
+    ok = _fit.strongly_connected(wi, wj, t, battles.pairs)
+    if ok.all():
+        return None
+    bad = np.flatnonzero(~ok)
+    names = battles.models
+    culprits: dict[str, int] = {}
+    g = battles.pairs.n_models
+    for r in bad:
+        wins = np.bincount(battles.pairs.i, wi[r] + t[r], g) + np.bincount(
+            battles.pairs.j, wj[r] + t[r], g
+        )
+        losses = np.bincount(battles.pairs.i, wj[r] + t[r], g) + np.bincount(
+            battles.pairs.j, wi[r] + t[r], g
+        )
+        for m in np.flatnonzero((wins == 0) | (losses == 0)):
+            culprits[names[m]] = culprits.get(names[m], 0) + 1
+    shown = ", ".join(
+        f"{as_written(m)} ({n})"
+        for m, n in sorted(culprits.items(), key=lambda kv: -kv[1])[:5]
+    )
+    return (
+        f"{len(bad)} of the bootstrap resamples {first * _rs.STREAM_SIZE} to "
+        f"{first * _rs.STREAM_SIZE + len(ok) - 1} leave the comparison graph not strongly connected: some model wins (or "
+        "loses) every battle it plays there, so its maximum-likelihood score is "
+        "infinite"
+        + (f"; models that never lose or never win there: {shown}" if shown else "")
+    )

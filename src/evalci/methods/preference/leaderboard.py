@@ -1,0 +1,736 @@
+"""Pairwise preferences: Bradley-Terry and Davidson leaderboards with paired intervals.
+
+Arena-style leaderboards rank models from battles ``(model_a, model_b,
+winner)``. This module fits the Bradley-Terry model (ties as half wins, or
+dropped) or Davidson's extension for ties from the matchup counts, puts the
+log-strengths on the Elo-like scale (``anchor_score + scale *
+log_base(strength / strength_anchor)``), and bootstraps them by resampling
+*prompts* (``question_id``; or judges) with one shared draw for every model,
+so every gap is paired. The bootstrap is a :class:`~evalci.BootstrapResult`
+with one score per model, which :meth:`PreferenceResult.leaderboard` hands
+to the leaderboard machinery (simultaneous rank intervals by max-t,
+step-down or Holm; tie groups; ``plot()``; Markdown).
+
+* :func:`bradley_terry`, :func:`davidson`: the point fits.
+* :func:`preference_ci`: the bootstrap.
+* :func:`arena_leaderboard`: both, then the leaderboard.
+* :func:`preference_fragility`: the fewest battles found whose removal
+  flips the top place or an adjacent pair (a verified upper bound,
+  :mod:`evalci.methods.preference.fragility`).
+* :func:`simulate_battles`: seeded battles with prompt effects
+  (:mod:`evalci.methods.preference.simulate`).
+
+Two constructions users meet elsewhere, for contrast (``docs/arena.md``):
+FastChat resamples *battles* as if independent (``cluster=None`` here);
+Arena-Hard turns each ``"A>>B"`` into three identical rows and resamples
+rows per model, unpaired. Battles that share a prompt are correlated, so
+both understate the uncertainty when prompts matter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalci._base import text as _text
+from evalci._base.text import as_written
+from evalci._base.validate import (
+    check_level,
+    check_n_resamples,
+    check_number,
+    check_option,
+)
+from evalci.engine import intervals as _intervals
+from evalci.engine import resampling as _rs
+from evalci.engine.results import BootstrapResult
+from evalci.methods.preference import fit as _fit
+from evalci.methods.preference.boot import replicate_fits, split_counts
+from evalci.methods.preference.data import (
+    AUTO_PRIOR,
+    WINNERS,
+    Battles,
+    WeakPriorWarning,
+    encode,
+    warn_prior,
+)
+from evalci.methods.preference.data import check_graph as _check_graph
+from evalci.methods.preference.fragility import (
+    PreferenceFragility,
+    preference_fragility,
+)
+from evalci.methods.preference.simulate import population_fit, simulate_battles
+from evalci.methods.ranks import Leaderboard, leaderboard_from_bootstrap
+
+__all__ = [
+    "WINNERS",
+    "PreferenceFit",
+    "PreferenceFragility",
+    "PreferenceResult",
+    "WeakPriorWarning",
+    "arena_leaderboard",
+    "bradley_terry",
+    "davidson",
+    "population_fit",
+    "preference_ci",
+    "preference_fragility",
+    "simulate_battles",
+]
+
+MODELS = ("bradley-terry", "davidson")
+TIES = ("half", "drop")
+_INTERVALS = ("percentile", "basic", "normal")
+
+
+# ===================================================================== scale
+@dataclass(frozen=True)
+class Scale:
+    """The Elo-like scale: ``anchor_score + scale / ln(base) * (theta - theta_0)``.
+
+    ``theta_0`` is the anchor's log-strength, or the mean over models when
+    there is no anchor.
+    """
+
+    anchor: str | None = None
+    anchor_score: float = 1000.0
+    scale: float = 400.0
+    base: float = 10.0
+
+    def scores(self, theta: np.ndarray, ref: int | None) -> np.ndarray:
+        zero = theta[..., [ref]] if ref is not None else theta.mean(-1, keepdims=True)
+        return self.anchor_score + self.scale / np.log(self.base) * (theta - zero)
+
+
+def _win_rate(theta, lam, ref, model):
+    """Model-implied chance of beating the anchor (a tie counts half)."""
+    d = theta - theta[..., [ref]]
+    if model == "bradley-terry":
+        return 1.0 / (1.0 + np.exp(-d))
+    half = 0.5 * d
+    lam = np.asarray(lam, dtype=float)[..., None]
+    log_den = np.logaddexp(np.logaddexp(half, -half), lam)
+    return np.exp(half - log_den) + 0.5 * np.exp(lam - log_den)
+
+
+# ==================================================================== results
+@dataclass(frozen=True, repr=False)
+class PreferenceFit:
+    """A Bradley-Terry or Davidson fit on battles (no interval).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per model, best first: ``system``, ``score`` (Elo-like
+        scale), ``win_rate`` (model-implied chance of beating the anchor, a
+        tie counting half; NaN without an anchor), ``theta`` (natural
+        log-strength, the anchor's 0), ``n_battles``.
+    model : {'bradley-terry', 'davidson'}
+        The model fitted.
+    ties : {'half', 'drop'} or None
+        How Bradley-Terry counted ties (None for Davidson, which models them).
+    tie_parameter : float or None
+        Davidson's ``nu`` (None for Bradley-Terry).
+    scale : Scale
+        Anchor, anchor score, scale and base.
+    prior : float
+        The Gaussian penalty on the log-strengths that the fit used (0:
+        maximum likelihood; with ``prior=None``, 0 or the weak prior
+        :data:`~evalci.methods.preference.data.AUTO_PRIOR` when a
+        maximum-likelihood score would be infinite).
+    n_battles : float
+        Battles counted (weighted by ``strength=`` when given).
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    model: str
+    ties: str | None
+    tie_parameter: float | None
+    scale: Scale
+    prior: float
+    n_battles: float
+
+    @property
+    def scores(self) -> pd.Series:
+        """Scores by model (alphabetical order)."""
+        return self.table.set_index("system").score.sort_index()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-model table (a copy)."""
+        return self.table.copy()
+
+    def fragility(self, battles: pd.DataFrame, **kwargs) -> PreferenceFragility:
+        """:func:`preference_fragility` of this fit's model on ``battles``.
+
+        ``battles`` must be the table this fit was made from; the model,
+        ``ties``, ``prior`` and scale are this fit's.
+
+        Parameters
+        ----------
+        battles : pandas.DataFrame
+            The battles this fit was made from (one row per battle).
+        **kwargs
+            ``strength``, ``max_remove`` and the column names, as in
+            :func:`preference_fragility`.
+
+        Returns
+        -------
+        PreferenceFragility
+        """
+        return preference_fragility(
+            battles,
+            model=self.model,
+            ties=self.ties or "half",
+            prior=self.prior,
+            scale=self.scale.scale,
+            base=self.scale.base,
+            **kwargs,
+        )
+
+    def _header(self) -> str:
+        how = "ties modelled" if self.ties is None else f"ties={as_written(self.ties)}"
+        s = self.scale
+        at = (
+            f"{as_written(s.anchor)} = {s.anchor_score:g}"
+            if s.anchor
+            else f"mean = {s.anchor_score:g}"
+        )
+        return (
+            f"{self.model} ({how}), {len(self.table)} models, "
+            f"{self.n_battles:g} battles; scale {s.scale:g} per factor {s.base:g}, {at}"
+        )
+
+    def __repr__(self) -> str:
+        body = _text.table_text(self.table)
+        return f"PreferenceFit: {_text.terminal(self._header())}\n{body}"
+
+    def _repr_html_(self) -> str:
+        return _text.result_html("PreferenceFit", self._header(), self.table)
+
+
+@dataclass(frozen=True, repr=False)
+class PreferenceResult:
+    """A preference fit with its paired bootstrap.
+
+    Attributes
+    ----------
+    fit : PreferenceFit
+        The point fit.
+    scores : BootstrapResult
+        One score per model (``groups``), every model on the same draws
+        (``paired``); ``strategy`` is ``"cluster"`` (prompts or judges
+        resampled, ``cluster``) or ``"battle"`` (battles resampled as if
+        independent).
+    win_rate : BootstrapResult or None
+        The model-implied win rate against the anchor, same draws; None
+        without an anchor.
+    tie_parameter : ndarray or None
+        Davidson's ``nu`` per replicate.
+    """
+
+    fit: PreferenceFit
+    scores: BootstrapResult
+    win_rate: BootstrapResult | None = None
+    tie_parameter: np.ndarray | None = field(default=None, repr=False)
+
+    def leaderboard(
+        self, method: str = "max-t", confidence_level: float | None = None
+    ) -> Leaderboard:
+        """Simultaneous rank intervals and tie groups from these replicates.
+
+        :func:`evalci.leaderboard_from_bootstrap` on :attr:`scores`;
+        no resampling happens.
+
+        Parameters
+        ----------
+        method : {'max-t', 'stepdown', 'holm'}
+            The pairwise tests behind the rank intervals (see
+            :func:`evalci.leaderboard`).
+        confidence_level : float, optional
+            Family-wise level of the rank intervals; default the scores'.
+
+        Returns
+        -------
+        Leaderboard
+        """
+        return leaderboard_from_bootstrap(
+            self.scores, method=method, confidence_level=confidence_level
+        )
+
+    def fragility(self, battles: pd.DataFrame, **kwargs) -> PreferenceFragility:
+        """:meth:`PreferenceFit.fragility` of :attr:`fit` (no resampling).
+
+        Parameters
+        ----------
+        battles : pandas.DataFrame
+            The battles this fit was made from (one row per battle).
+        **kwargs
+            ``strength``, ``max_remove`` and the column names, as in
+            :func:`preference_fragility`.
+
+        Returns
+        -------
+        PreferenceFragility
+        """
+        return self.fit.fragility(battles, **kwargs)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per model: score interval, and the win-rate interval when anchored."""
+        out = self.scores.to_frame()
+        if self.win_rate is not None:
+            w = self.win_rate.to_frame()
+            for c in ("estimate", "low", "high"):
+                out[f"win_rate_{c if c != 'estimate' else 'estimate'}"] = w[c]
+        return out
+
+    def __repr__(self) -> str:
+        header = _text.terminal(self.fit._header())
+        return f"PreferenceResult: {header}\n{self.scores!r}"
+
+    def _repr_html_(self) -> str:
+        return _text.result_html(
+            "PreferenceResult", self.fit._header(), self.scores._table()
+        )
+
+    def plot(self, ax=None, *, sort=True):
+        """Forest plot of the score intervals (:meth:`BootstrapResult.plot`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+        sort : bool
+            Models by score (True, the default) or alphabetically.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        return self.scores.plot(ax=ax, sort=sort)
+
+
+# ================================================================ arguments
+def _options(model, ties, anchor, anchor_score, scale, base, prior):
+    check_option(model, "model", MODELS, describe="'bradley-terry' or 'davidson'")
+    check_option(
+        ties,
+        "ties",
+        TIES,
+        describe="'half' (a tie is half a win for each side) or 'drop'",
+    )
+    if anchor is not None and not isinstance(anchor, str):
+        raise TypeError(
+            f"`anchor` must be a model name or None; got {as_written(anchor)}."
+        )
+    sc = Scale(
+        anchor=anchor,
+        anchor_score=check_number(anchor_score, "anchor_score"),
+        scale=check_number(scale, "scale", low=0, low_open=True, hint=", e.g. 400"),
+        base=check_number(base, "base", low=1, low_open=True, hint=", e.g. 10"),
+    )
+    if prior is not None:
+        prior = check_number(prior, "prior", low=0, hint=", e.g. 0 or 0.01")
+    return sc, prior
+
+
+def _reference(battles: Battles, scale: Scale) -> int:
+    if scale.anchor is None:
+        return 0
+    if scale.anchor not in battles.models:
+        near = ", ".join(map(repr, list(battles.models[:5])))
+        raise ValueError(
+            f"`anchor`: {as_written(scale.anchor)} plays no battle here; name one of the "
+            f"models ({near}, ...), or anchor=None to centre the scores."
+        )
+    return int(battles.models.get_loc(scale.anchor))
+
+
+def _point(battles, model, ties, prior, ref, scale) -> tuple:
+    """The point fit, its log-strengths and ``log(nu)``.
+
+    ``prior=None``: maximum likelihood where it exists, else the weak
+    prior (:func:`~evalci.methods.preference.data.check_graph`).
+    """
+    wi, wj, t = split_counts(battles.counts.reshape(1, -1), model, ties)
+    prior = _check_graph(battles, wi[0], wj[0], t[0], model, prior)
+    code = "davidson" if model == "davidson" else "bt"
+    theta, lam, _ = _fit.fit(wi, wj, t, battles.pairs, model=code, ref=ref, prior=prior)
+    theta = theta[0] - theta[0, ref]
+    lam = float(lam[0])
+    score = scale.scores(theta, ref if scale.anchor else None)
+    rate = (
+        _win_rate(theta, lam, ref, model)
+        if scale.anchor
+        else np.full(len(theta), np.nan)
+    )
+    table = pd.DataFrame(
+        {
+            "system": list(battles.models),
+            "score": score,
+            "win_rate": rate,
+            "theta": theta,
+            "n_battles": battles.n_battles,
+        }
+    )
+    table = table.sort_values("score", ascending=False, kind="stable")
+    fit = PreferenceFit(
+        table=table.reset_index(drop=True),
+        model=model,
+        ties=None if model == "davidson" else ties,
+        tie_parameter=float(np.exp(lam)) if model == "davidson" else None,
+        scale=scale,
+        prior=prior,
+        n_battles=float(battles.counts.sum()),
+    )
+    return fit, theta, lam
+
+
+def _encode(data, cluster, strength, ties, model, models, columns):
+    return encode(
+        data,
+        cluster=cluster,
+        strength=strength,
+        ties="drop" if (ties == "drop" and model == "bradley-terry") else "keep",
+        models=models,
+        **columns,
+    )
+
+
+# ============================================================== entry points
+_COMMON = """
+    battles : pandas.DataFrame
+        One row per battle: ``model_a``, ``model_b``, ``winner`` (one of
+        ``'model_a'``, ``'model_b'``, ``'tie'``, ``'tie (bothbad)'``), as
+        Chatbot Arena publishes them or :func:`evalci.read_arena` /
+        :func:`evalci.read_arena_hard` return them. Never modified.
+    anchor : str, optional
+        The model whose score is ``anchor_score`` (e.g. ``"gpt-4-0314"``);
+        default none: the mean score is ``anchor_score``.
+    anchor_score, scale, base : float
+        The Elo-like scale: ``score = anchor_score + scale * log_base(pi /
+        pi_anchor)``, so a gap of ``scale`` means odds of ``base`` to 1
+        (defaults 1000, 400, 10, as FastChat and Arena-Hard).
+    strength : dict, optional
+        Weights of verdict classes read from the ``verdict`` column, e.g.
+        ``{"A>>B": 3, "A>B": 1}`` counts a strong verdict (either side) as 3
+        battles, as Arena-Hard's ``WEIGHT=3`` does, but as a count weight on
+        the same prompt, never as duplicated rows; classes not named count
+        1. Default: every battle counts 1.
+    prior : float or None
+        A Gaussian penalty ``prior / 2 * sum(theta ** 2)`` on the natural
+        log-strengths (choix's MAP with ``alpha = prior / 2``). 0 is maximum
+        likelihood, which needs a strongly connected comparison graph (every
+        model wins and loses somewhere; in every bootstrap resample too) and
+        refuses the board otherwise. None (default): maximum likelihood
+        when it exists everywhere, else every fit of the call uses the weak
+        prior ``0.01`` (SD 10 natural units, about 1,740 points), with a
+        ``WeakPriorWarning`` naming the models (see ``docs/arena.md``).
+    models : list of str, optional
+        Models that must be ranked; one that plays no battle raises.
+    model_a, model_b, winner, verdict : str
+        Column names (defaults ``"model_a"``, ``"model_b"``, ``"winner"``,
+        ``"verdict"``).
+"""
+
+
+def _docstring(f):
+    f.__doc__ = f.__doc__.replace("    {common}\n", _COMMON.lstrip("\n"))
+    return f
+
+
+@_docstring
+def bradley_terry(
+    battles: pd.DataFrame,
+    *,
+    ties: str = "half",
+    anchor: str | None = None,
+    anchor_score: float = 1000.0,
+    scale: float = 400.0,
+    base: float = 10.0,
+    strength: dict | None = None,
+    prior: float | None = None,
+    models=None,
+    model_a: str = "model_a",
+    model_b: str = "model_b",
+    winner: str = "winner",
+    verdict: str = "verdict",
+) -> PreferenceFit:
+    """Bradley-Terry scores of models from battles (maximum likelihood).
+
+    ``P(a beats b) = 1 / (1 + base ** ((score_b - score_a) / scale))``,
+    fitted by Newton's method on the matchup counts
+    (:mod:`evalci.methods.preference.fit`); the same fit as FastChat's
+    logistic regression without penalty.
+
+    Parameters
+    ----------
+    {common}
+    ties : {'half', 'drop'}
+        A tie counts as half a win for each side (``"half"``, FastChat's
+        convention) or is left out (``"drop"``). :func:`davidson` models
+        ties instead.
+
+    Returns
+    -------
+    PreferenceFit
+
+    Examples
+    --------
+    >>> import evalci
+    >>> battles = evalci.preference.simulate_battles(
+    ...     {"a": 0.5, "b": 0.0, "c": -0.5}, n_prompts=200, rng=0)
+    >>> fit = evalci.preference.bradley_terry(battles, anchor="b")
+    >>> fit.table[["system", "score"]].round(1)
+      system   score
+    0      a  1076.8
+    1      b  1000.0
+    2      c   944.8
+    """
+    sc, prior = _options(
+        "bradley-terry", ties, anchor, anchor_score, scale, base, prior
+    )
+    cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)
+    data = _encode(battles, None, strength, ties, "bradley-terry", models, cols)
+    return _point(data, "bradley-terry", ties, prior, _reference(data, sc), sc)[0]
+
+
+@_docstring
+def davidson(
+    battles: pd.DataFrame,
+    *,
+    anchor: str | None = None,
+    anchor_score: float = 1000.0,
+    scale: float = 400.0,
+    base: float = 10.0,
+    strength: dict | None = None,
+    prior: float | None = None,
+    models=None,
+    model_a: str = "model_a",
+    model_b: str = "model_b",
+    winner: str = "winner",
+    verdict: str = "verdict",
+) -> PreferenceFit:
+    """Davidson's (1970) extension of Bradley-Terry for ties.
+
+    ``P(a wins) = pi_a / D``, ``P(tie) = nu sqrt(pi_a pi_b) / D``, ``D =
+    pi_a + pi_b + nu sqrt(pi_a pi_b)``; among decided battles the odds are
+    Bradley-Terry's, so the scores are on the same scale. The fit's
+    ``tie_parameter`` is ``nu``.
+
+    Parameters
+    ----------
+    {common}
+
+    Returns
+    -------
+    PreferenceFit
+
+    Examples
+    --------
+    >>> import evalci
+    >>> battles = evalci.preference.simulate_battles(
+    ...     {"a": 0.5, "b": 0.0, "c": -0.5}, n_prompts=200, tie=0.5, rng=0)
+    >>> fit = evalci.preference.davidson(battles, anchor="b")
+    >>> round(fit.tie_parameter, 2)
+    0.48
+    """
+    sc, prior = _options("davidson", "half", anchor, anchor_score, scale, base, prior)
+    cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)
+    data = _encode(battles, None, strength, "half", "davidson", models, cols)
+    return _point(data, "davidson", "half", prior, _reference(data, sc), sc)[0]
+
+
+@_docstring
+def preference_ci(
+    battles: pd.DataFrame,
+    *,
+    model: str = "bradley-terry",
+    ties: str = "half",
+    cluster="question_id",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    method: str = "percentile",
+    rng=None,
+    anchor: str | None = None,
+    anchor_score: float = 1000.0,
+    scale: float = 400.0,
+    base: float = 10.0,
+    strength: dict | None = None,
+    prior: float | None = None,
+    models=None,
+    model_a: str = "model_a",
+    model_b: str = "model_b",
+    winner: str = "winner",
+    verdict: str = "verdict",
+) -> PreferenceResult:
+    """Scores of models from battles, with a paired prompt-level bootstrap.
+
+    Every replicate draws prompts (``cluster``) with replacement, once for
+    all models: the replicate's matchup counts are the drawn prompts'
+    counts, and the model is refitted on them (warm-started from the point
+    fit). Battles on one prompt are correlated (a prompt suits some models),
+    so resampling battles as if independent, as FastChat does
+    (``cluster=None`` here), gives intervals too narrow; resampling prompts
+    keeps that correlation in.
+
+    Parameters
+    ----------
+    {common}
+    model : {'bradley-terry', 'davidson'}
+        The model (see :func:`bradley_terry`, :func:`davidson`).
+    ties : {'half', 'drop'}
+        Bradley-Terry's ties (see :func:`bradley_terry`); ignored by Davidson.
+    cluster : str, list of str or None
+        The resampled unit: ``"question_id"`` (default: prompts), ``"judge"``
+        (users or judges), several columns, or None (battles resampled as if
+        independent: FastChat's construction, shown for comparison).
+    n_resamples : int
+        Bootstrap replicates (default 1,000).
+    confidence_level : float
+        Of each score interval (marginal); see
+        :meth:`PreferenceResult.leaderboard` for simultaneous rank intervals.
+    method : {'percentile', 'basic', 'normal'}
+        The interval from the replicates.
+    rng : int, numpy.random.Generator or SeedSequence, optional
+        Fixes every result, whatever the row order.
+
+    Returns
+    -------
+    PreferenceResult
+        ``fit`` (the point fit), ``scores`` and ``win_rate``
+        (:class:`~evalci.BootstrapResult`, one per model, shared draws),
+        ``leaderboard()``.
+
+    Notes
+    -----
+    Coverage (``tests/test_preference_coverage.py``: 4 models, 80 prompts,
+    960 battles, prompt effects of SD 1 on the log-strength): 95% percentile
+    intervals from prompt-level resampling covered the population score in
+    94.0% of 300 seeded trials; battle-level ones (``cluster=None``) in
+    83.0% of 100.
+
+    Examples
+    --------
+    >>> import evalci
+    >>> battles = evalci.preference.simulate_battles(
+    ...     {"a": 0.5, "b": 0.0, "c": -0.5}, n_prompts=200, rng=0)
+    >>> res = evalci.preference.preference_ci(battles, anchor="b",
+    ...                                       n_resamples=500, rng=0)
+    >>> res.leaderboard().table[["system", "rank_low", "rank_high"]]
+      system  rank_low  rank_high
+    0      a         1          1
+    1      b         2          2
+    2      c         3          3
+    """
+    sc, prior = _options(model, ties, anchor, anchor_score, scale, base, prior)
+    level = check_level(confidence_level)
+    n_resamples = check_n_resamples(n_resamples, minimum=2, hint=" Use 1000.")
+    check_option(
+        method, "method", _INTERVALS, describe="'percentile', 'basic' or 'normal'"
+    )
+    cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)
+    data = _encode(battles, cluster, strength, ties, model, models, cols)
+    ref = _reference(data, sc)
+    root = _rs.seed_sequence(rng)
+    fit, theta, lam, thetas, lams = _fits(
+        data, model, ties, prior, ref, sc, n_resamples, root
+    )
+    at = ref if sc.anchor else None
+    scores = _result(
+        data, sc.scores(theta, at), sc.scores(thetas, at).T, level, method, model
+    )
+    rate = None
+    if sc.anchor:
+        rate = _result(
+            data,
+            _win_rate(theta, lam, ref, model),
+            _win_rate(thetas, lams, ref, model).T,
+            level,
+            method,
+            f"{model} win rate vs {sc.anchor}",
+        )
+    return PreferenceResult(
+        fit=fit,
+        scores=scores,
+        win_rate=rate,
+        tie_parameter=np.exp(lams) if model == "davidson" else None,
+    )
+
+
+def _fits(data, model, ties, prior, ref, sc, n_resamples, root) -> tuple:
+    """The point fit and the replicates' ``theta (B, G)`` and ``lam (B,)``.
+
+    ``prior=None``: maximum likelihood, unless the data or some resample
+    leaves a score infinite; then the point fit and every replicate again
+    with the weak prior (one objective for the whole result, warned).
+    """
+    fit, theta, lam = _point(data, model, ties, prior, ref, sc)
+    start = (theta, lam if model == "davidson" else 0.0)
+    kw = dict(model=model, ties=ties, ref=ref, n_resamples=n_resamples, root=root)
+    auto = prior is None and fit.prior == 0
+    thetas, lams = replicate_fits(data, prior=fit.prior, start=start, auto=auto, **kw)
+    if thetas is None:  # a resample without the maximum: all again, with the prior
+        warn_prior(lams)
+        fit, theta, lam = _point(data, model, ties, AUTO_PRIOR, ref, sc)
+        start = (theta, lam if model == "davidson" else 0.0)
+        thetas, lams = replicate_fits(data, prior=AUTO_PRIOR, start=start, **kw)
+    return fit, theta, lam, thetas, lams
+
+
+def _result(data: Battles, estimate, reps, level, method, metric) -> BootstrapResult:
+    """One BootstrapResult per model (groups), all from the same draws."""
+    low, high, z0 = _intervals.interval(reps, estimate, method, level)
+    g = len(estimate)
+    return BootstrapResult._from_arrays(
+        groups=data.models,
+        estimate=estimate,
+        low=low,
+        high=high,
+        standard_error=reps.std(axis=1, ddof=1),
+        bootstrap_distribution=reps,
+        n_inputs=data.n_inputs,
+        n_runs=data.n_battles,
+        n_clusters=data.n_clusters,
+        z0=z0,
+        acceleration=np.full(g, np.nan),
+        method=method,
+        strategy="cluster" if data.cluster else "battle",
+        confidence_level=level,
+        n_resamples=reps.shape[1],
+        weight="battle",
+        metric=metric,
+        paired=True,
+        cluster=data.cluster,
+        input=data.cluster,
+        kernel="index",
+    )
+
+
+def arena_leaderboard(
+    battles: pd.DataFrame,
+    *,
+    method: str = "max-t",
+    confidence_level: float = 0.95,
+    **kwargs,
+) -> Leaderboard:
+    """:func:`preference_ci`, then its :meth:`~PreferenceResult.leaderboard`.
+
+    Parameters
+    ----------
+    battles : pandas.DataFrame
+        As in :func:`preference_ci`.
+    method : {'max-t', 'stepdown', 'holm'}
+        The pairwise tests behind the simultaneous rank intervals (see
+        :func:`evalci.leaderboard`).
+    confidence_level : float
+        Of the rank intervals (family-wise) and of the score intervals.
+    **kwargs
+        Everything else :func:`preference_ci` takes (``model``, ``cluster``,
+        ``anchor``, ``strength``, ``n_resamples``, ``rng``, ...).
+
+    Returns
+    -------
+    Leaderboard
+    """
+    res = preference_ci(battles, confidence_level=confidence_level, **kwargs)
+    return res.leaderboard(method=method)

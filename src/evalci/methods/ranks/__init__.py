@@ -1,0 +1,18 @@
+"""Leaderboards from shared bootstrap draws: rank intervals and tie groups.
+
+``ranking`` (:class:`Leaderboard`, :func:`leaderboard`,
+:func:`leaderboard_from_bootstrap`: marginal and simultaneous rank
+intervals, tie groups) and ``simultaneous`` (the pairwise tests behind
+them: max-t, step-down, Holm).
+
+May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``; the
+family ``compare``.
+"""
+
+from evalci.methods.ranks.ranking import (
+    Leaderboard,
+    leaderboard,
+    leaderboard_from_bootstrap,
+)
+
+__all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]

@@ -1,0 +1,775 @@
+"""Leaderboards: rank intervals and tie groups from shared bootstrap draws.
+
+Every system is scored on the same resamples of inputs (one draw unit, as in
+:func:`evalci.compare`), so the bootstrap distribution of every pairwise gap
+is paired. From those ``(G, B)`` replicates this module reads:
+
+* each system's rank distribution and its *marginal* percentile rank
+  interval (Hall & Miller 2009) -- one system at a time, not simultaneous;
+* *simultaneous* rank intervals (Mogstad, Romano, Shaikh & Wilhelm 2024,
+  section 3): from a family of pairwise tests that controls the
+  family-wise error rate, the number of systems significantly better than
+  ``j`` (``L_j``) and significantly worse (``W_j``) give the rank interval
+  ``[1 + L_j, G - W_j]``, which holds for all systems at once;
+* tie groups: blocks of consecutive systems (in score order) that the same
+  tests cannot separate.
+
+The pairwise work is vectorised over the ``P = G (G - 1) / 2`` pairs and the
+``B`` resamples: a ``(P, B)`` array of gaps, 37 MB for G = 31 and B = 10,000,
+98 MB for G = 50, and at most two more of that size at once (measured peak
+for G = 50: 200 MB for max-t and Holm, 300 MB for step-down; 2 s). The entry
+points refuse more than :data:`MAX_PAIR_VALUES` pair-replicates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from evalci._base import text as _text
+from evalci._base.text import as_written
+from evalci._base.validate import check_frame, check_level, check_option
+from evalci._base.warnings import DegenerateDataWarning
+from evalci._base.warnings import warn as _warn
+from evalci.engine import backends
+from evalci.engine import bootstrap as core
+from evalci.engine import missing as _missing
+from evalci.engine import resampling as _rs
+from evalci.engine.results import BootstrapResult
+from evalci.engine.table import rows_of
+from evalci.methods.compare import paired as _compare
+from evalci.methods.ranks.simultaneous import _TOL, holm, max_t, pair_gaps, stepdown
+
+__all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]
+
+#: The pairwise tests behind the simultaneous rank intervals.
+METHODS: tuple[str, ...] = ("max-t", "stepdown", "holm")
+#: Most pair-replicates (pairs x resamples): 800 MB of float64 per array.
+MAX_PAIR_VALUES = 100_000_000
+
+
+# ====================================================================== result
+@dataclass(frozen=True, repr=False)
+class Leaderboard:
+    """Systems ranked with score intervals, rank intervals and tie groups.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per system, best first: ``system, estimate, low, high`` (the
+        score and its marginal percentile interval), ``rank`` (1 = best;
+        tied estimates share the best rank), ``rank_low, rank_high`` (the
+        simultaneous rank interval), ``marginal_rank_low, marginal_rank_high``
+        (the percentile interval of that system's bootstrap rank, one system
+        at a time), ``tie_group`` (1 = the top group).
+    pairs : pandas.DataFrame
+        One row per pair ``(a, b)`` with ``a`` ranked above ``b``: ``gap``
+        (``a - b`` on the metric's scale), ``standard_error`` (bootstrap),
+        ``low, high`` (the simultaneous interval of the gap, ``max-t``
+        only), ``pvalue_adjusted`` (Holm's, ``holm`` only), ``separated``.
+    better : pandas.DataFrame
+        Boolean ``(G, G)``, systems in table order: ``better.loc[a, b]`` is
+        True when ``a`` is significantly better than ``b``.
+    rank_distribution : ndarray
+        Bootstrap ranks ``(G, n_resamples)``, systems in table order.
+    scores : BootstrapResult
+        The bootstrap behind it (every system, the same draws).
+    method : str
+        The pairwise tests behind the rank intervals: ``"max-t"``,
+        ``"stepdown"`` or ``"holm"`` (see :func:`leaderboard`).
+    critical_value : float or None
+        The ``max-t`` critical value (first step of ``stepdown``); None for
+        ``holm``, and when no pair's gap has bootstrap spread (each pair is
+        then decided by the exact sign test).
+    confidence_level : float
+        Family-wise level of the rank intervals and the tests, and the level
+        of each score interval in ``table``.
+    higher_is_better : bool
+        Whether rank 1 is the highest score (False: the lowest, e.g. an error
+        rate).
+    input_scores : pandas.DataFrame or None
+        Per-input score of every system (mean-type metrics, from
+        :func:`leaderboard`), which :meth:`fragility` reads; None otherwise.
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    pairs: pd.DataFrame = field(repr=False)
+    better: pd.DataFrame = field(repr=False)
+    rank_distribution: np.ndarray = field(repr=False)
+    scores: BootstrapResult = field(repr=False)
+    method: str = "max-t"
+    critical_value: float | None = None
+    confidence_level: float = 0.95
+    higher_is_better: bool = True
+    input_scores: pd.DataFrame | None = field(default=None, repr=False)
+
+    def fragility(self, *, flip: str = "decision") -> pd.DataFrame:
+        """Adjacent pairs (``a`` ranked just above ``b``) and the fewest
+        inputs whose removal flips each: :mod:`evalci.methods.compare.fragility`.
+
+        ``flip="decision"``: whether the pair is separated, by the paired
+        test at the board's critical value (max-t and step-down: its first
+        step; Holm: Bonferroni over all pairs, a little stricter) -- the
+        exact sign test for 0/1 scores, else the normal test with a greedy
+        search (an upper bound). ``flip="order"``: ``b`` ends strictly
+        ahead of ``a`` (exact).
+
+        Parameters
+        ----------
+        flip : {'decision', 'order'}
+            What a removal must flip: the pair's separation (default) or the
+            order of the two scores.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``a, b, gap, separated`` and ``fragility``, ``fragility_inputs``,
+            ``fragility_test``, ``fragility_exact``, ``fragility_significant``.
+        """
+        from scipy import stats
+
+        from evalci.methods.compare.fragility import fragility_table
+
+        if self.input_scores is None:
+            raise ValueError(
+                "fragility() needs per-input scores: build the board with "
+                "evalci.leaderboard(...) and metric='mean' or 'accuracy' on "
+                "inputs that are the resampled clusters (no `input=`)."
+            )
+        names = list(self.table.system)
+        adjacent = list(zip(names[:-1], names[1:], strict=True))
+        key = self.pairs.set_index(["a", "b"])
+        shown = key.loc[adjacent, ["gap", "separated"]].reset_index()
+        n_pairs = len(names) * (len(names) - 1) // 2
+        crit = self.critical_value
+        alpha = (
+            2 * stats.norm.sf(crit)
+            if crit is not None
+            else (1 - self.confidence_level) / n_pairs
+        )
+        # the per-input gap in a's favour: a - b (b - a when lower is better)
+        up = self.higher_is_better
+        extra = fragility_table(
+            self.input_scores,
+            [(b, a) if up else (a, b) for a, b in adjacent],
+            confidence_level=1 - alpha,
+            flip=flip,
+        )
+        return pd.concat([shown, extra], axis=1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-system table (a copy)."""
+        return self.table.copy()
+
+    def rank_probabilities(self) -> pd.DataFrame:
+        """Share of resamples in which each system (row) takes each rank (column)."""
+        g = len(self.table)
+        counts = np.stack(
+            [np.bincount(r - 1, minlength=g) for r in self.rank_distribution]
+        )
+        return pd.DataFrame(
+            counts / self.rank_distribution.shape[1],
+            index=pd.Index(self.table.system, name="system"),
+            columns=pd.RangeIndex(1, g + 1, name="rank"),
+        )
+
+    def _header(self) -> str:
+        how = {
+            "max-t": "max-t over all pairs",
+            "stepdown": "step-down max-t over all pairs",
+            "holm": "Holm over all pairs",
+        }[self.method]
+        crit = (
+            f", critical value {self.critical_value:.3g}"
+            if self.critical_value is not None
+            else ""
+            if self.method == "holm"
+            else ", no pair with bootstrap spread: exact sign tests"
+        )
+        s = self.scores
+        order = "higher" if self.higher_is_better else "lower"
+        return (
+            f"{len(self.table)} systems, {order} is better, "
+            f"{self.confidence_level:.0%} simultaneous rank intervals ({how}{crit}), "
+            f"{s.strategy} bootstrap ({s.n_resamples} resamples), metric={s.metric}"
+            f"{s._missing_note()}"  # "; missing ('drop'): scored 112 of 120 runs"
+        )
+
+    def _shown(self) -> pd.DataFrame:
+        t = self.table
+        return pd.DataFrame(
+            {
+                "rank": t["rank"],
+                "system": t.system,
+                "estimate": t.estimate,
+                "low": t.low,
+                "high": t.high,
+                "rank_interval": [
+                    f"[{a}, {b}]" for a, b in zip(t.rank_low, t.rank_high, strict=True)
+                ],
+                "marginal": [
+                    f"[{a}, {b}]"
+                    for a, b in zip(
+                        t.marginal_rank_low, t.marginal_rank_high, strict=True
+                    )
+                ],
+                "tie_group": t.tie_group,
+            }
+        )
+
+    def __repr__(self) -> str:
+        body = _text.table_text(self._shown())
+        return f"Leaderboard: {_text.terminal(self._header())}\n{body}"
+
+    def _repr_html_(self) -> str:
+        return _text.result_html("Leaderboard", self._header(), self._shown())
+
+    def to_markdown(self, digits: int = 3) -> str:
+        """The leaderboard as a Markdown table (no extra dependency).
+
+        Parameters
+        ----------
+        digits : int
+            Decimals of the scores and their intervals (default 3).
+
+        Returns
+        -------
+        str
+        """
+        level = f"{self.confidence_level:.0%}"
+        head = (
+            f"| rank | system | score | {level} CI | {level} rank interval "
+            f"(simultaneous) | marginal rank interval | tie group |"
+        )
+        rows = [head, "|" + "---|" * 7]
+        for r in self.table.itertuples(index=False):
+            rows.append(
+                f"| {r.rank} | {_text.markdown(r.system)} | {r.estimate:.{digits}f} | "
+                f"[{r.low:.{digits}f}, {r.high:.{digits}f}] | "
+                f"[{r.rank_low}, {r.rank_high}] | "
+                f"[{r.marginal_rank_low}, {r.marginal_rank_high}] | {r.tie_group} |"
+            )
+        return "\n".join(rows)
+
+    def plot(self, ax=None):
+        """Systems best first: score intervals, rank intervals written at the
+        right, tie groups shaded in alternating bands and coloured (needs
+        matplotlib). Returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        return _plot(self, ax)
+
+
+def _plot(board: Leaderboard, ax):
+    t = board.table
+    g = len(t)
+    if ax is None:
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:  # pragma: no cover - only without the extra
+            raise ImportError(
+                "plotting needs matplotlib: pip install 'evalci-stats[plot]'."
+            ) from None
+        ax = plt.subplots(figsize=(7, 0.8 + 0.3 * g))[1]
+    y = np.arange(g)[::-1]
+    est = t.estimate.to_numpy(float)
+    err = np.vstack([est - t.low.to_numpy(float), t.high.to_numpy(float) - est])
+    groups = t.tie_group.to_numpy()
+    for k in np.unique(groups):
+        rows = y[groups == k]
+        if k % 2 == 0:  # alternate bands, so neighbouring groups stay apart
+            ax.axhspan(rows.min() - 0.5, rows.max() + 0.5, color="0.92", zorder=0)
+        colour = f"C{(k - 1) % 10}"
+        sel = groups == k
+        ax.errorbar(
+            est[sel], y[sel], xerr=err[:, sel], fmt="o", color=colour, capsize=3
+        )
+    for yi, lo, hi in zip(y, t.rank_low, t.rank_high, strict=True):
+        ax.annotate(
+            f"rank [{lo}, {hi}]",
+            xy=(1.01, yi),
+            xycoords=("axes fraction", "data"),
+            va="center",
+            fontsize=8,
+        )
+    ax.set_yticks(y)
+    ax.set_yticklabels([_text.plot_label(s) for s in t.system])  # never mathtext
+    ax.set_ylim(-0.6, g - 0.4)
+    ax.set_xlabel(_text.plot_label(board.scores.metric))
+    ax.set_title(
+        f"{board.confidence_level:.0%} score intervals; simultaneous rank "
+        f"intervals ({board.method}); shading: tie groups",
+        fontsize=9,
+    )
+    return ax
+
+
+# ================================================================ the pairwise
+def _flat_pairs(separated, gap, flat, n_units, level, names, a, b):
+    """Pairs with no bootstrap spread: separated only by an exact sign test.
+
+    No spread means the per-input gap is the same constant on all ``n``
+    inputs: a zero gap is not separated; a nonzero one is when the sign
+    test's two-sided ``2 ** (1 - n)`` is below ``(1 - level) / P``
+    (Bonferroni over the pairs, conservative).
+    """
+    if not flat.any():
+        return separated
+    alpha = (1 - level) / len(gap)
+    sign_p = 2.0 ** (1 - float(n_units))
+    separated = separated.copy()
+    separated[flat] = (np.abs(gap[flat]) > _TOL) & (sign_p < alpha)
+    shown = ", ".join(
+        f"{names[i]} vs {names[j]}"
+        for i, j in zip(a[flat][:3], b[flat][:3], strict=True)
+    )
+    _warn(
+        f"{int(flat.sum())} pairwise gaps have no bootstrap spread ({shown}): "
+        "the two systems differ by the same amount on every input. They are "
+        "separated only when the gap is not 0 and the exact sign test "
+        f"(p = 2^(1 - {int(n_units)})) is below {alpha:.3g}.",
+        DegenerateDataWarning,
+    )
+    return separated
+
+
+# =================================================================== the ranks
+def _point_ranks(score: np.ndarray) -> np.ndarray:
+    """Rank 1 = the highest score; tied scores share the best rank ("min")."""
+    from scipy.stats import rankdata
+
+    return rankdata(-score, method="min").astype(int)
+
+
+def marginal_rank_intervals(replicates: np.ndarray, level: float):
+    """Each system's bootstrap ranks and their percentile interval.
+
+    Ranks in each resample as in :func:`_point_ranks`; the interval holds the
+    ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of one system's
+    ranks (inverted CDF: ranks are integers). One system at a time, not
+    simultaneous, and the plain bootstrap of ranks is unreliable when scores
+    are (nearly) tied (Hall & Miller 2009).
+    """
+    from scipy.stats import rankdata
+
+    ranks = rankdata(-replicates, axis=0, method="min").astype(int)
+    alpha = 1 - level
+    low = np.quantile(ranks, alpha / 2, axis=1, method="inverted_cdf")
+    high = np.quantile(ranks, 1 - alpha / 2, axis=1, method="inverted_cdf")
+    return ranks, low.astype(int), high.astype(int)
+
+
+def rank_intervals(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``[1 + L_j, G - W_j]`` from ``better[a, b]`` (a significantly better than b).
+
+    ``L_j``: systems significantly better than ``j`` (column sums); ``W_j``:
+    significantly worse (row sums). Mogstad et al. (2024), section 3.
+    """
+    g = len(better)
+    return 1 + better.sum(axis=0), g - better.sum(axis=1)
+
+
+def tie_groups(order: np.ndarray, separated: np.ndarray) -> np.ndarray:
+    """Greedy blocks of consecutive systems, best first, no pair separated.
+
+    Walk the systems in ``order`` (best first); a system joins the current
+    group when it is separated from none of its members, else it opens the
+    next group. Every group is then a run of consecutive ranks in which no
+    two systems can be told apart, and the first system of each group is
+    separated from some member of the group above it. Returns group numbers
+    (1 = top) in ``order``'s order.
+    """
+    out = np.empty(len(order), int)
+    members: list[int] = []
+    k = 1
+    for pos, j in enumerate(order):
+        if members and separated[j, members].any():
+            k, members = k + 1, []
+        members.append(j)
+        out[pos] = k
+    return out
+
+
+# ================================================================ entry points
+def _leaderboard_iv(method, higher_is_better) -> None:
+    """The options of :func:`leaderboard` that need no data."""
+    check_option(
+        method,
+        "method",
+        METHODS,
+        describe="'max-t' (simultaneous gap intervals), 'stepdown' (Romano-Wolf) "
+        "or 'holm'",
+    )
+    if not isinstance(higher_is_better, (bool, np.bool_)):
+        raise TypeError(
+            "`higher_is_better` must be True (rank 1 = highest score) or False "
+            f"(rank 1 = lowest, e.g. an error rate); got {as_written(higher_is_better)}."
+        )
+
+
+def _check_size(n_systems: int, n_resamples: int) -> None:
+    """Refuse a pairwise array that would not fit (pairs x resamples)."""
+    n_pairs = n_systems * (n_systems - 1) // 2
+    if n_pairs * n_resamples > MAX_PAIR_VALUES:
+        most = max(MAX_PAIR_VALUES // max(n_pairs, 1), 1)
+        raise ValueError(
+            f"`n_resamples`: {n_systems} systems make {n_pairs} pairs, and "
+            f"{n_pairs} x {n_resamples} pair-replicates exceed {MAX_PAIR_VALUES:,}; "
+            f"use n_resamples <= {most}, or rank fewer systems."
+        )
+
+
+def _decisions(score, reps, method, level):
+    """Separated pairs and the pairs table's test columns, by ``method``."""
+    a, b, gap, gaps, se, flat = pair_gaps(score, reps)
+    crit, low, high = None, np.full(len(gap), np.nan), np.full(len(gap), np.nan)
+    p_adj = np.full(len(gap), np.nan)
+    if method == "max-t":
+        separated, crit = max_t(gap, gaps, se, flat, level)
+        low, high = gap - crit * se, gap + crit * se
+    elif method == "stepdown":
+        separated, crit = stepdown(gap, gaps, se, flat, level)
+    else:
+        separated, adj = holm(gap, se, flat, level)
+        p_adj = np.where(gap >= 0, adj[0], adj[1])
+    if flat.all():  # no spread anywhere: the max is 0, a critical value of nothing
+        crit = None  # (every pair is decided by the exact sign test instead)
+    cols = {"gap": gap, "standard_error": se, "low": low, "high": high}
+    cols["pvalue_adjusted"] = p_adj
+    return (a, b, flat, separated), cols, crit
+
+
+def leaderboard_from_bootstrap(
+    result: BootstrapResult,
+    *,
+    method: str = "max-t",
+    confidence_level: float | None = None,
+    higher_is_better: bool = True,
+) -> Leaderboard:
+    """A :class:`Leaderboard` from a bootstrap of every system on shared draws.
+
+    ``result`` is ``evalci.bootstrap(..., by="system")`` (one grouping
+    column) whose groups share their draws (``result.paired``); no
+    resampling happens. ``confidence_level`` defaults to the result's. See
+    :func:`leaderboard` for the method.
+
+    Parameters
+    ----------
+    result : BootstrapResult
+        One score per system (one ``by`` column), computed on shared draws
+        (``result.paired`` True), with no undefined (NaN) score or replicate.
+    method : {'max-t', 'stepdown', 'holm'}
+        The pairwise tests behind the rank intervals, as in
+        :func:`leaderboard` (default ``"max-t"``).
+    confidence_level : float, optional
+        Of the simultaneous rank intervals and the tests (family-wise), and
+        of the score intervals in ``table``; default the result's level.
+    higher_is_better : bool
+        Rank 1 is the highest score (True, the default) or the lowest (False,
+        e.g. an error rate or a latency).
+
+    Returns
+    -------
+    Leaderboard
+
+    Examples
+    --------
+    >>> import evalci
+    >>> res = evalci.bootstrap(evalci.load_example(), "correct", "input_id",
+    ...                        by="system", n_resamples=2000, rng=0)
+    >>> board = evalci.leaderboard_from_bootstrap(res)
+    >>> board.table[["system", "rank", "rank_low", "rank_high"]]
+                               system  rank  rank_low  rank_high
+    0    openai/gpt-5-nano-2025-08-07     1         1          1
+    1  openai/gpt-5.4-mini-2026-03-17     2         2          2
+    """
+    _leaderboard_iv(method, higher_is_better)
+    if result.groups is None or result.groups.nlevels != 1:
+        raise ValueError(
+            "`result` must be a bootstrap with one grouping column, e.g. "
+            "evalci.bootstrap(df, 'correct', 'input_id', by='system')."
+        )
+    if not result.paired:
+        raise ValueError(
+            "`result`: the systems were not drawn together (they do not share "
+            "their inputs), so their ranks cannot be compared pair by pair; use "
+            "evalci.leaderboard(..., missing='drop') to keep the shared inputs."
+        )
+    if confidence_level is not None and confidence_level != result.confidence_level:
+        # the score intervals at the same level, from the same replicates
+        result = result.interval(confidence_level=check_level(confidence_level))
+    level = result.confidence_level
+    reps = np.asarray(result.bootstrap_distribution, dtype=float)
+    estimate = np.asarray(result.estimate, dtype=float)
+    _check_size(len(estimate), reps.shape[1])
+    if np.isnan(reps).any() or np.isnan(estimate).any():
+        raise ValueError(
+            "`result`: some scores are undefined (NaN) on the data or on some "
+            "resamples, so systems cannot be ranked; use a metric defined on "
+            "every resample, or more inputs."
+        )
+    return _board(result, estimate, reps, method, level, higher_is_better)
+
+
+def _board(result, estimate, reps, method, level, higher_is_better) -> Leaderboard:
+    """The ranking itself, on validated replicates."""
+    sign = 1.0 if higher_is_better else -1.0
+    score, rscore = sign * estimate, sign * reps
+    rank = _point_ranks(score)
+    order = np.lexsort((np.arange(len(score)), rank))  # best first, stable
+    score, rscore, rank = score[order], rscore[order], rank[order]
+    names = list(result.groups[order])
+    (a, b, flat, separated), cols, crit = _decisions(score, rscore, method, level)
+    n_units = int(np.min(np.atleast_1d(np.asarray(result.n_clusters))))
+    separated = _flat_pairs(separated, cols["gap"], flat, n_units, level, names, a, b)
+    g = len(score)
+    better = np.zeros((g, g), bool)
+    better[a, b] = separated & (cols["gap"] > 0)
+    better[b, a] = separated & (cols["gap"] < 0)
+    lo, hi = rank_intervals(better)
+    ranks, mlo, mhi = marginal_rank_intervals(rscore, level)
+    low = np.asarray(result.low, dtype=float)[order]
+    high = np.asarray(result.high, dtype=float)[order]
+    table = pd.DataFrame(
+        {
+            "system": names,
+            "estimate": estimate[order],
+            "low": low,
+            "high": high,
+            "rank": rank,
+            "rank_low": lo,
+            "rank_high": hi,
+            "marginal_rank_low": mlo,
+            "marginal_rank_high": mhi,
+            "tie_group": tie_groups(np.arange(g), better | better.T),
+        }
+    )
+    cols["gap"] = sign * cols["gap"]
+    for key in ("low", "high"):
+        cols[key] = sign * cols[key]
+    if sign < 0:  # gap a - b on the metric's scale: swap the interval's ends
+        cols["low"], cols["high"] = cols["high"], cols["low"]
+    pairs = pd.DataFrame(
+        {"a": [names[i] for i in a], "b": [names[j] for j in b], **cols}
+    )
+    pairs["separated"] = separated
+    idx = pd.Index(names, name="system")
+    return Leaderboard(
+        table=table,
+        pairs=pairs,
+        better=pd.DataFrame(better, index=idx, columns=idx),
+        rank_distribution=ranks,
+        scores=result,
+        method=method,
+        critical_value=crit,
+        confidence_level=level,
+        higher_is_better=bool(higher_is_better),
+    )
+
+
+def leaderboard(
+    data: pd.DataFrame,
+    value: str | None = None,
+    cluster=None,
+    system: str = "system",
+    *,
+    metric="mean",
+    method: str = "max-t",
+    higher_is_better: bool = True,
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    strategy: str = "cluster",
+    strata=None,
+    weight: str = "input",
+    missing: str = "raise",
+    dropna: bool = False,
+    rng=None,
+    successes: str | None = None,
+    trials: str | None = None,
+    input=None,
+    weights: str = "multinomial",
+    backend: str | None = None,
+) -> Leaderboard:
+    """Rank systems with simultaneous rank intervals and tie groups.
+
+    Every system is scored on the same bootstrap draws of inputs (as in
+    :func:`evalci.compare`), so every pairwise gap is paired. Pairwise tests
+    that hold the family-wise error rate at ``1 - confidence_level`` give,
+    for each system ``j``, the number ``L_j`` of systems significantly
+    better and ``W_j`` significantly worse; its rank interval is
+    ``[1 + L_j, G - W_j]`` (Mogstad, Romano, Shaikh & Wilhelm 2024, section
+    3). With probability at least ``confidence_level`` (asymptotically)
+    *every* system's true rank lies in its interval at once.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Tidy table (one row per input, run and system), or a counts table
+        with ``successes=`` and ``trials=``. A Dask DataFrame is reduced
+        exactly first, as in :func:`evalci.compare`.
+    value, cluster : str
+        Outcome column and input column, as in :func:`evalci.bootstrap`.
+    system : str
+        Column naming the system; at least 2 systems.
+    metric, strategy, strata, weight, rng, successes, trials, input, weights, backend
+        As in :func:`evalci.bootstrap`.
+    method : {'max-t', 'stepdown', 'holm'}
+        The pairwise tests, all on the bootstrap of every gap ``a - b``
+        standardised by its bootstrap standard error ``se``:
+
+        * ``"max-t"`` (default): the ``confidence_level`` quantile ``c`` of
+          ``max over pairs |gap* - gap| / se`` gives simultaneous intervals
+          ``gap +- c se`` for all ``G (G - 1) / 2`` gaps (Mogstad et al.
+          2024, section 3, with bootstrap rather than
+          re-studentised scales); a pair is separated when its interval
+          excludes 0. Kept in ``pairs.low``, ``pairs.high``.
+        * ``"stepdown"``: Romano & Wolf's (2005) step-down version over the
+          ``2 P`` one-sided hypotheses ``theta_a <= theta_b``: the critical
+          value is recomputed over the hypotheses not yet rejected. Separates
+          at least the pairs max-t does, at the same error rate; no intervals.
+        * ``"holm"``: Holm (1979) over the ``2 P`` one-sided normal
+          p-values of ``gap / se`` (those of ``evalci.compare`` with
+          ``method="normal", alternative="greater"``); valid under any
+          dependence of the tests, usually the least powerful of the
+          three. ``pairs.pvalue_adjusted``.
+    higher_is_better : bool
+        Rank 1 is the highest score (True) or the lowest (False, e.g. an
+        error rate or a latency).
+    confidence_level : float
+        Of the simultaneous rank intervals and of the tests (family-wise);
+        also the level of each system's (marginal) score interval.
+    n_resamples : int
+        Bootstrap replicates; the pairwise array holds ``G (G - 1) / 2 x
+        n_resamples`` floats (37 MB for 31 systems and 10,000 resamples;
+        up to three such arrays at once).
+    missing : {'raise', 'drop', 'zero'}
+        What a missing sample (NaN) or an input some systems lack means, as
+        in :func:`evalci.compare`: refuse (default), leave them out (with a
+        warning), or count them as failures. ``"bounds"`` is refused here
+        (see :func:`evalci.compare` for bounded gaps). Whenever something is
+        missing, ``scores.counts`` counts it per system.
+    dropna : bool
+        Deprecated: ``dropna=True`` is ``missing="drop"``.
+
+    Returns
+    -------
+    Leaderboard
+        ``table`` (per system: score interval, rank, simultaneous and
+        marginal rank intervals, tie group), ``pairs``, ``better``,
+        ``rank_distribution``, ``scores``.
+
+    Notes
+    -----
+    Ranks: rank 1 is the best; ``rank_j = 1 + #{k: score_k > score_j}``, so
+    tied scores share the best rank (Mogstad et al.'s definition). A true
+    tie is a block of ranks: if ``theta_j = theta_k`` the true ranks of both
+    span ``[1 + #better, G - #worse]``, and the simultaneous interval covers
+    the whole block when no tie is falsely separated.
+
+    The *marginal* rank interval is the percentile interval of one system's
+    bootstrap rank: not simultaneous, and the plain bootstrap of ranks is
+    unreliable for (nearly) tied scores (Hall & Miller 2009); it is shown
+    for comparison, the simultaneous interval is the one to report.
+
+    Tie groups: systems in score order, best first, are cut greedily into
+    blocks: a system joins the current block when the tests separate it from
+    none of the block's members, else it opens the next block. Within a block
+    no two systems can be told apart; systems in neighbouring blocks may
+    still be inseparable (their rank intervals overlap), which the rank
+    intervals show.
+
+    A gap with no bootstrap spread (the same per-input gap on every input)
+    is separated only by the exact sign test, with a
+    :class:`~evalci.DegenerateDataWarning`.
+
+    References
+    ----------
+    Mogstad, M., Romano, J. P., Shaikh, A. M., & Wilhelm, D. (2024).
+    Inference for ranks with applications to mobility across neighbourhoods
+    and academic achievement across countries. Review of Economic Studies
+    91(1), 476-518.
+    Romano, J. P., & Wolf, M. (2005). Exact and approximate stepdown methods
+    for multiple hypothesis testing. JASA 100(469), 94-108.
+    Holm, S. (1979). A simple sequentially rejective multiple test
+    procedure. Scandinavian Journal of Statistics 6(2), 65-70.
+    Hall, P., & Miller, H. (2009). Using the bootstrap to quantify the
+    authority of an empirical ranking. Annals of Statistics 37(6B).
+
+    Examples
+    --------
+    >>> import evalci
+    >>> df = evalci.load_example()
+    >>> board = evalci.methods.ranks.ranking.leaderboard(df, "correct", "input_id",
+    ...                                  n_resamples=2000, rng=0)
+    >>> board.table[["system", "estimate", "rank_low", "rank_high", "tie_group"]]
+                               system  estimate  rank_low  rank_high  tie_group
+    0    openai/gpt-5-nano-2025-08-07  0.675758         1          1          1
+    1  openai/gpt-5.4-mini-2026-03-17  0.617172         2          2          2
+    >>> board.pairs[["gap", "low", "high", "separated"]].round(3)
+         gap    low   high  separated
+    0  0.059  0.004  0.113       True
+    """
+    _leaderboard_iv(method, higher_is_better)
+    _missing.resolve(missing, dropna)  # dropna=True: deprecated
+    cmp = _compare
+    cmp.check_options("percentile", None, "two-sided", missing, None)
+    if missing == "bounds":
+        raise ValueError(
+            "missing='bounds' is not supported by leaderboard: worst-case bounds "
+            "move every system's score at once, and rank intervals under them "
+            "are not implemented. Bound the gaps that matter with "
+            "evalci.compare(..., missing='bounds'), or rank with missing='zero' "
+            "(a missing run is a failure) or 'drop'."
+        )
+    data, row_runs = rows_of(data)
+    check_frame(data, rows=True)
+    cluster_cols, systems = cmp._systems(data, cluster, system)
+    args, rows = cmp._paired_rows(
+        data,
+        value,
+        cluster_cols,
+        system,
+        systems,
+        strategy=strategy,
+        method="percentile",
+        missing=missing,
+        dropna=dropna,
+        metric=metric,
+        strata=strata,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        weight=weight,
+        successes=successes,
+        trials=trials,
+        input=input,
+        row_runs=row_runs,
+        weights=weights,
+        backend=backend,
+    )
+    _check_size(len(systems), args.n_resamples)  # before resampling
+    rep = backends.replicates(rows.frame, args, _rs.seed_sequence(rng))
+    result = core._result(rep, args)
+    if rows.counts is not None:  # what was missing, on the scores
+        counts = _missing.aligned(rows.counts, result.groups)
+        result = replace(
+            result, missing=_missing.policy(missing, dropna), counts=counts
+        )
+    board = leaderboard_from_bootstrap(
+        result, method=method, higher_is_better=higher_is_better
+    )
+    scores = _compare._score_frame(
+        _compare._input_scores(rep.cube, args.weight, args.metric),
+        rep.cube,
+        result.groups,
+    )
+    return replace(board, input_scores=scores)
