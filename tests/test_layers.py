@@ -211,7 +211,6 @@ _OVER_600 = {
     "evalci.engine.resampling",
     "evalci.engine.table",
     "evalci.frames.dask_frame",
-    "evalci.io.inspect",
     "evalci.methods.analytic.intervals",
     "evalci.methods.compare.paired",
     "evalci.methods.preference.leaderboard",
