@@ -585,7 +585,11 @@ def test_help_names_the_new_options(capsys):
 def test_the_one_escaper_is_used_by_every_renderer():
     # the renderers hold no escaping of their own: they call _base.text
     root = Path(SRC) / "evalci"
-    for rel in ("methods/ranks/ranking.py", "reporting/report.py", "reporting/cli_output.py"):
+    for rel in (
+        "methods/ranks/ranking.py",
+        "reporting/report_result.py",
+        "reporting/cli_output.py",
+    ):
         src = (root / rel).read_text(encoding="utf-8")
         assert "_text.markdown" in src, rel
         assert 'replace("|"' not in src, rel

@@ -217,7 +217,6 @@ _OVER_600 = {
     "evalci.methods.ranks.ranking",
     "evalci.methods.variance.components",
     "evalci.reporting.cli",
-    "evalci.reporting.report",
 }
 
 

@@ -675,7 +675,7 @@ def _cmd_demo(args) -> int:
     from evalci.engine.bootstrap import cluster_ci
     from evalci.io.example import load_example
     from evalci.methods.compare.paired import compare
-    from evalci.reporting.report import flaky
+    from evalci.reporting.flaky import flaky
 
     df = load_example()
     mme = 0.02 if args.mme is None else args.mme
