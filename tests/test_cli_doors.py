@@ -26,7 +26,7 @@ import pytest
 import evalci
 from evalci._base import text
 from evalci.io import readers
-from evalci.reporting import cli, cli_errors, cli_output
+from evalci.reporting import cli, cli_commands, cli_errors, cli_output
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_cli import call, run  # noqa: E402
@@ -135,7 +135,7 @@ def test_a_bug_is_one_line_exit_1_and_debug_shows_it(monkeypatch, capsys):
     def bug(args):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(cli, "_cmd_ci", bug)
+    monkeypatch.setattr(cli_commands, "_cmd_ci", bug)
     monkeypatch.delenv("EVALCI_DEBUG", raising=False)
     code, out, err = call("ci", "x.csv", capsys=capsys)
     assert code == 1 and out == "" and len(err.splitlines()) == 1, err
@@ -149,7 +149,7 @@ def test_ctrl_c_is_one_line_exit_130(monkeypatch, capsys):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_cmd_ci", interrupted)
+    monkeypatch.setattr(cli_commands, "_cmd_ci", interrupted)
     monkeypatch.delenv("EVALCI_DEBUG", raising=False)
     code, out, err = call("ci", "x.csv", capsys=capsys)
     assert code == 130 and out == "" and err == "evalci: interrupted\n"

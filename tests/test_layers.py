@@ -216,7 +216,6 @@ _OVER_600 = {
     "evalci.methods.preference.leaderboard",
     "evalci.methods.ranks.ranking",
     "evalci.methods.variance.components",
-    "evalci.reporting.cli",
 }
 
 
