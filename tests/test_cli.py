@@ -24,7 +24,7 @@ import pytest
 
 import evalci
 from evalci._base import progress as _progress
-from evalci.reporting import cli
+from evalci.reporting import cli, cli_simulate
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_readers import (  # noqa: E402  (the readers' own log writers)
@@ -465,7 +465,7 @@ def test_simulate_file_cluster_covers_iid_does_not(files):
 
 
 def test_from_data_model_truth_and_draws(example):
-    model = cli._FromData(tidy(example), "correct", "input", "system")
+    model = cli_simulate._FromData(tidy(example), "correct", "input", "system")
     truth = model.truth("accuracy")
     ref = tidy(example).groupby("system").correct.mean()
     for s, v in truth.items():

@@ -26,7 +26,7 @@ import pytest
 import evalci
 from evalci._base import text
 from evalci.io import readers
-from evalci.reporting import cli, cli_errors, cli_output
+from evalci.reporting import cli, cli_commands, cli_errors, cli_output
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_cli import call, run  # noqa: E402
@@ -135,7 +135,7 @@ def test_a_bug_is_one_line_exit_1_and_debug_shows_it(monkeypatch, capsys):
     def bug(args):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(cli, "_cmd_ci", bug)
+    monkeypatch.setattr(cli_commands, "_cmd_ci", bug)
     monkeypatch.delenv("EVALCI_DEBUG", raising=False)
     code, out, err = call("ci", "x.csv", capsys=capsys)
     assert code == 1 and out == "" and len(err.splitlines()) == 1, err
@@ -149,7 +149,7 @@ def test_ctrl_c_is_one_line_exit_130(monkeypatch, capsys):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_cmd_ci", interrupted)
+    monkeypatch.setattr(cli_commands, "_cmd_ci", interrupted)
     monkeypatch.delenv("EVALCI_DEBUG", raising=False)
     code, out, err = call("ci", "x.csv", capsys=capsys)
     assert code == 130 and out == "" and err == "evalci: interrupted\n"
@@ -585,7 +585,11 @@ def test_help_names_the_new_options(capsys):
 def test_the_one_escaper_is_used_by_every_renderer():
     # the renderers hold no escaping of their own: they call _base.text
     root = Path(SRC) / "evalci"
-    for rel in ("methods/ranks/ranking.py", "reporting/report.py", "reporting/cli_output.py"):
+    for rel in (
+        "methods/ranks/ranking.py",
+        "reporting/report_result.py",
+        "reporting/cli_output.py",
+    ):
         src = (root / rel).read_text(encoding="utf-8")
         assert "_text.markdown" in src, rel
         assert 'replace("|"' not in src, rel

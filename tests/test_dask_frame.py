@@ -11,7 +11,7 @@ from dask.callbacks import Callback
 import evalci
 from evalci.frames import dask_frame as _dask
 from evalci.frames.accessors import EvalciDaskDataFrameAccessor, EvalciDataFrameAccessor
-from evalci.reporting.report import Report
+from evalci.reporting.report_result import Report
 
 from conftest import clustered, shared_data
 

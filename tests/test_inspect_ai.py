@@ -16,6 +16,7 @@ inspect_ai = pytest.importorskip(
 
 import evalci  # noqa: E402
 from evalci.io import inspect as inspect_reader  # noqa: E402
+from evalci.io.inspect_rows import _inspect_float  # noqa: E402
 from evalci.io.readers import read_inspect  # noqa: E402
 from test_readers import two_logs  # noqa: E402, F401 - a fixture
 
@@ -25,7 +26,7 @@ def test_value_mapping_is_inspects():
 
     to_float = value_to_float()
     for v in ["C", "I", "P", "N", True, False, 1, 0.25, "yes", "TRUE", "No", "0.75"]:
-        assert inspect_reader._inspect_float(v, "x") == to_float(v), v
+        assert _inspect_float(v, "x") == to_float(v), v
 
 
 def test_inspect_plain_equals_inspect_ai(two_logs, monkeypatch):  # noqa: F811

@@ -36,9 +36,7 @@ FACADES = {
     "evalci.testing": "evalci.methods.testing",
 }
 #: the methods' families: ``evalci.methods.<family>``
-FAMILIES = sorted(
-    p.parent.name for p in (PACKAGE / "methods").glob("*/__init__.py")
-)
+FAMILIES = sorted(p.parent.name for p in (PACKAGE / "methods").glob("*/__init__.py"))
 
 
 def _modules() -> dict[str, Path]:
@@ -206,19 +204,25 @@ def test_no_function_body_over_80_lines(name):
     assert _long_functions(MODULES[name]) == []
 
 
+#: the layers issue 35 has brought to bodies of at most 60 lines so far
+_AT_60 = ("evalci.reporting.", "evalci.io.", "evalci.simulate.")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith(_AT_60)))
+def test_no_function_body_over_60_lines(name):
+    assert _long_functions(MODULES[name], limit=60) == []
+
+
 #: files still over 600 lines while issue 35 splits them (to be emptied)
 _OVER_600 = {
     "evalci.engine.resampling",
     "evalci.engine.table",
     "evalci.frames.dask_frame",
-    "evalci.io.inspect",
     "evalci.methods.analytic.intervals",
     "evalci.methods.compare.paired",
     "evalci.methods.preference.leaderboard",
     "evalci.methods.ranks.ranking",
     "evalci.methods.variance.components",
-    "evalci.reporting.cli",
-    "evalci.reporting.report",
 }
 
 

@@ -98,7 +98,8 @@ from evalci.methods.planning import (  # noqa: E402
 from evalci.methods.ranks import Leaderboard, leaderboard_from_bootstrap  # noqa: E402
 from evalci.methods.variance import icc  # noqa: E402
 from evalci.metrics import Metric  # noqa: E402
-from evalci.reporting.report import Report, flaky  # noqa: E402
+from evalci.reporting.flaky import flaky  # noqa: E402
+from evalci.reporting.report_result import Report  # noqa: E402
 
 # Imported on first use (PEP 562): no accessor needs them, and they are about
 # a third of evalci's own import time. name -> (module, attribute or None for

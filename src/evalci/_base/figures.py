@@ -77,12 +77,13 @@ def _figsize(labels) -> tuple[float, float]:
     return (width, _MARGIN + _ROW * per_row * max(len(labels), 1))
 
 
-def _axes(ax, labels):
-    """``ax``, or the Axes of a new pyplot figure sized to the rows' labels."""
+def _axes(ax, labels=(), *, height: float | None = None):
+    """``ax``, or the Axes of a new pyplot figure sized to the rows' labels
+    (or ``height`` inches tall, ``_WIDTH`` wide)."""
     if ax is not None:
         return ax
-    plt = _pyplot()
-    return plt.subplots(figsize=_figsize(labels), layout="constrained")[1]
+    size = _figsize(labels) if height is None else (_WIDTH, height)
+    return _pyplot().subplots(figsize=size, layout="constrained")[1]
 
 
 def _figure(labels):
@@ -416,8 +417,7 @@ def distribution(result, group=None, *, ax=None, bins="auto"):
     i = _group_index(result, group)
     reps = np.atleast_2d(result.bootstrap_distribution)[i]
     frame = result.to_frame().iloc[i]
-    if ax is None:
-        ax = _pyplot().subplots(figsize=(_WIDTH, 3.6), layout="constrained")[1]
+    ax = _axes(ax, height=3.6)
     ax.hist(reps[np.isfinite(reps)], bins=bins, color="0.75", edgecolor="white")
     ax.axvline(frame.estimate, color="C0", linewidth=2, label="estimate")
     how = plot_label(f"{result.confidence_level:.0%} {result.method} interval")

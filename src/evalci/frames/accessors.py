@@ -20,6 +20,7 @@ from evalci.methods.bayes import interval as _bayes
 from evalci.methods.compare import paired as _compare
 from evalci.methods.planning import plans as planning
 from evalci.methods.ranks import ranking as _ranks
+from evalci.reporting import flaky as _flaky
 from evalci.reporting import report as _report
 
 
@@ -74,7 +75,7 @@ class EvalciDataFrameAccessor:
 
     def flaky(self, value=None, cluster=None, **kwargs):
         """Per-input pass rates, flaky inputs first; see :func:`evalci.flaky`."""
-        return _report.flaky(self._obj, value, cluster, **kwargs)
+        return _flaky.flaky(self._obj, value, cluster, **kwargs)
 
     def report(self, value=None, cluster=None, system="system", **kwargs):
         """Seed 002's comparison report; see :func:`evalci.report`."""

@@ -697,7 +697,7 @@ def _rows_or_counts(fn, what, ddf, keys, value, call, counts_ok=True):
 
 def flaky(ddf, value, cluster, **kwargs):
     """:func:`evalci.flaky` from one reduction (rows rebuilt, or counts if taken)."""
-    from evalci.reporting.report import flaky as _flaky
+    from evalci.reporting.flaky import flaky as _flaky
 
     check_value(value)
     a = _bind(_flaky, ddf, value, cluster, **kwargs)

@@ -198,6 +198,28 @@ def _game_row(game, n: int, file: Path, qid, model: str, baseline: str, line: in
     return {"model_a": a, "model_b": b, "winner": winner, "verdict": label, "game": n}
 
 
+def _judgment_key(rec, file: Path, what: str) -> tuple:
+    """A judgment's ``(question_id, model)``, checked: the id (``uid`` where
+    the record has one) a string or an integer, the model a name."""
+    key = "uid" if isinstance(rec, dict) and "uid" in rec else "question_id"
+    qid = _get(rec, key, file, what)
+    if not _is_id(qid):
+        shown = "" if qid is None else f" ({qid!r})"
+        raise ValueError(
+            f"{file}, {what}: the field `{key}` is {_kind_of(qid)}"
+            f"{shown}, not a string or an integer."
+        )
+    model = _get(rec, "model", file, what)
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(
+            f"{file}, {what}: the field `model` is "
+            f"{'empty' if model == '' else _kind_of(model)}"
+            f"{'' if model in (None, '') else f' ({model!r})'}, not a "
+            "model's name."
+        )
+    return qid, model
+
+
 def read_arena_hard(path, *, baseline: str) -> pd.DataFrame:
     """Read arena-hard-auto judgment files into battles.
 
@@ -242,22 +264,7 @@ def read_arena_hard(path, *, baseline: str) -> pd.DataFrame:
     for file in files:
         for line, rec in _json_lines(file):
             what = f"line {line}"
-            key = "uid" if isinstance(rec, dict) and "uid" in rec else "question_id"
-            qid = _get(rec, key, file, what)
-            if not _is_id(qid):
-                shown = "" if qid is None else f" ({qid!r})"
-                raise ValueError(
-                    f"{file}, {what}: the field `{key}` is {_kind_of(qid)}"
-                    f"{shown}, not a string or an integer."
-                )
-            model = _get(rec, "model", file, what)
-            if not isinstance(model, str) or not model.strip():
-                raise ValueError(
-                    f"{file}, {what}: the field `model` is "
-                    f"{'empty' if model == '' else _kind_of(model)}"
-                    f"{'' if model in (None, '') else f' ({model!r})'}, not a "
-                    "model's name."
-                )
+            qid, model = _judgment_key(rec, file, what)
             if model == baseline:  # the baseline judged against itself
                 itself.append(f"{file}, {what}")
                 continue

@@ -105,7 +105,7 @@ def _html_plot(kind: str, labels, est, low, high, **kw) -> str:
     markup). Over ``_MAX_PLOT_ROWS`` rows, a note instead. Raises ImportError
     without matplotlib.
     """
-    from evalci.reporting import plots as plotting
+    from evalci._base import figures
 
     if len(labels) > _MAX_PLOT_ROWS:
         return (
@@ -115,14 +115,14 @@ def _html_plot(kind: str, labels, est, low, high, **kw) -> str:
             + "</p>"
         )
     if kind == "gaps":
-        kw["styles"] = plotting.DECISION_STYLE
-    fig = plotting._figure(labels)
-    plotting.forest(labels, est, low, high, ax=fig.axes[0], **kw)
+        kw["styles"] = figures.DECISION_STYLE
+    fig = figures._figure(labels)
+    figures.forest(labels, est, low, high, ax=fig.axes[0], **kw)
     what = {
         "scores": "each system's score with its interval",
         "gaps": "each paired gap with its interval, coloured by decision",
     }[kind]
-    svg = plotting._inline_svg(fig, f"evalci-{kind}", f"Forest plot: {what}")
+    svg = figures._inline_svg(fig, f"evalci-{kind}", f"Forest plot: {what}")
     return f"<figure>{svg}<figcaption>Forest plot: {what}.</figcaption></figure>"
 
 

@@ -20,11 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalci._base.figures import (  # noqa: F401 - this module's API
-    _WIDTH,
-    DECISION_STYLE,
-    _figure,
-    _inline_svg,
-    _pyplot,
+    _axes,
     distribution,
     forest,
     gaps,
@@ -98,8 +94,7 @@ def widths(table, *, ax=None, y: str = "width"):
     'runs per input k'
     """
     by = _width_table_iv(table, y)
-    if ax is None:
-        ax = _pyplot().subplots(figsize=(_WIDTH, 4.2), layout="constrained")[1]
+    ax = _axes(ax, height=4.2)
     groups = table.groupby(by, sort=False) if by else [((), table)]
     k_top = float(table["k"].max())
     grid = np.linspace(1.0, max(k_top, 1.0), 200)

@@ -254,9 +254,7 @@ def true_kappa(confusion) -> float:
     Parameters
     ----------
     confusion : array_like, shape (C, C)
-        Population confusion counts (or shares), rows the true label and
-        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
-        proportions matter.
+        Population confusion counts or shares, as in :func:`true_accuracy`.
 
     Returns
     -------
@@ -288,9 +286,7 @@ def variance_components(confusion) -> tuple[float, float]:
     Parameters
     ----------
     confusion : array_like, shape (C, C)
-        Population confusion counts (or shares), rows the true label and
-        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
-        proportions matter.
+        Population confusion counts or shares, as in :func:`true_accuracy`.
 
     Returns
     -------
@@ -321,9 +317,7 @@ def intraclass_correlation(confusion) -> float:
     Parameters
     ----------
     confusion : array_like, shape (C, C)
-        Population confusion counts (or shares), rows the true label and
-        columns the predicted one, e.g. :data:`SEED000_CONFUSION`; only the
-        proportions matter.
+        Population confusion counts or shares, as in :func:`true_accuracy`.
 
     Returns
     -------

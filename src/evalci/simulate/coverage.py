@@ -391,11 +391,6 @@ def _generic_study(
     model, strategies, methods, metric, ns, ks, trials, b, level, entropy, progress
 ):
     """Trial by trial through the public engine, for user models."""
-    from evalci import metrics as metrics
-    from evalci._base.warnings import EvalciWarning
-    from evalci.engine.bootstrap import bootstrap
-    from evalci.methods.analytic.intervals import analytic_ci
-
     truth = model.truth(metric)
     bar = _Progress(len(ns) * len(ks) * trials, progress)
     rows = []
@@ -412,40 +407,8 @@ def _generic_study(
                             entropy, spawn_key=(1, n, k, STRATEGIES.index(s), t)
                         )
                         for m in methods:
-                            with warnings.catch_warnings():
-                                warnings.simplefilter("ignore", EvalciWarning)
-                                if m == "clt":
-                                    r = _generic_clt(df, s, metric, analytic_ci)
-                                else:
-                                    value, met = "correct", "mean"
-                                    if metric == "kappa":
-                                        value, met = (
-                                            "pred",
-                                            metrics.kappa(truth="label"),
-                                        )
-                                    elif s == "mode_aggregate" and "pred" in df:
-                                        value, met = (
-                                            "pred",
-                                            metrics.accuracy(truth="label"),
-                                        )
-                                    r = bootstrap(
-                                        df, value, "input_id", strategy=s, metric=met,
-                                        by="system", method=m, n_resamples=b,
-                                        confidence_level=level,
-                                        rng=np.random.default_rng(seed),
-                                    )  # fmt: skip
-                            frame = None
-                            if not isinstance(r, _NaN):
-                                frame = r.to_frame().set_index("system")
-                            for sys_name in truth:
-                                key = (s, m, sys_name)
-                                lo, hi = ends.setdefault(key, ([], []))
-                                if frame is None:
-                                    lo.append(np.nan)
-                                    hi.append(np.nan)
-                                else:
-                                    lo.append(float(frame.loc[sys_name, "low"]))
-                                    hi.append(float(frame.loc[sys_name, "high"]))
+                            r = _generic_interval(df, s, m, metric, b, level, seed)
+                            _add_ends(ends, r, s, m, truth)
                     bar.update()
                 for (s, m, sys_name), (lo, hi) in ends.items():
                     summ = _summary(lo, hi, float(truth[sys_name]))
@@ -458,6 +421,46 @@ def _generic_study(
     finally:
         bar.close()
     return pd.DataFrame(rows)
+
+
+def _generic_interval(df, s, m, metric, b, level, seed):
+    """One trial's interval by strategy ``s`` and method ``m`` (or NaN), its
+    warnings silenced: a coverage study counts what the intervals do."""
+    from evalci import metrics as metrics
+    from evalci._base.warnings import EvalciWarning
+    from evalci.engine.bootstrap import bootstrap
+    from evalci.methods.analytic.intervals import analytic_ci
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EvalciWarning)
+        if m == "clt":
+            return _generic_clt(df, s, metric, analytic_ci)
+        value, met = "correct", "mean"
+        if metric == "kappa":
+            value, met = "pred", metrics.kappa(truth="label")
+        elif s == "mode_aggregate" and "pred" in df:
+            value, met = "pred", metrics.accuracy(truth="label")
+        return bootstrap(
+            df, value, "input_id", strategy=s, metric=met,
+            by="system", method=m, n_resamples=b,
+            confidence_level=level,
+            rng=np.random.default_rng(seed),
+        )  # fmt: skip
+
+
+def _add_ends(ends: dict, r, s, m, truth) -> None:
+    """Append ``r``'s low and high per system to ``ends[(s, m, system)]``."""
+    frame = None
+    if not isinstance(r, _NaN):
+        frame = r.to_frame().set_index("system")
+    for sys_name in truth:
+        lo, hi = ends.setdefault((s, m, sys_name), ([], []))
+        if frame is None:
+            lo.append(np.nan)
+            hi.append(np.nan)
+        else:
+            lo.append(float(frame.loc[sys_name, "low"]))
+            hi.append(float(frame.loc[sys_name, "high"]))
 
 
 # ------------------------------------------------------------------ the paper
