@@ -222,7 +222,6 @@ _OVER_600 = {
     "evalci.methods.compare.paired",
     "evalci.methods.preference.leaderboard",
     "evalci.methods.ranks.ranking",
-    "evalci.methods.variance.components",
 }
 
 

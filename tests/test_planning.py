@@ -24,7 +24,7 @@ import evalci
 from evalci import simulate
 from evalci.methods.planning import observed_widths
 from evalci.methods.planning import plans as planning
-from evalci.methods.variance import components as variance
+from evalci.methods.variance import Source
 
 from conftest import clustered, shared_data
 
@@ -537,7 +537,7 @@ def test_subsample_counts_is_hypergeometric():
     n = np.full(20_000, 10)
     c = np.tile(np.arange(11), 20_000 // 11 + 1)[:20_000]
     data = pd.DataFrame({"i": np.arange(20_000), "c": c, "n": n})
-    src = variance._Source(None, ["i"], [], None, "c", "n")
+    src = Source(None, ["i"], [], None, "c", "n")
     gb, gc, rank, y = observed_widths._subsample(
         data, src, np.zeros(20_000, np.int64), np.arange(20_000), 4, 0
     )

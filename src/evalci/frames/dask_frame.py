@@ -504,10 +504,10 @@ def _planning_keys(src) -> list[str]:
 
 def _planning_source(ddf, a: dict):
     """The table arguments of a planning function, checked on the metadata."""
-    from evalci.methods.planning import plans as planning
+    from evalci.methods.variance import source_iv
 
     check_value(a.get("value"))
-    return planning._source_iv(
+    return source_iv(
         meta(ddf),
         a.get("value"),
         a.get("cluster"),

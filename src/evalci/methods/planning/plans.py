@@ -60,10 +60,10 @@ from evalci.methods.planning.widths import (  # noqa: F401 - dask_frame uses _z_
     predict_width,
     width_factor,
 )
-from evalci.methods.variance.components import (  # noqa: F401 - frames.dask_frame uses _source_iv
-    _source_icc,
-    _source_iv,
+from evalci.methods.variance import (
     icc,
+    source_icc,
+    source_iv,
 )
 
 __all__ = [
@@ -473,7 +473,7 @@ def plan_from_data(
     0    openai/gpt-5-nano-2025-08-07       198  2  0.1171       0.1018
     1  openai/gpt-5.4-mini-2026-03-17       198  3  0.1196       0.1107
     """
-    src = _source_iv(data, value, cluster, by, None, successes, trials)
+    src = source_iv(data, value, cluster, by, None, successes, trials)
     if isinstance(n_inputs, str):
         if n_inputs != "data":
             raise ValueError(
@@ -490,7 +490,7 @@ def plan_from_data(
     )
     # every argument checked before the pilot is read (and for groups left out)
     _plan_iv(**kwargs, n_inputs=n_inputs, data=True)
-    comp = _source_icc(data, src)
+    comp = source_icc(data, src)
 
     def one(row):
         n = int(row["n_inputs"]) if isinstance(n_inputs, str) else n_inputs

@@ -15,13 +15,13 @@ from evalci._base.text import as_written
 from evalci._base.validate import check_n_resamples
 from evalci.methods.planning.observed_widths import _observed_widths
 from evalci.methods.planning.widths import _factor, _width, _z_two_sided
-from evalci.methods.variance.components import (
-    _cell_sums,
-    _codes,
-    _group_frame,
-    _outcomes,
-    _source_icc,
-    _source_iv,
+from evalci.methods.variance import (
+    cell_sums,
+    group_frame,
+    row_outcomes,
+    source_icc,
+    source_iv,
+    table_codes,
 )
 
 __all__ = ["width_table"]
@@ -105,12 +105,12 @@ def width_table(
     (One data set of 400 inputs: the observed factors scatter by a few
     hundredths around the prediction; seed 000 averaged 2,000 of them.)
     """
-    src = _source_iv(data, value, cluster, by, None, successes, trials)
+    src = source_iv(data, value, cluster, by, None, successes, trials)
     check_n_resamples(n_resamples)
     z = _z_two_sided(confidence_level)
-    comp = _source_icc(data, src)
-    codes = _codes(data, src)
-    k_min = _fewest_runs(codes, _outcomes(data, src)[0])
+    comp = source_icc(data, src)
+    codes = table_codes(data, src)
+    k_min = _fewest_runs(codes, row_outcomes(data, src)[0])
     present = np.flatnonzero(np.isfinite(k_min))
     ks = _ks_iv(ks, k_min[present])
     table = _predicted_table(comp, codes, present, src.by, ks, z)
@@ -128,7 +128,7 @@ def width_table(
 def _fewest_runs(codes, n):
     """Per by-group, the fewest runs of any of its inputs (inf for absent groups)."""
     nc = codes.nc
-    ucell, (k_cell,) = _cell_sums(codes.by * nc + codes.cluster, n)
+    ucell, (k_cell,) = cell_sums(codes.by * nc + codes.cluster, n)
     k_min = np.full(codes.nb, np.inf)
     np.minimum.at(k_min, ucell // nc, k_cell)
     return k_min
@@ -160,7 +160,7 @@ def _ks_iv(ks, k_min):
 
 def _predicted_table(comp, codes, present, by_cols, ks, z):
     """One row per (present group, k'): group columns, k, rho, predicted factor, width."""
-    group = _group_frame(codes.by_index, present, by_cols)
+    group = group_frame(codes.by_index, present, by_cols)
     # comp rows are in by-code order, one per present group
     rho = comp["rho"].to_numpy()
     sb, sw = comp["sigma2_between"].to_numpy(), comp["sigma2_within"].to_numpy()

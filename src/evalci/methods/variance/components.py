@@ -16,197 +16,25 @@ for the paired difference of two systems); :mod:`evalci.methods.planning.plans` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from evalci._base.text import as_written
-from evalci._base.validate import (
-    as_columns,
-    check_columns,
-    check_finite,
-    check_frame,
-    check_name,
-    check_no_missing,
-)
 from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine.cube import factorize
+from evalci.methods.variance.source import (
+    Codes,
+    Source,
+    cell_sums,
+    group_frame,
+    row_outcomes,
+    source_iv,
+    table_codes,
+)
 
-__all__ = ["icc"]
-
-
-# ================================================================ the pilot table
-@dataclass(frozen=True)
-class _Source:
-    """Normalised description of where the outcomes are in the table."""
-
-    value: str | None
-    cluster: list[str]
-    by: list[str]
-    system: str | None
-    successes: str | None
-    trials: str | None
-
-    @property
-    def counts(self) -> bool:
-        return self.successes is not None
+__all__ = ["icc", "source_icc"]
 
 
-def _source_iv(data, value, cluster, by, system, successes, trials) -> _Source:
-    """Validate the table arguments shared by every ``*_from_data`` function."""
-    check_frame(data)
-    if (successes is None) != (trials is None):
-        raise ValueError(
-            "`successes` and `trials` go together: name both count columns, e.g. "
-            "successes='n_correct', trials='n_runs'."
-        )
-    if successes is not None and value is not None:
-        raise ValueError(
-            "pass either `value` (one row per run) or `successes`/`trials` (one row "
-            f"per input with counts), not both; got value={as_written(value)}."
-        )
-    if successes is None and value is None:
-        raise ValueError(
-            "`value` is required: name the outcome column (e.g. value='correct'), or "
-            "pass successes='n_correct', trials='n_runs' for a counts table."
-        )
-    if value is not None:
-        check_name(value, "value")
-    cluster = as_columns(cluster, "cluster", allow_none=True)
-    if not cluster:
-        raise ValueError(
-            "`cluster` is required: name the column that identifies inputs, e.g. "
-            "cluster='input_id'."
-        )
-    by = as_columns(by, "by")
-    if system is not None:
-        check_name(system, "system")
-    for name, cols in (
-        ("value", [value] if value else []),
-        ("cluster", cluster),
-        ("by", by),
-        ("system", [system] if system else []),
-        ("successes", [successes] if successes else []),
-        ("trials", [trials] if trials else []),
-    ):
-        check_columns(data, cols, name)
-    shared = set(cluster) & (set(by) | ({system} if system else set()))
-    if shared:
-        raise ValueError(
-            f"`cluster` column {as_written(sorted(shared)[0])} is also a group (`by`/`system`): "
-            "variance components need several inputs per group."
-        )
-    if system is not None and system in by:
-        raise ValueError(
-            f"`system` column {as_written(system)} is also in `by`; list it once."
-        )
-    return _Source(value, cluster, by, system, successes, trials)
-
-
-def _counts(data, src: _Source):
-    """Successes ``c`` and trials ``n`` as floats: whole, non-negative, c <= n, n >= 1."""
-    out = []
-    for name, col in (("successes", src.successes), ("trials", src.trials)):
-        check_finite(data, [col], name)
-        x = data[col]
-        if not pd.api.types.is_numeric_dtype(x) or x.isna().any():
-            raise ValueError(
-                f"`{name}` column {as_written(col)} must hold numbers without missing values."
-            )
-        x = x.to_numpy(dtype=float)
-        if (x < 0).any() or not np.all(x == np.round(x)):
-            raise ValueError(
-                f"`{name}` column {as_written(col)} must hold non-negative whole counts."
-            )
-        out.append(x)
-    c, n = out
-    if (n < 1).any():
-        raise ValueError(
-            f"`trials` column {as_written(src.trials)} has {int((n < 1).sum())} rows with no "
-            "runs; drop them first."
-        )
-    if (c > n).any():
-        raise ValueError(
-            f"`successes` column {as_written(src.successes)} exceeds `trials` "
-            f"{as_written(src.trials)} in {int((c > n).sum())} rows."
-        )
-    return c, n
-
-
-def _outcomes(data, src: _Source):
-    """Per-row weights ``n``, sums ``S`` and sums of squares ``Q`` as float arrays.
-
-    For 0/1 outcomes summarised as counts, ``c`` successes out of ``n`` runs
-    are sufficient: sum y = sum y^2 = c, so the table is never expanded.
-    """
-    if src.counts:
-        c, n = _counts(data, src)
-        return n, c, c
-    y = data[src.value]
-    if not (pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y)):
-        raise ValueError(
-            f"`value` column {as_written(src.value)} is not numeric (dtype {y.dtype}); variance "
-            "components need 0/1 correctness or a numeric score."
-        )
-    check_no_missing(
-        data,
-        src.value,
-        "value",
-        f"drop those rows (df.dropna(subset=[{as_written(src.value)}])) or fill them",
-    )
-    check_finite(data, [src.value], "value")
-    y = y.to_numpy(dtype=float)
-    return np.ones_like(y), y, y * y
-
-
-@dataclass(frozen=True)
-class _Codes:
-    """Each row's by-group, system and input as integer codes, with their keys."""
-
-    by: np.ndarray
-    by_index: pd.Index | None
-    system: np.ndarray
-    system_index: pd.Index | None
-    cluster: np.ndarray
-    cluster_index: pd.Index
-
-    @property
-    def nb(self) -> int:
-        return 1 if self.by_index is None else len(self.by_index)
-
-    @property
-    def ns(self) -> int:
-        return 1 if self.system_index is None else len(self.system_index)
-
-    @property
-    def nc(self) -> int:
-        return len(self.cluster_index)
-
-
-def _key_codes(data, cols, name):
-    """Codes of the key ``cols``, or code 0 for every row (and no keys) without any."""
-    if cols:
-        return factorize(data, cols, name)
-    return np.zeros(len(data), np.int64), None
-
-
-def _codes(data, src: _Source) -> _Codes:
-    by, by_index = _key_codes(data, src.by, "by")
-    system, system_index = _key_codes(
-        data, [src.system] if src.system else [], "system"
-    )
-    cluster, cluster_index = factorize(data, src.cluster, "cluster")
-    return _Codes(by, by_index, system, system_index, cluster, cluster_index)
-
-
-def _cell_sums(cell, *weights):
-    """The distinct ``cell`` codes (sorted) and each of ``weights`` summed per cell."""
-    ucell, inv = np.unique(cell, return_inverse=True)
-    return ucell, [np.bincount(inv, weights=w) for w in weights]
-
-
-# ======================================================================= ANOVA
 def _anova(g, n, S, Q, n_groups):
     """One-way random-effects ANOVA per group from per-input sufficient statistics.
 
@@ -340,18 +168,6 @@ def _mean_difference(ga, na, Sa, Qa, nb, Sb, Qb, n_groups):
         n_runs=np.bincount(ga, weights=(na + nb) / 2, minlength=n_groups),
         mean=dbar,
     )
-
-
-def _group_frame(by_index, by_codes, by_cols):
-    """Group columns for rows with by-codes ``by_codes``."""
-    if not by_cols:
-        return pd.DataFrame(index=range(len(by_codes)))
-    keys = (
-        by_index.to_frame(index=False)
-        if isinstance(by_index, pd.MultiIndex)
-        else pd.DataFrame({by_cols[0]: by_index})
-    )
-    return keys.iloc[by_codes].reset_index(drop=True)
 
 
 def _warn_degenerate(frame, label_cols):
@@ -504,14 +320,14 @@ def icc(
     >>> bool(np.allclose(c.rho, est.rho[:2]))
     True
     """
-    src = _source_iv(data, value, cluster, by, system, successes, trials)
+    src = source_iv(data, value, cluster, by, system, successes, trials)
     if pairs is not None and system is None:
         raise ValueError(
             "`pairs` needs `system=`: name the column whose values the pairs refer "
             "to, e.g. system='system', pairs=[('direct', 'cot')]."
         )
-    n, S, Q = _outcomes(data, src)
-    codes = _codes(data, src)
+    n, S, Q = row_outcomes(data, src)
+    codes = table_codes(data, src)
     out, out_by, y, shift = _system_components(src, codes, n, S, Q)
     if pairs is not None:
         pair_list = _pairs_iv(pairs, codes.system_index, src.system)
@@ -527,7 +343,7 @@ def icc(
     return out
 
 
-def _source_icc(data, src: _Source) -> pd.DataFrame:
+def source_icc(data, src: Source) -> pd.DataFrame:
     """:func:`icc` per ``by`` group of a validated table (no systems, no pairs)."""
     return icc(
         data,
@@ -539,7 +355,7 @@ def _source_icc(data, src: _Source) -> pd.DataFrame:
     )
 
 
-def _system_components(src: _Source, codes: _Codes, n, S, Q):
+def _system_components(src: Source, codes: Codes, n, S, Q):
     """Components per (by, system) group, group columns first.
 
     Returns that frame, the by-code of each of its rows, the outcomes ``S``
@@ -556,11 +372,11 @@ def _system_components(src: _Source, codes: _Codes, n, S, Q):
         )
         S = S - shift[grp]
         Q = S * S
-    ucell, (cn, cS, cQ) = _cell_sums(grp * nc + codes.cluster, n, S, Q)
+    ucell, (cn, cS, cQ) = cell_sums(grp * nc + codes.cluster, n, S, Q)
     parts = _anova(ucell // nc, cn, cS, cQ, nb * ns)
     parts["mean"] = parts["mean"] + shift  # undo the centring in the reported mean
     out, present = _components_frame(parts)
-    pieces = [_group_frame(codes.by_index, present // ns, src.by)]
+    pieces = [group_frame(codes.by_index, present // ns, src.by)]
     if src.system:
         pieces.append(pd.DataFrame({src.system: codes.system_index[present % ns]}))
     return pd.concat([*pieces, out], axis=1), present // ns, S, shift
@@ -601,7 +417,7 @@ def _pairs_iv(pairs, s_index, system):
     return out
 
 
-def _with_pairs(out, out_by, pair_list, data, src, run, codes: _Codes, n, y, shift):
+def _with_pairs(out, out_by, pair_list, data, src, run, codes: Codes, n, y, shift):
     """The system rows and, after each by-group's, one difference row per pair."""
     n_labels = len(src.by) + 1  # by columns and the system column
     out.insert(n_labels, "kind", "system")
@@ -616,7 +432,7 @@ def _with_pairs(out, out_by, pair_list, data, src, run, codes: _Codes, n, y, shi
         if piece is None:
             continue
         frame = pd.concat(
-            [_group_frame(codes.by_index, b_present, src.by), piece], axis=1
+            [group_frame(codes.by_index, b_present, src.by), piece], axis=1
         )
         frame.insert(len(src.by), src.system, f"{b} - {a}")
         frame.insert(len(src.by) + 1, "kind", "difference")
@@ -628,7 +444,7 @@ def _with_pairs(out, out_by, pair_list, data, src, run, codes: _Codes, n, y, shi
     )
 
 
-def _pair_components(data, src, run, y, n, codes: _Codes, sa, sb, offset):
+def _pair_components(data, src, run, y, n, codes: Codes, sa, sb, offset):
     """Components of b - a per by-group: a DataFrame and the by-codes present.
 
     ``y`` is centred per (by, system) for rows (sums of counts otherwise);
@@ -649,7 +465,7 @@ def _pair_components(data, src, run, y, n, codes: _Codes, sa, sb, offset):
     return frame, present
 
 
-def _matched_runs(data, run, y, codes: _Codes, ma, mb):
+def _matched_runs(data, run, y, codes: Codes, ma, mb):
     """ANOVA of the run differences b - a matched by run number; None if runs don't match.
 
     They match when every input both systems ran has the same set of run
@@ -672,11 +488,11 @@ def _matched_runs(data, run, y, codes: _Codes, ma, mb):
     ):
         return None
     d = y[mb][ib][ob] - y[ma][ia][oa]
-    ucell, (cn, cS, cQ) = _cell_sums(ka_s // nr, np.ones(len(d)), d, d * d)
+    ucell, (cn, cS, cQ) = cell_sums(ka_s // nr, np.ones(len(d)), d, d * d)
     return _anova(ucell // nc, cn, cS, cQ, codes.nb)
 
 
-def _unmatched_runs(src, y, n, codes: _Codes, ma, mb):
+def _unmatched_runs(src, y, n, codes: Codes, ma, mb):
     """Components of b - a from the per-input means of the inputs both ran."""
     nc = codes.nc
     cell_a = codes.by[ma] * nc + codes.cluster[ma]
