@@ -14,7 +14,7 @@ import evalci
 from conftest import shared_data
 
 # the module of compare (``evalci.compare`` is the function)
-compare_module = importlib.import_module("evalci.methods.compare.paired")
+decisions_module = importlib.import_module("evalci.methods.compare.decisions")
 
 
 def win_loss_tie(wins, losses, ties):
@@ -539,7 +539,7 @@ def test_bca_pvalue_without_replicates_beyond_zero():
         (-0.05, None),
         (0.05, None),
     ]:
-        p, floor = compare_module._pvalues(
+        p, floor = decisions_module._pvalues(
             gaps, est, "bca", np.array([a]), z0, "two-sided"
         )
         if expected is None:  # 2 Phi(-20 - z0) or 0: below the resolution 1/B
@@ -550,10 +550,10 @@ def test_bca_pvalue_without_replicates_beyond_zero():
 
 def test_holm_refuses_to_rank_around_nan():
     p = np.array([0.01, np.nan, 0.03])
-    adj, bound = compare_module.holm_adjusted(p)
+    adj, bound = decisions_module.holm_adjusted(p)
     assert np.isnan(adj).all() and not bound.any()
     p = np.array([0.01, 0.0001, 0.03, 0.0001])
-    adj, bound = compare_module.holm_adjusted(p, np.array([False, True, False, True]))
+    adj, bound = decisions_module.holm_adjusted(p, np.array([False, True, False, True]))
     np.testing.assert_allclose(adj, multipletests(p, method="holm")[1])
     assert bound.tolist() == [False, True, False, True]
 

@@ -219,7 +219,6 @@ _OVER_600 = {
     "evalci.engine.table",
     "evalci.frames.dask_frame",
     "evalci.methods.analytic.intervals",
-    "evalci.methods.compare.paired",
     "evalci.methods.preference.leaderboard",
     "evalci.methods.ranks.ranking",
 }

@@ -362,8 +362,8 @@ def _check_compare(da, input_dim, run_dim, system_dim, strata, kwargs):
     """compare()'s arguments that need no data, checked before computing."""
     import inspect
 
-    from evalci.methods.compare.paired import _pairs
     from evalci.methods.compare.paired import compare as _compare
+    from evalci.methods.compare.systems import _pairs
 
     name = da.name if da.name is not None else "value"
     # a misspelt keyword fails here, not after a compute

@@ -22,8 +22,8 @@ from evalci._base.validate import (
 from evalci.engine import bootstrap as core
 from evalci.engine import resampling as _rs
 from evalci.methods.compare.decisions import _check_mme
-from evalci.methods.compare.paired import _boot_method, _bounded, _paired_rows
 from evalci.methods.compare.paired import compare as _compare
+from evalci.methods.compare.systems import _boot_method, _bounded, _paired_rows
 from evalci.metrics import Metric
 from evalci.reporting.flaky import flaky
 from evalci.reporting.report_result import Report

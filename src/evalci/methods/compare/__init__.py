@@ -1,7 +1,8 @@
 """Is the gap real? Paired comparisons of systems on the same inputs.
 
 ``paired`` (:func:`compare`: every system from the same draws, so gaps are
-paired), ``result`` (:class:`ComparisonResult`), ``missing`` (``missing=``
+paired), ``systems`` (the systems compared, their rows checked, their
+scores on shared draws), ``result`` (:class:`ComparisonResult`), ``missing`` (``missing=``
 in a comparison: missing runs, one-sided inputs, worst-case bounds on
 gaps), ``decisions`` (seed 002's rule, p-values, Holm, exact bounds) and
 ``fragility`` (the fewest inputs whose removal flips a decision).
@@ -19,6 +20,7 @@ from evalci.methods.compare.fragility import (
 from evalci.methods.compare.missing import MissingInputsWarning
 from evalci.methods.compare.paired import compare
 from evalci.methods.compare.result import ComparisonResult
+from evalci.methods.compare.systems import system_scores
 
 __all__ = [
     "FLIPS",
@@ -31,4 +33,5 @@ __all__ = [
     "fragility_table",
     "holm_adjusted",
     "pair_fragility",
+    "system_scores",
 ]

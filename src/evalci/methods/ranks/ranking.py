@@ -30,16 +30,12 @@ import pandas as pd
 
 from evalci._base import text as _text
 from evalci._base.text import as_written
-from evalci._base.validate import check_frame, check_level, check_option
+from evalci._base.validate import check_level, check_option
 from evalci._base.warnings import DegenerateDataWarning
 from evalci._base.warnings import warn as _warn
-from evalci.engine import backends
-from evalci.engine import bootstrap as core
 from evalci.engine import missing as _missing
-from evalci.engine import resampling as _rs
 from evalci.engine.results import BootstrapResult
-from evalci.engine.table import rows_of
-from evalci.methods.compare import paired as _compare
+from evalci.methods.compare import check_options, system_scores
 from evalci.methods.ranks.simultaneous import _TOL, holm, max_t, pair_gaps, stepdown
 
 __all__ = ["Leaderboard", "leaderboard", "leaderboard_from_bootstrap"]
@@ -130,7 +126,7 @@ class Leaderboard:
         """
         from scipy import stats
 
-        from evalci.methods.compare.fragility import fragility_table
+        from evalci.methods.compare import fragility_table
 
         if self.input_scores is None:
             raise ValueError(
@@ -721,8 +717,7 @@ def leaderboard(
     """
     _leaderboard_iv(method, higher_is_better)
     _missing.resolve(missing, dropna)  # dropna=True: deprecated
-    cmp = _compare
-    cmp.check_options("percentile", None, "two-sided", missing, None)
+    check_options("percentile", None, "two-sided", missing, None)
     if missing == "bounds":
         raise ValueError(
             "missing='bounds' is not supported by leaderboard: worst-case bounds "
@@ -731,19 +726,16 @@ def leaderboard(
             "evalci.compare(..., missing='bounds'), or rank with missing='zero' "
             "(a missing run is a failure) or 'drop'."
         )
-    data, row_runs = rows_of(data)
-    check_frame(data, rows=True)
-    cluster_cols, systems = cmp._systems(data, cluster, system)
-    args, rows = cmp._paired_rows(
+    result, scores = system_scores(
         data,
         value,
-        cluster_cols,
+        cluster,
         system,
-        systems,
-        strategy=strategy,
-        method="percentile",
+        rng=rng,
         missing=missing,
         dropna=dropna,
+        check_size=_check_size,
+        strategy=strategy,
         metric=metric,
         strata=strata,
         confidence_level=confidence_level,
@@ -752,24 +744,10 @@ def leaderboard(
         successes=successes,
         trials=trials,
         input=input,
-        row_runs=row_runs,
         weights=weights,
         backend=backend,
     )
-    _check_size(len(systems), args.n_resamples)  # before resampling
-    rep = backends.replicates(rows.frame, args, _rs.seed_sequence(rng))
-    result = core._result(rep, args)
-    if rows.counts is not None:  # what was missing, on the scores
-        counts = _missing.aligned(rows.counts, result.groups)
-        result = replace(
-            result, missing=_missing.policy(missing, dropna), counts=counts
-        )
     board = leaderboard_from_bootstrap(
         result, method=method, higher_is_better=higher_is_better
-    )
-    scores = _compare._score_frame(
-        _compare._input_scores(rep.cube, args.weight, args.metric),
-        rep.cube,
-        result.groups,
     )
     return replace(board, input_scores=scores)
