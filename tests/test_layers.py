@@ -220,7 +220,6 @@ _OVER_600 = {
     "evalci.frames.dask_frame",
     "evalci.methods.analytic.intervals",
     "evalci.methods.preference.leaderboard",
-    "evalci.methods.ranks.ranking",
 }
 
 

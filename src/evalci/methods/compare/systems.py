@@ -288,6 +288,8 @@ def system_scores(
     result = core._result(rep, args)
     if rows.counts is not None:  # what was missing, on the scores
         counts = _missing.aligned(rows.counts, result.groups)
-        result = replace(result, missing=_missing.policy(missing, dropna), counts=counts)
+        result = replace(
+            result, missing=_missing.policy(missing, dropna), counts=counts
+        )
     score = _input_scores(rep.cube, args.weight, args.metric)
     return result, _score_frame(score, rep.cube, result.groups)

@@ -28,7 +28,15 @@ from evalci._base.validate import (
 )
 from evalci.engine.cube import factorize
 
-__all__ = ["Codes", "Source", "cell_sums", "group_frame", "row_outcomes", "source_iv", "table_codes"]
+__all__ = [
+    "Codes",
+    "Source",
+    "cell_sums",
+    "group_frame",
+    "row_outcomes",
+    "source_iv",
+    "table_codes",
+]
 
 
 # ================================================================ the pilot table
