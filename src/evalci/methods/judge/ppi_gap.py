@@ -24,14 +24,13 @@ from evalci._base.validate import as_columns, check_columns, check_name
 from evalci.engine.cube import factorize
 from evalci.methods.judge.design import _Design, _design_iv, _gold_judged_iv
 from evalci.methods.judge.inputs import _Inputs, _inputs, _judge_iv
-from evalci.methods.judge.intervals import _JudgeResult
-from evalci.methods.judge.ppi import _lam_iv, _ppi_cells, _warn_few_gold
+from evalci.methods.judge.ppi import PPIResult, _lam_iv, _ppi_cells, _warn_few_gold
 
 __all__ = ["PPICompareResult", "ppi_compare"]
 
 
 @dataclass(frozen=True, repr=False)
-class PPICompareResult(_JudgeResult):
+class PPICompareResult(PPIResult):
     """A prediction-powered (PPI++) interval for the gap ``system - baseline``.
 
     One gap with two systems (floats); with more, one per system against
@@ -67,34 +66,12 @@ class PPICompareResult(_JudgeResult):
         :class:`~evalci.judge.PPIResult`).
     """
 
-    estimate: object
-    low: object
-    high: object
-    standard_error: object
-    p_value: object
-    n_labeled: object
-    n_unlabeled: object
-    lam: object
-    effective_n: object
-    system: object
-    baseline: object
-    method: str
-    confidence_level: float
-    groups: pd.Index | None = field(default=None, repr=False)
-    strata: pd.DataFrame | None = field(default=None, repr=False)
+    p_value: object = None
+    system: object = None
+    baseline: object = None
 
-    _PER_GROUP = (
-        "estimate",
-        "low",
-        "high",
-        "standard_error",
-        "p_value",
-        "n_labeled",
-        "n_unlabeled",
-        "lam",
-        "effective_n",
-    )
-    _SETTINGS = ("confidence_level", "method")
+    # PPIResult's columns with the p-value after the standard error
+    _PER_GROUP = (*PPIResult._PER_GROUP[:4], "p_value", *PPIResult._PER_GROUP[4:])
     _NAME = "PPI++ gap"
 
     def _header(self) -> str:
