@@ -19,6 +19,7 @@ from evalci.frames.dataarray_table import (
     _load_coords,
     _long,
     _to_dataset,
+    attrs_of,
 )
 
 __all__ = ["policy_bootstrap"]
@@ -54,18 +55,7 @@ def policy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, missing):
 def _dataset(res, by, group_dims, labels, input_dim, run_dim) -> xr.Dataset:
     """The result as the Dataset ``bootstrap`` returns, plus the counts (and
     the bounds' parts) as variables over the same dims."""
-    attrs = {
-        "method": res.method,
-        "strategy": res.strategy,
-        "confidence_level": res.confidence_level,
-        "n_resamples": res.n_resamples,
-        "weight": res.weight,
-        "metric": res.metric,
-        "input_dim": input_dim,
-        "run_dim": run_dim,
-        "paired": int(not by),
-        "missing": res.missing,
-    }
+    attrs = {**attrs_of(res, by, input_dim, run_dim), "missing": res.missing}
     group_cols = list(by) + group_dims
     ds = _to_dataset(res, group_cols, attrs)
     frame = res.to_frame()

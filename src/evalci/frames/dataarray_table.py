@@ -237,10 +237,9 @@ def _start(da, input_dim, run_dim, strata, by, kwargs):
     return engine.start_pass(frame, args, kwargs["rng"])
 
 
-def _dataset(rep, args, by, group_dims, labels, input_dim, run_dim) -> xr.Dataset:
-    """The engine's result as a Dataset in the DataArray's own order of labels."""
-    res = core._result(rep, args)
-    attrs = {
+def attrs_of(res, by, input_dim, run_dim) -> dict:
+    """The attributes of a bootstrap result's Dataset: its settings and dims."""
+    return {
         "method": res.method,
         "strategy": res.strategy,
         "confidence_level": res.confidence_level,
@@ -251,7 +250,12 @@ def _dataset(rep, args, by, group_dims, labels, input_dim, run_dim) -> xr.Datase
         "run_dim": run_dim,
         "paired": int(not by),
     }
-    ds = _to_dataset(res, list(by) + group_dims, attrs)
+
+
+def _dataset(rep, args, by, group_dims, labels, input_dim, run_dim) -> xr.Dataset:
+    """The engine's result as a Dataset in the DataArray's own order of labels."""
+    res = core._result(rep, args)
+    ds = _to_dataset(res, list(by) + group_dims, attrs_of(res, by, input_dim, run_dim))
     order = [d for d in ["resample", *by, *group_dims] if d in ds.dims]
     ds = ds.transpose(*order)
     return ds.reindex(labels) if labels else ds

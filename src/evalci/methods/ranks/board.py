@@ -13,7 +13,6 @@ import pandas as pd
 from evalci._base import text as _text
 from evalci.engine.results import BootstrapResult
 
-
 # ====================================================================== result
 __all__ = ["Leaderboard"]
 
