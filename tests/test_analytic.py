@@ -12,13 +12,13 @@ from statsmodels.stats.proportion import proportion_confint
 
 import evalci
 from evalci import simulate
-from evalci.methods.analytic import closed_form as closed_form
-from evalci.methods.analytic.intervals import (
+from evalci.methods.analytic import (
     AnalyticResult,
     McNemarResult,
     analytic_ci,
     mcnemar,
 )
+from evalci.methods.analytic import closed_form as closed_form
 
 from conftest import clustered, shared_data
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
 from evalci.io.extract import PATTERNS, choice_answer, format_rate, score_choices
-from evalci.methods.analytic.intervals import analytic_ci
+from evalci.methods.analytic import analytic_ci
 
 SEED000 = Path(__file__).resolve().parent / "data" / "seed000_patterns.json"
 ALL10 = "ABCDEFGHIJ"  # MMLU-Pro's ten options: seed 000's patterns exactly

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci.methods.analytic.intervals import analytic_ci
+from evalci.methods.analytic import analytic_ci
 
 Z = stats.norm.ppf(0.975)
 # five inputs keep the hand computations short; the normal interval says so

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci.methods.analytic.intervals import analytic_ci
+from evalci.methods.analytic import analytic_ci
 
 TRUTH = 0.6  # the mean of Beta(3, 2): each input's chance of a success
 TRIALS = 400

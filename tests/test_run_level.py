@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci.methods.analytic.intervals import RunLevelResult, run_level_ci
+from evalci.methods.analytic import RunLevelResult, run_level_ci
 
 from conftest import clustered
 

@@ -14,7 +14,7 @@ from evalci.frames import dataarray as _xr
 from evalci.frames.deferred import (
     dask_dataframe as _dd,  # Dask is registered once imported
 )
-from evalci.methods.analytic import intervals as _analytic
+from evalci.methods import analytic as _analytic
 from evalci.methods.bayes import gap as _bayes_compare
 from evalci.methods.bayes import interval as _bayes
 from evalci.methods.compare import paired as _compare

@@ -632,11 +632,12 @@ def _accepts_counts(fn) -> bool:
 
 def analytic_ci(ddf, value, cluster=None, **kwargs):
     """:func:`evalci.analytic_ci` on the rows rebuilt from one reduction."""
-    from evalci.methods.analytic import intervals as analytic
+    from evalci.methods import analytic
+    from evalci.methods.analytic.args import _analytic_iv
 
     check_value(value)
     a = _bind(analytic.analytic_ci, ddf, value, cluster, **kwargs)
-    args = analytic._analytic_iv(
+    args = _analytic_iv(
         meta(ddf),
         a["value"],
         a["cluster"],
@@ -656,7 +657,7 @@ def analytic_ci(ddf, value, cluster=None, **kwargs):
 
 def mcnemar(ddf, value, cluster, system, a, b, **kwargs):
     """:func:`evalci.mcnemar` on the (k=1, so small) rows of one reduction."""
-    from evalci.methods.analytic import intervals as analytic
+    from evalci.methods import analytic
 
     check_value(value)
     _bind(analytic.mcnemar, ddf, value, cluster, system, a, b, **kwargs)

@@ -493,7 +493,7 @@ def format_rate(
     0      A            4            4   1.0  0.51  1.00  wilson              0.95
     1      B            4            2   0.5  0.15  0.85  wilson              0.95
     """
-    from evalci.methods.analytic.intervals import analytic_ci
+    from evalci.methods.analytic import analytic_ci
 
     check_frame(data, "for xarray objects convert first with da.evalci.to_frame()")
     check_name(response, "response")

@@ -429,7 +429,7 @@ def _generic_interval(df, s, m, metric, b, level, seed):
     from evalci import metrics as metrics
     from evalci._base.warnings import EvalciWarning
     from evalci.engine.bootstrap import bootstrap
-    from evalci.methods.analytic.intervals import analytic_ci
+    from evalci.methods.analytic import analytic_ci
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EvalciWarning)

@@ -273,7 +273,7 @@ def _kappa_margins(marg: np.ndarray, c: int) -> np.ndarray:
 
 
 def _kappa_block(strategy, labels, preds, b, gen, confidence_level, n_labels):
-    from evalci.methods.analytic.intervals import _kappa_fce
+    from evalci.methods.analytic.closed_form import _kappa_fce
 
     if strategy not in STRATEGIES:
         raise ValueError(

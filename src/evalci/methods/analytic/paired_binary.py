@@ -153,7 +153,7 @@ def mcnemar(
 
     >>> import numpy as np
     >>> import pandas as pd
-    >>> from evalci.methods.analytic.intervals import mcnemar
+    >>> from evalci import mcnemar
     >>> a = np.r_[np.zeros(30), np.ones(15), np.ones(300), np.zeros(155)]
     >>> b = np.r_[np.ones(30), np.zeros(15), np.ones(300), np.zeros(155)]
     >>> df = pd.DataFrame({"input_id": np.tile(np.arange(500), 2),

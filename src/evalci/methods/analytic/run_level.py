@@ -95,7 +95,7 @@ class RunLevelResult(_GroupedResult):
         Examples
         --------
         >>> import evalci
-        >>> from evalci.methods.analytic.intervals import run_level_ci
+        >>> from evalci import run_level_ci
         >>> gpqa = evalci.load_example()
         >>> r = run_level_ci(gpqa, "correct", "input_id", by="system")
         >>> r.to_frame()[["estimate", "low", "high", "n_runs"]].round(4)
@@ -223,7 +223,7 @@ def run_level_ci(
     GPQA Diamond, 198 inputs x 5 runs per system:
 
     >>> import evalci
-    >>> from evalci.methods.analytic.intervals import run_level_ci
+    >>> from evalci import run_level_ci
     >>> gpqa = evalci.load_example()
     >>> run_level_ci(gpqa, "correct", "input_id", by="system")
     RunLevelResult: 95% run-level prediction interval for a next run (t, k-1 df; inputs held fixed)
