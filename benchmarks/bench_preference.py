@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 import evalci
-from evalci.methods.preference import leaderboard as P
+from evalci import preference as P
 
 
 def battles(n_battles, n_models, n_prompts, seed=0):

@@ -218,7 +218,6 @@ _OVER_600 = {
     "evalci.engine.resampling",
     "evalci.engine.table",
     "evalci.frames.dask_frame",
-    "evalci.methods.preference.leaderboard",
 }
 
 

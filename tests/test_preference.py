@@ -15,8 +15,8 @@ from scipy import optimize
 from scipy.special import expit
 
 import evalci
+from evalci import preference as P
 from evalci.engine import resampling as rs
-from evalci.methods.preference import leaderboard as P
 
 STRENGTHS = {"alpha": 0.6, "beta": 0.2, "gamma": 0.0, "delta": -0.5}
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalci.methods.preference import leaderboard as P
+from evalci import preference as P
 
 STRENGTHS = {"m0": 0.0, "m1": 0.3, "m2": 0.5, "m3": -0.4}
 

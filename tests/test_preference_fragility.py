@@ -18,8 +18,8 @@ from scipy import optimize
 from scipy.special import expit
 
 import evalci
+from evalci import preference as P
 from evalci.methods.preference import fit as F
-from evalci.methods.preference import leaderboard as P
 
 
 # ---------------------------------------------------------------- references

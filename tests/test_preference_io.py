@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci.methods.preference import leaderboard as P
+from evalci import preference as P
 
 
 def _write_battles(path, rows):

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci.methods.preference import leaderboard as pref
+from evalci import preference as pref
 
 SYSTEMS = ("alpha", "beta", "gamma")
 ESC = "red\x1b[31m"  # an ANSI escape: turns a terminal red

@@ -2,7 +2,8 @@
 intervals paired over prompts.
 
 ``leaderboard`` (:func:`bradley_terry`, :func:`davidson`,
-:func:`preference_ci`, :func:`arena_leaderboard` and their results),
+:func:`preference_ci`, :func:`arena_leaderboard`), ``results``
+(:class:`PreferenceFit`, :class:`PreferenceResult`),
 ``data`` (battles to matchup counts per prompt), ``fit`` (vectorised Newton
 fits), ``boot`` (the paired prompt bootstrap and refits), ``simulate``
 (seeded battles with prompt effects) and ``fragility`` (the fewest battles
@@ -18,13 +19,12 @@ from evalci.methods.preference.fragility import (
     preference_fragility,
 )
 from evalci.methods.preference.leaderboard import (
-    PreferenceFit,
-    PreferenceResult,
     arena_leaderboard,
     bradley_terry,
     davidson,
     preference_ci,
 )
+from evalci.methods.preference.results import PreferenceFit, PreferenceResult
 from evalci.methods.preference.simulate import population_fit, simulate_battles
 
 __all__ = [
