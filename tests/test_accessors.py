@@ -14,7 +14,6 @@ import pytest
 import evalci
 from evalci.frames import accessors
 from evalci.frames import dataarray as xr
-from evalci.methods.planning import plans as planning
 
 KW = dict(n_resamples=300, rng=3)
 
@@ -79,27 +78,27 @@ def _pandas_cases():
             dict(mme=0.02, **KW),
             gpqa,
         ),
-        "icc": (planning.icc, ("correct", "input_id"), dict(system="system"), gpqa),
+        "icc": (evalci.icc, ("correct", "input_id"), dict(system="system"), gpqa),
         "width_table": (
-            planning.width_table,
+            evalci.width_table,
             ("correct", "input_id"),
             dict(by="system"),
             gpqa,
         ),
         "plan": (
-            planning.plan_from_data,
+            evalci.plan_from_data,
             ("correct", "input_id"),
             dict(by="system", cost_input=10, cost_run=1, budget=5000),
             gpqa,
         ),
         "sample_size": (
-            planning.sample_size_from_data,
+            evalci.sample_size_from_data,
             ("correct", "input_id"),
             dict(system="system", effect=0.05),
             gpqa,
         ),
         "mde": (
-            planning.mde_from_data,
+            evalci.mde_from_data,
             ("correct", "input_id"),
             dict(system="system", n_inputs=500),
             gpqa,
@@ -158,23 +157,23 @@ def _dataarray_cases():
         ),
         "compare": (lambda d, **k: xr.compare(d, **k), dict(**KW)),
         "icc": (
-            lambda d, **k: planning.icc(long, value, "input", **k),
+            lambda d, **k: evalci.icc(long, value, "input", **k),
             dict(system="system"),
         ),
         "width_table": (
-            lambda d, **k: planning.width_table(long, value, "input", **k),
+            lambda d, **k: evalci.width_table(long, value, "input", **k),
             dict(by="system"),
         ),
         "plan": (
-            lambda d, **k: planning.plan_from_data(long, value, "input", **k),
+            lambda d, **k: evalci.plan_from_data(long, value, "input", **k),
             dict(by="system", cost_input=10, cost_run=1, budget=5000),
         ),
         "sample_size": (
-            lambda d, **k: planning.sample_size_from_data(long, value, "input", **k),
+            lambda d, **k: evalci.sample_size_from_data(long, value, "input", **k),
             dict(system="system", effect=0.05),
         ),
         "mde": (
-            lambda d, **k: planning.mde_from_data(long, value, "input", **k),
+            lambda d, **k: evalci.mde_from_data(long, value, "input", **k),
             dict(system="system", n_inputs=500),
         ),
         "to_frame": (lambda d, **k: xr.to_frame(d, **k), {}),

@@ -586,7 +586,7 @@ def test_the_one_escaper_is_used_by_every_renderer():
     # the renderers hold no escaping of their own: they call _base.text
     root = Path(SRC) / "evalci"
     for rel in (
-        "methods/ranks/ranking.py",
+        "methods/ranks/board.py",
         "reporting/report_result.py",
         "reporting/cli_output.py",
     ):

@@ -23,7 +23,6 @@ from scipy import stats
 import evalci
 from evalci import simulate
 from evalci.methods.planning import observed_widths
-from evalci.methods.planning import plans as planning
 from evalci.methods.variance import Source
 
 from conftest import clustered, shared_data
@@ -150,14 +149,14 @@ def test_seed000_components_and_width_factors():
     assert (sb, sw) == pytest.approx((SB_SEED000, SW_SEED000), abs=5e-8)
     rho = simulate.intraclass_correlation(simulate.SEED000_CONFUSION)
     assert rho == pytest.approx(RHO_SEED000, abs=5e-7)
-    f = planning.width_factor(rho, [2, 3, 5])
+    f = evalci.width_factor(rho, [2, 3, 5])
     np.testing.assert_allclose(f, [0.716, 0.592, 0.469], atol=5e-4)
     np.testing.assert_allclose(np.round(f, 2), [0.72, 0.59, 0.47])
-    assert planning.width_factor(rho, 1) == 1.0
-    assert planning.width_factor(rho, 1e12) == pytest.approx(math.sqrt(rho), rel=1e-6)
+    assert evalci.width_factor(rho, 1) == 1.0
+    assert evalci.width_factor(rho, 1e12) == pytest.approx(math.sqrt(rho), rel=1e-6)
     # predicted width at N = 200: seed 000's IID bootstrap at k=1 is 0.1266 and
     # the cluster bootstrap at k=5 0.0592 (normal approximation 0.0594)
-    w1, w5 = planning.predict_width(sb, sw, 200, [1, 5])
+    w1, w5 = evalci.predict_width(sb, sw, 200, [1, 5])
     assert w1 == pytest.approx(0.1266, rel=0.01)
     assert w5 == pytest.approx(0.0594, rel=0.01)
     assert w5 / w1 == pytest.approx(f[2], rel=1e-12)
@@ -168,7 +167,7 @@ def test_seed000_large_simulation_recovers_rho():
     # of rho is sqrt(2 (1-rho)^2 (1+(k-1) rho)^2 / (k (k-1) (N-1))) = 0.0024
     # (Fisher); 0.008 is 3.3 SD (false-failure rate about 1e-3).
     df = simulate.confusion_model(20_000, 5, rng=3)
-    est = planning.icc(df, "correct", "input_id").iloc[0]
+    est = evalci.icc(df, "correct", "input_id").iloc[0]
     assert est["rho"] == pytest.approx(RHO_SEED000, abs=0.008)
     assert est["sigma2_between"] == pytest.approx(SB_SEED000, abs=0.002)
     assert est["sigma2_within"] == pytest.approx(SW_SEED000, abs=0.002)
@@ -192,7 +191,7 @@ def test_clamping_bias_matches_paper_notes():
             "correct": correct.reshape(-1),
         }
     )
-    est = planning.icc(df, "correct", "input_id", by="trial")
+    est = evalci.icc(df, "correct", "input_id", by="trial")
     assert len(est) == T
     assert est["rho"].mean() == pytest.approx(0.043, abs=0.005)
     assert (est["rho_raw"] < 0).mean() == pytest.approx(0.38, abs=0.04)
@@ -203,7 +202,7 @@ def test_clamping_bias_matches_paper_notes():
 # ======================================================= ANOVA vs references
 def test_anova_matches_slow_loop_unequal_k():
     df = unequal_scores(seed=1)
-    ours = planning.icc(df, "score", "input_id").iloc[0]
+    ours = evalci.icc(df, "score", "input_id").iloc[0]
     groups = [g["score"].to_numpy() for _, g in df.groupby("input_id")]
     ref = anova_loop(groups)
     for key, val in ref.items():
@@ -218,7 +217,7 @@ def test_anova_matches_statsmodels_one_way():
     df = unequal_scores(seed=2)
     fit = smf.ols("score ~ C(input_id)", data=df).fit()
     table = anova_lm(fit, typ=1)
-    ours = planning.icc(df, "score", "input_id").iloc[0]
+    ours = evalci.icc(df, "score", "input_id").iloc[0]
     assert ours["msb"] == pytest.approx(table.loc["C(input_id)", "mean_sq"], rel=1e-9)
     assert ours["msw"] == pytest.approx(table.loc["Residual", "mean_sq"], rel=1e-9)
     assert ours["n_inputs"] - 1 == table.loc["C(input_id)", "df"]
@@ -226,7 +225,7 @@ def test_anova_matches_statsmodels_one_way():
 
 def test_anova_by_groups_and_row_order():
     df = clustered(n=50, k=4, unequal=True, seed=3)
-    est = planning.icc(df, "correct", "input_id", by="subject", system="system")
+    est = evalci.icc(df, "correct", "input_id", by="subject", system="system")
     assert list(est.columns[:2]) == ["subject", "system"]
     for (subj, sys_), g in df.groupby(["subject", "system"]):
         ref = anova_loop(
@@ -236,7 +235,7 @@ def test_anova_by_groups_and_row_order():
         assert row["msb"] == pytest.approx(ref["msb"], rel=1e-9)
         assert row["rho_raw"] == pytest.approx(ref["rho_raw"], rel=1e-9)
     shuffled = df.sample(frac=1, random_state=0)
-    again = planning.icc(shuffled, "correct", "input_id", by="subject", system="system")
+    again = evalci.icc(shuffled, "correct", "input_id", by="subject", system="system")
     pd.testing.assert_frame_equal(est, again, rtol=1e-12)
 
 
@@ -250,8 +249,8 @@ def test_shift_invariance_large_scores():
     df["subject"] = df["input_id"].str[-1].astype(int) % 2
     for run in ("run", None):
         kw = dict(by=["subject"], system="system", pairs="all", run=run)
-        base = planning.icc(df, "score", "input_id", **kw)
-        moved = planning.icc(df.assign(score=df.score + 1e6), "score", "input_id", **kw)
+        base = evalci.icc(df, "score", "input_id", **kw)
+        moved = evalci.icc(df.assign(score=df.score + 1e6), "score", "input_id", **kw)
         for col in ("msb", "msw", "sigma2_between_raw", "rho_raw"):
             np.testing.assert_allclose(moved[col], base[col], rtol=1e-7, err_msg=col)
         diff = base["kind"] == "difference"
@@ -266,8 +265,8 @@ def test_shift_invariance_large_scores():
 def test_counts_table_equals_expanded_rows():
     df = clustered(n=80, k=6, unequal=True, seed=4)
     counts = to_counts(df)
-    rows = planning.icc(df, "correct", "input_id", system="system")
-    cnt = planning.icc(
+    rows = evalci.icc(df, "correct", "input_id", system="system")
+    cnt = evalci.icc(
         counts,
         cluster="input_id",
         system="system",
@@ -281,7 +280,7 @@ def test_real_counts_equal_expanded_rows():
     crux = shared_data("cruxeval_output_T0.2_counts.csv")
     sub = crux[crux.system.isin(sorted(crux.system.unique())[:3])]
     rows = expand_counts(sub)
-    a = planning.icc(
+    a = evalci.icc(
         sub,
         cluster="input_id",
         system="system",
@@ -289,7 +288,7 @@ def test_real_counts_equal_expanded_rows():
         trials="n_runs",
         pairs="all",
     )
-    b = planning.icc(
+    b = evalci.icc(
         rows, "correct", "input_id", system="system", pairs="all", run=None
     )
     assert (a["method"].iloc[3:] == "mean_difference").all()
@@ -299,7 +298,7 @@ def test_real_counts_equal_expanded_rows():
 # ============================================================ paired difference
 def test_pairs_matched_runs_equal_anova_of_differences():
     df, _, _ = two_system_model(300, 4, seed=5)
-    est = planning.icc(df, "correct", "input_id", system="system", pairs=[("a", "b")])
+    est = evalci.icc(df, "correct", "input_id", system="system", pairs=[("a", "b")])
     assert list(est["kind"]) == ["system", "system", "difference"]
     diff = est.iloc[2]
     assert diff["system"] == "b - a" and diff["method"] == "matched_runs"
@@ -314,12 +313,12 @@ def test_pairs_fall_back_to_mean_difference():
     df, _, _ = two_system_model(200, 4, seed=6)
     # drop one run of system b: run sets differ, runs cannot be matched
     drop = df.index[(df.system == "b") & (df.input_id == 0) & (df.run == 3)]
-    est = planning.icc(
+    est = evalci.icc(
         df.drop(drop), "correct", "input_id", system="system", pairs=[("a", "b")]
     )
     assert est["method"].iloc[2] == "mean_difference"
     # balanced data, run=None: sigma2_B = s_D^2 - (MSW_a + MSW_b) / k exactly
-    est = planning.icc(
+    est = evalci.icc(
         df, "correct", "input_id", system="system", pairs=[("a", "b")], run=None
     )
     diff = est.iloc[2]
@@ -339,7 +338,7 @@ def test_pair_methods_estimate_the_truth():
     # SD of either estimate of sigma2_B is about 0.002 (we allow 0.008).
     df, sb, sw = two_system_model(20_000, 3, seed=7)
     for run in ("run", None):
-        d = planning.icc(
+        d = evalci.icc(
             df, "correct", "input_id", system="system", pairs=[("a", "b")], run=run
         ).iloc[2]
         assert d["sigma2_between"] == pytest.approx(sb, abs=0.008), run
@@ -348,7 +347,7 @@ def test_pair_methods_estimate_the_truth():
 
 def test_pairs_all_order_and_labels():
     df = clustered(n=30, k=3, p_sys=(0.5, 0.6, 0.7), seed=8)
-    est = planning.icc(df, "correct", "input_id", system="system", pairs="all")
+    est = evalci.icc(df, "correct", "input_id", system="system", pairs="all")
     assert list(est["system"]) == [
         "sys0",
         "sys1",
@@ -357,7 +356,7 @@ def test_pairs_all_order_and_labels():
         "sys2 - sys0",
         "sys2 - sys1",
     ]
-    by = planning.icc(
+    by = evalci.icc(
         df,
         "correct",
         "input_id",
@@ -393,7 +392,7 @@ def test_real_data_noise_split(name):
     with warnings.catch_warnings():
         # AIME: one system never solves anything (no variance): rho is NaN
         warnings.simplefilter("ignore", evalci.DegenerateDataWarning)
-        est = planning.icc(
+        est = evalci.icc(
             data,
             cluster="input_id",
             system="system",
@@ -434,7 +433,7 @@ def test_real_data_k_matters_little_when_rho_is_high():
     one = data[data.system == "gpt-4-0613"]
     if one.empty:
         pytest.skip("system gpt-4-0613 not in this copy of the data")
-    t = planning.width_table(
+    t = evalci.width_table(
         one, cluster="input_id", successes="n_correct", trials="n_runs"
     )
     assert list(t["k"]) == list(range(1, 11))
@@ -444,15 +443,15 @@ def test_real_data_k_matters_little_when_rho_is_high():
 # ================================================================ width table
 def test_width_table_predicted_columns():
     df = simulate.confusion_model(300, 4, rng=9)
-    t = planning.width_table(df, "correct", "input_id", ks=[2, 8])
+    t = evalci.width_table(df, "correct", "input_id", ks=[2, 8])
     assert list(t["k"]) == [1, 2, 8]  # 1 is always added
-    est = planning.icc(df, "correct", "input_id").iloc[0]
+    est = evalci.icc(df, "correct", "input_id").iloc[0]
     np.testing.assert_allclose(
-        t["predicted_factor"], planning.width_factor(est["rho"], [1, 2, 8])
+        t["predicted_factor"], evalci.width_factor(est["rho"], [1, 2, 8])
     )
     np.testing.assert_allclose(
         t["predicted_width"],
-        planning.predict_width(
+        evalci.predict_width(
             est["sigma2_between"], est["sigma2_within"], 300, [1, 2, 8]
         ),
     )
@@ -476,7 +475,7 @@ def test_width_table_observed_matches_predicted_seed000():
             "correct": (preds == labels[..., None]).astype(int).reshape(-1),
         }
     )
-    t = planning.width_table(
+    t = evalci.width_table(
         df,
         "correct",
         "input_id",
@@ -500,7 +499,7 @@ def test_width_table_observed_counts_subsampling():
     df = clustered(n=120, k=5, seed=11)
     one = df[df.system == "sys0"]
     counts = to_counts(one, keys=("input_id",))
-    t = planning.width_table(
+    t = evalci.width_table(
         counts,
         cluster="input_id",
         successes="n_correct",
@@ -523,7 +522,7 @@ def test_width_table_observed_counts_subsampling():
         full.high - full.low, rel=1e-12
     )
     # rows: the k'-run subsample of each input is nested in the (k'+1)-run one
-    t2 = planning.width_table(
+    t2 = evalci.width_table(
         one, "correct", "input_id", observed=True, n_resamples=500, rng=4
     )
     assert t2["observed_width"].iloc[-1] == pytest.approx(
@@ -588,7 +587,7 @@ CASES = [  # sigma2_B, sigma2_W, cost_input, cost_run
 @pytest.mark.parametrize("sb, sw, ci, cr", CASES)
 @pytest.mark.parametrize("budget", [777, 5000])
 def test_plan_budget_against_grid(sb, sw, ci, cr, budget):
-    p = planning.plan(sb, sw, cost_input=ci, cost_run=cr, budget=budget)
+    p = evalci.plan(sb, sw, cost_input=ci, cost_run=cr, budget=budget)
     N, k, w, c = brute_force(sb, sw, ci, cr, budget=budget, max_k=len(p.alternatives))
     assert (p.n_inputs, p.k) == (N, k)
     assert p.width == pytest.approx(w, rel=1e-12) and p.cost <= budget
@@ -598,7 +597,7 @@ def test_plan_budget_against_grid(sb, sw, ci, cr, budget):
 @pytest.mark.parametrize("sb, sw, ci, cr", CASES)
 @pytest.mark.parametrize("target", [0.03, 0.08])
 def test_plan_target_against_grid(sb, sw, ci, cr, target):
-    p = planning.plan(sb, sw, cost_input=ci, cost_run=cr, target_width=target)
+    p = evalci.plan(sb, sw, cost_input=ci, cost_run=cr, target_width=target)
     N, k, w, c = brute_force(sb, sw, ci, cr, target=target, max_k=len(p.alternatives))
     assert p.cost == pytest.approx(c, rel=1e-12)
     assert (p.n_inputs, p.k) == (N, k)
@@ -608,7 +607,7 @@ def test_plan_target_against_grid(sb, sw, ci, cr, target):
 def test_plan_k_star_is_the_optimum_for_large_budgets():
     # with a large budget, rounding N is negligible: k is floor or ceil of k*
     for sb, sw, ci, cr in CASES:
-        p = planning.plan(sb, sw, cost_input=ci, cost_run=cr, budget=1e8)
+        p = evalci.plan(sb, sw, cost_input=ci, cost_run=cr, budget=1e8)
         ks = math.sqrt(sw * ci / (sb * cr))
         assert p.k_star == pytest.approx(ks)
         assert p.k in {max(1, math.floor(ks)), max(1, math.ceil(ks))}
@@ -616,42 +615,42 @@ def test_plan_k_star_is_the_optimum_for_large_budgets():
 
 def test_plan_fixed_inputs_and_the_floor():
     # N fixed at 200 (seed 000's N): floor 2 z sqrt(sigma2_B / N) = 0.0201
-    p = planning.plan(
+    p = evalci.plan(
         SB_SEED000, SW_SEED000, n_inputs=200, target_width=0.05, cost_run=1
     )
     assert p.fixed_n_inputs and p.n_inputs == 200
     assert p.floor_width == pytest.approx(
         2 * 1.959964 * math.sqrt(SB_SEED000 / 200), rel=1e-6
     )
-    widths = planning.predict_width(SB_SEED000, SW_SEED000, 200, np.arange(1, 50))
+    widths = evalci.predict_width(SB_SEED000, SW_SEED000, 200, np.arange(1, 50))
     assert p.k == int(np.argmax(widths <= 0.05)) + 1  # smallest k that reaches it
     assert p.width <= 0.05 and p.cost == 200 * p.k
-    low = planning.plan(SB_SEED000, SW_SEED000, n_inputs=200, target_width=0.02)
+    low = evalci.plan(SB_SEED000, SW_SEED000, n_inputs=200, target_width=0.02)
     assert not low.feasible and low.k is None
     assert "below the floor" in low.note and "below the floor" in repr(low)
     # a budget with fixed N buys the largest affordable k
-    b = planning.plan(
+    b = evalci.plan(
         SB_SEED000, SW_SEED000, n_inputs=200, budget=1000, cost_run=1, cost_input=0
     )
     assert b.k == 5 and b.cost == 1000
     assert b.width == pytest.approx(
-        planning.predict_width(SB_SEED000, SW_SEED000, 200, 5)
+        evalci.predict_width(SB_SEED000, SW_SEED000, 200, 5)
     )
-    poor = planning.plan(SB_SEED000, SW_SEED000, n_inputs=200, budget=100, cost_run=1)
+    poor = evalci.plan(SB_SEED000, SW_SEED000, n_inputs=200, budget=100, cost_run=1)
     assert not poor.feasible and "does not pay for one run" in poor.note
     # a target just above the floor needs many runs; near the floor note
-    near = planning.plan(0.13, 0.086, n_inputs=198, target_width=0.104)
+    near = evalci.plan(0.13, 0.086, n_inputs=198, target_width=0.104)
     assert near.feasible and near.k > 5 and "within 5% of the floor" in near.note
 
 
 def test_plan_from_data_uses_icc():
     df = evalci.load_example()
     one = df[df.system == df.system.iloc[0]]
-    est = planning.icc(one, "correct", "input_id").iloc[0]
-    p = planning.plan_from_data(
+    est = evalci.icc(one, "correct", "input_id").iloc[0]
+    p = evalci.plan_from_data(
         one, "correct", "input_id", cost_input=10, cost_run=1, budget=3000
     )
-    q = planning.plan(
+    q = evalci.plan(
         est["sigma2_between"],
         est["sigma2_within"],
         cost_input=10,
@@ -659,7 +658,7 @@ def test_plan_from_data_uses_icc():
         budget=3000,
     )
     assert (p.n_inputs, p.k, p.width) == (q.n_inputs, q.k, q.width)
-    by = planning.plan_from_data(
+    by = evalci.plan_from_data(
         df, "correct", "input_id", by="system", n_inputs="data", target_width=0.12
     )
     assert list(by.columns[:3]) == ["system", "n_inputs", "k"]
@@ -667,7 +666,7 @@ def test_plan_from_data_uses_icc():
 
 
 def test_plan_repr_and_frame():
-    p = planning.plan(0.13, 0.086, cost_input=10, cost_run=1, budget=5000)
+    p = evalci.plan(0.13, 0.086, cost_input=10, cost_run=1, budget=5000)
     text = repr(p)
     assert text.startswith("Plan: narrowest 95% interval for a budget of 5000")
     assert f"N = {p.n_inputs} inputs x k = {p.k} runs" in text
@@ -690,12 +689,12 @@ def test_sample_size_seed004_worked_example():
     # 0.141) / 0.0009 ~ 2,600 items per system" (z rounded to 1.96 + 0.84;
     # their arithmetic gives 2,622). Exact z quantiles give 2,626.
     assert 7.84 * (0.16 + 0.141) / 0.0009 == pytest.approx(2622, abs=1)
-    n = planning.sample_size(0.80, 0.83)
+    n = evalci.sample_size(0.80, 0.83)
     assert n == 2626
     assert n == pytest.approx(2600, rel=0.02)
     # rule of thumb: "a 200-item eval can reliably detect differences of around
     # 10 points"
-    assert planning.minimum_detectable_effect(200, p=0.80) == pytest.approx(
+    assert evalci.minimum_detectable_effect(200, p=0.80) == pytest.approx(
         0.10, abs=0.01
     )
 
@@ -709,13 +708,13 @@ def test_sample_size_paired_connor_with_runs():
     by_hand = (za * math.sqrt(0.1) + zb * math.sqrt(0.1 - 0.0009)) ** 2 / 0.0009
     assert by_hand == pytest.approx(869.8, abs=0.1)
     deff = 0.5 + 0.5 / 3
-    n = planning.sample_size(0.80, 0.83, paired=True, discordance=0.10, k=3, rho=0.5)
+    n = evalci.sample_size(0.80, 0.83, paired=True, discordance=0.10, k=3, rho=0.5)
     assert n == math.ceil(by_hand * deff)
     # sd_diff form with the same variance as the independent design: same n
     sd = math.sqrt(0.8 * 0.2 + 0.83 * 0.17)
-    assert planning.sample_size(0.80, 0.83, paired=True, sd_diff=sd) == 2626
+    assert evalci.sample_size(0.80, 0.83, paired=True, sd_diff=sd) == 2626
     # paired with few disagreements needs far fewer inputs (seed 004)
-    assert planning.sample_size(0.80, 0.83, paired=True, discordance=0.05) < 500
+    assert evalci.sample_size(0.80, 0.83, paired=True, discordance=0.05) < 500
 
 
 # McNemar as evalci.mcnemar runs it (exact=None), written independently:
@@ -790,14 +789,14 @@ def test_mcnemar_reference_rule_is_evalcis_rule():
 )
 def test_paired_sample_size_reaches_the_power_of_mcnemar(p1, p2, psi, alternative):
     kw = dict(paired=True, discordance=psi, alternative=alternative)
-    n = planning.sample_size(p1, p2, **kw)
+    n = evalci.sample_size(p1, p2, **kw)
     delta = p2 - p1
     at_n = mcnemar_power_reference(n, psi, delta, alternative=alternative)
     assert at_n >= 0.8
     assert mcnemar_power_reference(n - 1, psi, delta, alternative=alternative) < 0.8
     # power() gives the same exact power; the MDE at n inverts it
-    assert planning.power(p1, p2, n, **kw) == pytest.approx(at_n, abs=1e-10)
-    d = planning.minimum_detectable_effect(n, **kw)
+    assert evalci.power(p1, p2, n, **kw) == pytest.approx(at_n, abs=1e-10)
+    d = evalci.minimum_detectable_effect(n, **kw)
     assert d <= abs(delta) + 1e-12
     sign = 1 if delta > 0 else -1
     assert mcnemar_power_reference(
@@ -818,11 +817,11 @@ def test_paired_sample_size_reaches_the_power_of_mcnemar(p1, p2, psi, alternativ
 
 def test_paired_sample_size_is_the_smallest_n():
     # brute force over every smaller n (small case, exact test below 25 pairs)
-    n = planning.sample_size(0.50, 0.80, paired=True, discordance=0.40)
+    n = evalci.sample_size(0.50, 0.80, paired=True, discordance=0.40)
     powers = [mcnemar_power_reference(m, 0.40, 0.30) for m in range(1, n)]
     assert max(powers) < 0.8 <= mcnemar_power_reference(n, 0.40, 0.30)
     with pytest.raises(ValueError, match=r"`n_inputs` must be an integer >= 1"):
-        planning.power(0.5, 0.8, 30.5, paired=True, discordance=0.4)
+        evalci.power(0.5, 0.8, 30.5, paired=True, discordance=0.4)
 
 
 def test_sample_size_design_effect():
@@ -830,13 +829,13 @@ def test_sample_size_design_effect():
     base = (1.959963985 + 0.841621234) ** 2 * (0.16 + 0.83 * 0.17) / 0.0009
     for k, rho in [(1, None), (5, 0.6), (3, 0.0), (10, 1.0)]:
         deff = 1.0 if k == 1 else rho + (1 - rho) / k
-        assert planning.sample_size(0.80, 0.83, k=k, rho=rho) == math.ceil(
+        assert evalci.sample_size(0.80, 0.83, k=k, rho=rho) == math.ceil(
             base * deff - 1e-9
         )
     # one-sided: z_(1 - alpha)
     one = (1.644853627 + 0.841621234) ** 2 * (0.16 + 0.83 * 0.17) / 0.0009
-    assert planning.sample_size(0.80, 0.83, alternative="greater") == math.ceil(one)
-    assert planning.sample_size(0.83, 0.80, alternative="less") == math.ceil(one)
+    assert evalci.sample_size(0.80, 0.83, alternative="greater") == math.ceil(one)
+    assert evalci.sample_size(0.83, 0.80, alternative="less") == math.ceil(one)
 
 
 @pytest.mark.parametrize(
@@ -849,23 +848,23 @@ def test_sample_size_design_effect():
     ],
 )
 def test_power_mde_and_sample_size_are_inverses(kwargs):
-    n = planning.sample_size(0.70, 0.75, **kwargs)
-    assert planning.power(0.70, 0.75, n, **kwargs) >= 0.8
-    assert planning.power(0.70, 0.75, n - 1, **kwargs) < 0.8 + 1e-3
+    n = evalci.sample_size(0.70, 0.75, **kwargs)
+    assert evalci.power(0.70, 0.75, n, **kwargs) >= 0.8
+    assert evalci.power(0.70, 0.75, n - 1, **kwargs) < 0.8 + 1e-3
     mde_kw = {k: v for k, v in kwargs.items()}
     if not kwargs.get("paired"):
         mde_kw["p"] = 0.70
-    d = planning.minimum_detectable_effect(n, **mde_kw)
+    d = evalci.minimum_detectable_effect(n, **mde_kw)
     assert d <= 0.05 + 1e-9
     assert d == pytest.approx(0.05, rel=0.01)  # n was rounded up
     # at the MDE the sample size is n again (continuous inverse)
-    assert planning.sample_size(0.70, 0.70 + d, **kwargs) == n
+    assert evalci.sample_size(0.70, 0.70 + d, **kwargs) == n
 
 
 def test_mde_sigma2_and_nan():
-    d = planning.minimum_detectable_effect(500, sigma2=0.21)
+    d = evalci.minimum_detectable_effect(500, sigma2=0.21)
     assert d == pytest.approx((1.959963985 + 0.841621234) * math.sqrt(2 * 0.21 / 500))
-    assert np.isnan(planning.minimum_detectable_effect(3, p=0.99))
+    assert np.isnan(evalci.minimum_detectable_effect(3, p=0.99))
 
 
 def _simulated_power(rng, n, k, rho_beta, p1, p2, trials=4000):
@@ -890,19 +889,19 @@ def test_power_calibration_by_simulation():
     # 4,000 seeded trials: SD of a power near 0.8 is 0.0063; we allow 0.03
     # (4.7 SD) -- it also absorbs the normal approximation.
     rng = np.random.default_rng(12)
-    n = planning.sample_size(0.70, 0.76)
+    n = evalci.sample_size(0.70, 0.76)
     assert _simulated_power(rng, n, 1, 0, 0.70, 0.76) == pytest.approx(0.8, abs=0.03)
-    n = planning.sample_size(0.70, 0.76, k=4, rho=0.4)
+    n = evalci.sample_size(0.70, 0.76, k=4, rho=0.4)
     assert _simulated_power(rng, n, 4, 0.4, 0.70, 0.76) == pytest.approx(0.8, abs=0.03)
     # paired: evalci.mcnemar itself on simulated tables at the n sized for it
     # (the first 300 trials; SD of a power near 0.8 is 0.023, we allow 0.07,
     # 3 SD: false-failure rate about 0.3%), then its rule on all 4,000
     psi, delta = 0.15, 0.04
-    n = planning.sample_size(0.70, 0.74, paired=True, discordance=psi)
+    n = evalci.sample_size(0.70, 0.74, paired=True, discordance=psi)
     probs = [(psi + delta) / 2, (psi - delta) / 2, 1 - psi]  # only b, only a, agree
     counts = rng.multinomial(n, probs, size=4000)
     n01, n10 = counts[:, 0], counts[:, 1]
-    exact = planning.power(0.70, 0.74, n, paired=True, discordance=psi)
+    exact = evalci.power(0.70, 0.74, n, paired=True, discordance=psi)
     decided = []
     for b_only, a_only, agree in counts[:300]:
         a = np.r_[np.zeros(b_only), np.ones(a_only), np.ones(agree)]
@@ -928,13 +927,13 @@ def test_power_calibration_by_simulation():
 def test_from_data_functions():
     df = evalci.load_example()
     a, b = sorted(df.system.unique())
-    est = planning.icc(df, "correct", "input_id", system="system", pairs=[(a, b)])
+    est = evalci.icc(df, "correct", "input_id", system="system", pairs=[(a, b)])
     d = est.iloc[2]
     sd = math.sqrt(d["sigma2_between"] + d["sigma2_within"])
-    n = planning.sample_size_from_data(
+    n = evalci.sample_size_from_data(
         df, "correct", "input_id", system="system", pair=(a, b), effect=-0.05
     )
-    assert n["n_inputs"].item() == planning.sample_size(
+    assert n["n_inputs"].item() == evalci.sample_size(
         est["mean"].iloc[0],
         est["mean"].iloc[0] - 0.05,
         paired=True,
@@ -942,21 +941,21 @@ def test_from_data_functions():
         k=5,
         rho=d["rho"],
     )
-    m = planning.mde_from_data(df, "correct", "input_id", system="system", pair=(a, b))
+    m = evalci.mde_from_data(df, "correct", "input_id", system="system", pair=(a, b))
     assert m["mde"].item() == pytest.approx(
-        planning.minimum_detectable_effect(
+        evalci.minimum_detectable_effect(
             198, paired=True, sd_diff=sd, k=5, rho=d["rho"]
         )
     )
-    ind = planning.mde_from_data(
+    ind = evalci.mde_from_data(
         df, "correct", "input_id", system="system", n_inputs=1000, k=1
     )
     assert list(ind["system"]) == [a, b] and (ind["k"] == 1).all()
     assert ind["mde"].iloc[0] == pytest.approx(
-        planning.minimum_detectable_effect(1000, p=est["mean"].iloc[0])
+        evalci.minimum_detectable_effect(1000, p=est["mean"].iloc[0])
     )
     counts = to_counts(df)
-    via_counts = planning.sample_size_from_data(
+    via_counts = evalci.sample_size_from_data(
         counts,
         cluster="input_id",
         system="system",
@@ -964,7 +963,7 @@ def test_from_data_functions():
         trials="n_runs",
         effect=0.03,
     )
-    via_rows = planning.sample_size_from_data(
+    via_rows = evalci.sample_size_from_data(
         df, "correct", "input_id", system="system", effect=0.03
     )
     pd.testing.assert_frame_equal(via_counts, via_rows)
@@ -1029,104 +1028,104 @@ def small():
 )
 def test_icc_argument_errors(small, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        planning.icc(small, **kwargs)
+        evalci.icc(small, **kwargs)
 
 
 def test_icc_degenerate_data():
     k1 = pd.DataFrame({"input_id": range(10), "correct": [0, 1] * 5})
     with pytest.raises(ValueError, match=r"no group has 2\+ inputs with 2\+ runs"):
-        planning.icc(k1, "correct", "input_id")
+        evalci.icc(k1, "correct", "input_id")
     df = clustered(n=20, k=3, seed=14)
     df.loc[df.system == "sys1", "correct"] = 1
     with pytest.warns(evalci.DegenerateDataWarning, match=r"'sys1': every outcome"):
-        est = planning.icc(df, "correct", "input_id", system="system")
+        est = evalci.icc(df, "correct", "input_id", system="system")
     assert np.isnan(est["rho"].iloc[1]) and est["rho"].notna().iloc[0]
     with pytest.raises(TypeError, match=r"`data` must be a pandas DataFrame"):
-        planning.icc(df.to_numpy(), "correct", "input_id")
+        evalci.icc(df.to_numpy(), "correct", "input_id")
 
 
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: planning.width_factor(1.5, 2), r"`rho` must be in \[0, 1\]"),
-        (lambda: planning.width_factor(0.2, 0), r"`k` must be in \[1, inf\)"),
-        (lambda: planning.predict_width(0.1, 0.1, 0, 2), r"`n_inputs` must be in \(0"),
+        (lambda: evalci.width_factor(1.5, 2), r"`rho` must be in \[0, 1\]"),
+        (lambda: evalci.width_factor(0.2, 0), r"`k` must be in \[1, inf\)"),
+        (lambda: evalci.predict_width(0.1, 0.1, 0, 2), r"`n_inputs` must be in \(0"),
         (
-            lambda: planning.predict_width(0.1, 0.1, 10, 2, confidence_level=95),
+            lambda: evalci.predict_width(0.1, 0.1, 10, 2, confidence_level=95),
             r"`confidence_level` must be in \(0, 1\)",
         ),
         (
-            lambda: planning.plan(0.1, 0.1, cost_input=1, cost_run=1),
+            lambda: evalci.plan(0.1, 0.1, cost_input=1, cost_run=1),
             r"exactly one of `budget` .* or `target_width`",
         ),
         (
-            lambda: planning.plan(0.1, 0.1, budget=100),
+            lambda: evalci.plan(0.1, 0.1, budget=100),
             r"`cost_input` and `cost_run` are required",
         ),
-        (lambda: planning.plan(0, 0, cost_input=1, cost_run=1, budget=10), r"both 0"),
+        (lambda: evalci.plan(0, 0, cost_input=1, cost_run=1, budget=10), r"both 0"),
         (
-            lambda: planning.plan(-0.1, 0.1, cost_input=1, cost_run=1, budget=10),
+            lambda: evalci.plan(-0.1, 0.1, cost_input=1, cost_run=1, budget=10),
             r"`sigma2_between` must be in \[0",
         ),
         (
-            lambda: planning.plan(0.1, 0.1, cost_input=1, cost_run=0, budget=10),
+            lambda: evalci.plan(0.1, 0.1, cost_input=1, cost_run=0, budget=10),
             r"`cost_run` must be in \(0",
         ),
         (
-            lambda: planning.plan(0.1, 0.1, n_inputs=1, target_width=0.1),
+            lambda: evalci.plan(0.1, 0.1, n_inputs=1, target_width=0.1),
             r"`n_inputs` must be an integer >= 2",
         ),
         (
-            lambda: planning.plan(0.1, 0.1, n_inputs=100, budget=1000),
+            lambda: evalci.plan(0.1, 0.1, n_inputs=100, budget=1000),
             r"`cost_run` is required",
         ),
         (
-            lambda: planning.plan(
+            lambda: evalci.plan(
                 0.1, 0.1, cost_input=1, cost_run=1, budget=10, max_k=0
             ),
             r"`max_k` must be an integer >= 1",
         ),
-        (lambda: planning.sample_size(0.8, 0.8), r"`p1` and `p2` are equal"),
-        (lambda: planning.sample_size(0.8, 1.2), r"`p2` must be in \(0, 1\)"),
-        (lambda: planning.sample_size(0.8, 0.83, k=5), r"`rho` is required with k = 5"),
+        (lambda: evalci.sample_size(0.8, 0.8), r"`p1` and `p2` are equal"),
+        (lambda: evalci.sample_size(0.8, 1.2), r"`p2` must be in \(0, 1\)"),
+        (lambda: evalci.sample_size(0.8, 0.83, k=5), r"`rho` is required with k = 5"),
         (
-            lambda: planning.sample_size(0.8, 0.83, discordance=0.1),
+            lambda: evalci.sample_size(0.8, 0.83, discordance=0.1),
             r"describe a paired design .* paired=True",
         ),
         (
-            lambda: planning.sample_size(0.8, 0.83, paired=True),
+            lambda: evalci.sample_size(0.8, 0.83, paired=True),
             r"paired=True needs exactly one of `discordance`",
         ),
         (
-            lambda: planning.sample_size(0.8, 0.83, paired=True, discordance=0.01),
+            lambda: evalci.sample_size(0.8, 0.83, paired=True, discordance=0.01),
             r"`discordance` = 0.01 is smaller than \|p2 - p1\|",
         ),
         (
-            lambda: planning.sample_size(0.8, 0.83, paired=True, discordance=0.6),
+            lambda: evalci.sample_size(0.8, 0.83, paired=True, discordance=0.6),
             r"`discordance` = 0.6 is impossible",
         ),
         (
-            lambda: planning.sample_size(0.8, 0.83, alternative="less"),
+            lambda: evalci.sample_size(0.8, 0.83, alternative="less"),
             r"alternative='less' tests p2 < p1",
         ),
         (
-            lambda: planning.sample_size(0.8, 0.83, alternative="bigger"),
+            lambda: evalci.sample_size(0.8, 0.83, alternative="bigger"),
             r"`alternative` must be one of",
         ),
         (
-            lambda: planning.sample_size(0.8, 0.83, power=80),
+            lambda: evalci.sample_size(0.8, 0.83, power=80),
             r"`power` must be in \(0, 1\)",
         ),
         (
-            lambda: planning.sample_size(0.8, 0.83, alpha=0),
+            lambda: evalci.sample_size(0.8, 0.83, alpha=0),
             r"`alpha` must be in \(0, 1\)",
         ),
         (
-            lambda: planning.minimum_detectable_effect(100),
+            lambda: evalci.minimum_detectable_effect(100),
             r"exactly one of `p` .* `sigma2`",
         ),
         (
-            lambda: planning.minimum_detectable_effect(
+            lambda: evalci.minimum_detectable_effect(
                 100, p=0.5, paired=True, sd_diff=0.3
             ),
             r"`p` and `sigma2` describe the independent design",
@@ -1140,19 +1139,19 @@ def test_planning_argument_errors(call, match):
 
 def test_from_data_argument_errors(small):
     with pytest.raises(ValueError, match=r"`pair` needs `system=`"):
-        planning.mde_from_data(small, "correct", "input_id", pair=("sys0", "sys1"))
+        evalci.mde_from_data(small, "correct", "input_id", pair=("sys0", "sys1"))
     with pytest.raises(ValueError, match=r"`effect`: p1 \+ effect = "):
-        planning.sample_size_from_data(small, "correct", "input_id", effect=0.9)
+        evalci.sample_size_from_data(small, "correct", "input_id", effect=0.9)
     with pytest.raises(
         ValueError, match=r"`n_inputs` must be an integer, None .* 'data'"
     ):
-        planning.plan_from_data(
+        evalci.plan_from_data(
             small, "correct", "input_id", n_inputs="all", target_width=0.1
         )
     with pytest.raises(ValueError, match=r"`ks` must be a sequence of integers >= 1"):
-        planning.width_table(small, "correct", "input_id", ks=[0, 2])
+        evalci.width_table(small, "correct", "input_id", ks=[0, 2])
     with pytest.raises(ValueError, match=r"`n_resamples` must be a positive integer"):
-        planning.width_table(small, "correct", "input_id", observed=True, n_resamples=0)
+        evalci.width_table(small, "correct", "input_id", observed=True, n_resamples=0)
 
 
 # ================================================================= accessors
@@ -1173,11 +1172,11 @@ def test_from_data_argument_errors(small):
 def test_accessor_forwards(gpqa, method, args, kwargs):
     acc = gpqa.evalci
     func = {
-        "icc": planning.icc,
-        "width_table": planning.width_table,
-        "plan": planning.plan_from_data,
-        "sample_size": planning.sample_size_from_data,
-        "mde": planning.mde_from_data,
+        "icc": evalci.icc,
+        "width_table": evalci.width_table,
+        "plan": evalci.plan_from_data,
+        "sample_size": evalci.sample_size_from_data,
+        "mde": evalci.mde_from_data,
     }[method]
     pd.testing.assert_frame_equal(
         getattr(acc, method)(*args, **kwargs), func(gpqa, *args, **kwargs)
@@ -1210,15 +1209,15 @@ def _counts(df):
 
 
 PILOT_CALLS = {
-    "icc": lambda d, **kw: planning.icc(d, **kw),
-    "width_table": lambda d, **kw: planning.width_table(d, **kw),
-    "plan_from_data": lambda d, **kw: planning.plan_from_data(
+    "icc": lambda d, **kw: evalci.icc(d, **kw),
+    "width_table": lambda d, **kw: evalci.width_table(d, **kw),
+    "plan_from_data": lambda d, **kw: evalci.plan_from_data(
         d, target_width=0.1, n_inputs="data", **kw
     ),
-    "sample_size_from_data": lambda d, **kw: planning.sample_size_from_data(
+    "sample_size_from_data": lambda d, **kw: evalci.sample_size_from_data(
         d, effect=0.05, **kw
     ),
-    "mde_from_data": lambda d, **kw: planning.mde_from_data(d, **kw),
+    "mde_from_data": lambda d, **kw: evalci.mde_from_data(d, **kw),
 }
 
 
@@ -1249,48 +1248,48 @@ def test_pilot_entry_points_refuse_inf(small, entry, column, bad):
     "call, name",
     [
         (
-            lambda v: planning.plan(0.1, 0.1, cost_input=1, cost_run=1, budget=v),
+            lambda v: evalci.plan(0.1, 0.1, cost_input=1, cost_run=1, budget=v),
             "budget",
         ),
         (
-            lambda v: planning.plan(0.1, 0.1, n_inputs=100, target_width=v),
+            lambda v: evalci.plan(0.1, 0.1, n_inputs=100, target_width=v),
             "target_width",
         ),
         (
-            lambda v: planning.plan(0.1, 0.1, cost_input=v, cost_run=1, budget=99),
+            lambda v: evalci.plan(0.1, 0.1, cost_input=v, cost_run=1, budget=99),
             "cost_input",
         ),
         (
-            lambda v: planning.plan(0.1, 0.1, cost_input=1, cost_run=v, budget=99),
+            lambda v: evalci.plan(0.1, 0.1, cost_input=1, cost_run=v, budget=99),
             "cost_run",
         ),
-        (lambda v: planning.plan(0.1, 0.1, n_inputs=v, target_width=0.1), "n_inputs"),
+        (lambda v: evalci.plan(0.1, 0.1, n_inputs=v, target_width=0.1), "n_inputs"),
         (
-            lambda v: planning.plan(v, 0.1, n_inputs=100, target_width=0.1),
+            lambda v: evalci.plan(v, 0.1, n_inputs=100, target_width=0.1),
             "sigma2_between",
         ),
-        (lambda v: planning.sample_size(0.8, 0.83, alpha=v), "alpha"),
-        (lambda v: planning.sample_size(0.8, 0.83, power=v), "power"),
-        (lambda v: planning.sample_size(v, 0.83), "p1"),
+        (lambda v: evalci.sample_size(0.8, 0.83, alpha=v), "alpha"),
+        (lambda v: evalci.sample_size(0.8, 0.83, power=v), "power"),
+        (lambda v: evalci.sample_size(v, 0.83), "p1"),
         (
-            lambda v: planning.sample_size(0.8, 0.83, paired=True, discordance=v),
+            lambda v: evalci.sample_size(0.8, 0.83, paired=True, discordance=v),
             "discordance",
         ),
-        (lambda v: planning.sample_size(0.8, 0.83, paired=True, sd_diff=v), "sd_diff"),
-        (lambda v: planning.sample_size(0.8, 0.83, k=v, rho=0.5), "k"),
-        (lambda v: planning.sample_size(0.8, 0.83, k=5, rho=v), "rho"),
-        (lambda v: planning.power(0.8, 0.83, v), "n_inputs"),
+        (lambda v: evalci.sample_size(0.8, 0.83, paired=True, sd_diff=v), "sd_diff"),
+        (lambda v: evalci.sample_size(0.8, 0.83, k=v, rho=0.5), "k"),
+        (lambda v: evalci.sample_size(0.8, 0.83, k=5, rho=v), "rho"),
+        (lambda v: evalci.power(0.8, 0.83, v), "n_inputs"),
         (
-            lambda v: planning.power(0.8, 0.83, v, paired=True, discordance=0.1),
+            lambda v: evalci.power(0.8, 0.83, v, paired=True, discordance=0.1),
             "n_inputs",
         ),
-        (lambda v: planning.minimum_detectable_effect(v, p=0.8), "n_inputs"),
-        (lambda v: planning.minimum_detectable_effect(100, p=v), "p"),
-        (lambda v: planning.minimum_detectable_effect(100, sigma2=v), "sigma2"),
-        (lambda v: planning.width_factor(v, 3), "rho"),
-        (lambda v: planning.width_factor(0.3, v), "k"),
-        (lambda v: planning.predict_width(0.1, 0.1, v, 3), "n_inputs"),
-        (lambda v: planning.predict_width(0.1, v, 100, 3), "sigma2_within"),
+        (lambda v: evalci.minimum_detectable_effect(v, p=0.8), "n_inputs"),
+        (lambda v: evalci.minimum_detectable_effect(100, p=v), "p"),
+        (lambda v: evalci.minimum_detectable_effect(100, sigma2=v), "sigma2"),
+        (lambda v: evalci.width_factor(v, 3), "rho"),
+        (lambda v: evalci.width_factor(0.3, v), "k"),
+        (lambda v: evalci.predict_width(0.1, 0.1, v, 3), "n_inputs"),
+        (lambda v: evalci.predict_width(0.1, v, 100, 3), "sigma2_within"),
     ],
 )
 def test_numeric_arguments_refuse_strings_inf_nan(call, name, bad):
@@ -1330,25 +1329,25 @@ def test_from_data_numbers_checked_before_the_pilot(entry, arg, bad):
         kw["observed"] = True
     kw[arg] = bad
     with pytest.raises(ValueError, match=rf"`{arg}` must be"):
-        getattr(planning, entry)(df, **kw)
+        getattr(evalci, entry)(df, **kw)
 
 
 @pytest.mark.parametrize("ks", [[1, np.inf], [1, np.nan], ["2"], [1.5]])
 def test_width_table_refuses_non_integer_ks(small, ks):
     with pytest.raises(ValueError, match=r"`ks` must be a sequence of integers >= 1"):
-        planning.width_table(small, "correct", "input_id", ks=ks)
+        evalci.width_table(small, "correct", "input_id", ks=ks)
 
 
 @pytest.mark.parametrize("ks", [[2, "3"], [2, np.inf], [2, np.nan]])
 def test_array_arguments_refuse_strings_inf_nan(ks):
     # np.asarray([2, "3"], dtype=float) would quietly read the string as 3.0
     with pytest.raises(ValueError, match=r"`k` must be"):
-        planning.predict_width(0.1, 0.1, [100, 200], ks)
+        evalci.predict_width(0.1, 0.1, [100, 200], ks)
     with pytest.raises(ValueError, match=r"`k` must be"):
-        planning.width_factor(0.3, ks)
+        evalci.width_factor(0.3, ks)
 
 
 def test_plan_itself_refuses_n_inputs_data():
     # "data" means the pilot's N, so only plan_from_data accepts it
     with pytest.raises(ValueError, match=r"`n_inputs` must be an integer >= 2"):
-        planning.plan(0.1, 0.1, n_inputs="data", target_width=0.1)
+        evalci.plan(0.1, 0.1, n_inputs="data", target_width=0.1)

@@ -1,7 +1,7 @@
 """Plots: each drawn where the numbers say, readable at 2, 16 and 31 rows.
 
 References: the result objects' own numbers (estimates, ends, decisions),
-``planning.predict_width`` at ``planning.icc``'s components for the width
+``evalci.predict_width`` at ``evalci.icc``'s components for the width
 curve (a different route from the table's width factor), and the rendered
 PNG (non-empty, not one flat colour).
 """
@@ -19,9 +19,9 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+import evalci  # noqa: E402
 from evalci import plotting  # noqa: E402
 from evalci._base.figures import DECISION_STYLE  # noqa: E402
-from evalci.methods.planning import plans as planning  # noqa: E402
 
 from conftest import shared_data  # noqa: E402
 
@@ -198,7 +198,7 @@ def test_gaps_without_mme_have_no_band(gpqa):
 def test_width_curve_is_the_predicted_width_and_points_are_observed(crux):
     two = crux[crux.system.isin(["codellama-34b", "codellama-34b+cot"])]
     kw = dict(successes="n_correct", trials="n_runs")
-    tab = planning.width_table(
+    tab = evalci.width_table(
         two, cluster="input_id", by="system", ks=[1, 2, 3, 5, 10],
         observed=True, n_resamples=300, rng=0, **kw,
     )  # fmt: skip
@@ -206,7 +206,7 @@ def test_width_curve_is_the_predicted_width_and_points_are_observed(crux):
     png(ax)
     assert ax.get_xlabel() == "runs per input k"
     assert ax.get_ylabel() == "interval width"
-    est = planning.icc(two, cluster="input_id", system="system", **kw)
+    est = evalci.icc(two, cluster="input_id", system="system", **kw)
     est = est.set_index("system")
     curves = [
         ln for ln in ax.lines if ln.get_linestyle() == "-" and len(ln.get_xdata())
@@ -220,7 +220,7 @@ def test_width_curve_is_the_predicted_width_and_points_are_observed(crux):
         k = curve.get_xdata()
         assert k.min() == 1 and k.max() == 10
         comp = est.loc[name]
-        want = planning.predict_width(
+        want = evalci.predict_width(
             comp.sigma2_between, comp.sigma2_within, comp.n_inputs, k
         )
         np.testing.assert_allclose(curve.get_ydata(), want, rtol=1e-12)
@@ -272,7 +272,7 @@ def test_plot_errors_name_the_argument(gpqa, swe_scores):
         plotting.widths([1, 2])
     with pytest.raises(ValueError, match=r"`table` lacks the columns \['rho'"):
         plotting.widths(swe_scores.to_frame().assign(k=1))
-    tab = planning.width_table(gpqa, "correct", "input_id", ks=[1, 2])
+    tab = evalci.width_table(gpqa, "correct", "input_id", ks=[1, 2])
     with pytest.raises(ValueError, match=r"`y` must be 'width' .* got 'ratio'"):
         plotting.widths(tab, y="ratio")
 
@@ -356,7 +356,7 @@ def test_dollar_names_in_every_result_plot(dollars):
     _shows_every_name(_drawn_texts(comp.plot().figure))
     board = dollars.evalci.leaderboard("correct", "input_id", n_resamples=200, rng=0)
     _shows_every_name(_drawn_texts(board.plot().figure))
-    tab = planning.width_table(
+    tab = evalci.width_table(
         dollars, "correct", "input_id", by="system", observed=True,
         n_resamples=100, rng=0,
     )  # fmt: skip

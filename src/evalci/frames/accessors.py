@@ -15,10 +15,10 @@ from evalci.frames.deferred import (
     dask_dataframe as _dd,  # Dask is registered once imported
 )
 from evalci.methods import analytic as _analytic
+from evalci.methods import planning, variance
 from evalci.methods.bayes import gap as _bayes_compare
 from evalci.methods.bayes import interval as _bayes
 from evalci.methods.compare import paired as _compare
-from evalci.methods.planning import plans as planning
 from evalci.methods.ranks import ranking as _ranks
 from evalci.reporting import flaky as _flaky
 from evalci.reporting import report as _report
@@ -83,7 +83,7 @@ class EvalciDataFrameAccessor:
 
     def icc(self, value=None, cluster=None, **kwargs):
         """Variance components and rho; see :func:`evalci.icc`."""
-        return planning.icc(self._obj, value, cluster, **kwargs)
+        return variance.icc(self._obj, value, cluster, **kwargs)
 
     def width_table(self, value=None, cluster=None, **kwargs):
         """Predicted/observed width by runs per input; see :func:`evalci.width_table`."""
@@ -139,7 +139,7 @@ class EvalciDataArrayAccessor:
 
     def icc(self, *, input_dim="input", **kwargs):
         """Variance components and rho; see :func:`evalci.icc`."""
-        return planning.icc(*self._long(), input_dim, **kwargs)
+        return variance.icc(*self._long(), input_dim, **kwargs)
 
     def width_table(self, *, input_dim="input", **kwargs):
         """Predicted/observed width by runs; see :func:`evalci.width_table`."""

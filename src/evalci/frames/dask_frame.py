@@ -544,9 +544,9 @@ def _call_planning(fn, what, ddf, a, src, rows_with=()):
 
 def icc(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.icc` from one reduction (counts for 0/1 outcomes)."""
-    from evalci.methods.planning import plans as planning
+    from evalci.methods import variance
 
-    a = _bind(planning.icc, ddf, value, cluster, **kwargs)
+    a = _bind(variance.icc, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
     if a["pairs"] is not None and a["system"] is None:
         raise ValueError(
@@ -562,19 +562,20 @@ def icc(ddf, value=None, cluster=None, **kwargs):
     )
     # pairs with a run column match runs by number: that needs the rows
     return _call_planning(
-        planning.icc, "icc", ddf, a, src, rows_with=(run,) if matched else ()
+        variance.icc, "icc", ddf, a, src, rows_with=(run,) if matched else ()
     )
 
 
 def width_table(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.width_table` (predicted widths) from one reduction."""
     from evalci._base.validate import check_n_resamples
-    from evalci.methods.planning import plans as planning
+    from evalci.methods import planning
+    from evalci.methods.planning import widths
 
     a = _bind(planning.width_table, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
     check_n_resamples(a["n_resamples"])
-    planning._z_two_sided(a["confidence_level"])
+    widths._z_two_sided(a["confidence_level"])
     if a["observed"]:
         raise ValueError(
             "width_table(observed=True) subsamples each input's runs in table "
@@ -588,11 +589,12 @@ def width_table(ddf, value=None, cluster=None, **kwargs):
 
 def plan(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.plan_from_data` from one reduction."""
-    from evalci.methods.planning import plans as planning
+    from evalci.methods import planning
+    from evalci.methods.planning import widths
 
     a = _bind(planning.plan_from_data, ddf, value, cluster, **kwargs)
     src = _planning_source(ddf, a)
-    planning._z_two_sided(a["confidence_level"])
+    widths._z_two_sided(a["confidence_level"])
     return _call_planning(planning.plan_from_data, "plan", ddf, a, src)
 
 
@@ -611,7 +613,7 @@ def _pilot(fn, what, ddf, value, cluster, kwargs):
 
 def sample_size(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.sample_size_from_data` from one reduction."""
-    from evalci.methods.planning import plans as planning
+    from evalci.methods import planning
 
     return _pilot(
         planning.sample_size_from_data, "sample_size", ddf, value, cluster, kwargs
@@ -620,7 +622,7 @@ def sample_size(ddf, value=None, cluster=None, **kwargs):
 
 def mde(ddf, value=None, cluster=None, **kwargs):
     """:func:`evalci.mde_from_data` from one reduction."""
-    from evalci.methods.planning import plans as planning
+    from evalci.methods import planning
 
     return _pilot(planning.mde_from_data, "mde", ddf, value, cluster, kwargs)
 

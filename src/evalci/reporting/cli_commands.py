@@ -242,8 +242,8 @@ def _cmd_report(args) -> int:
 
 def _plan_rows(data, args, value, successes, trials) -> tuple[pd.DataFrame, float]:
     """Per system: today's width and floor, then k (N fixed) and N, k (free)."""
-    from evalci.methods.planning import plans as planning
-    from evalci.methods.planning.plans import icc
+    from evalci.methods import planning
+    from evalci.methods.variance import icc
 
     by = [data.system, *args.by]
     src = dict(value=value, cluster=data.cluster, by=by, successes=successes,
@@ -340,7 +340,7 @@ def _cmd_demo(args) -> int:
 
 
 def _demo_next(df, mme, row) -> str:
-    from evalci.methods.planning import plans as planning
+    from evalci.methods import planning
 
     plan = planning.plan_from_data(df, "correct", "input_id", by="system",
                                    n_inputs="data", target_width=0.05)  # fmt: skip

@@ -18,19 +18,19 @@ score over N inputs with k runs each, Var(Ybar) = (sigma2_B + sigma2_W / k) / N
   (and the ``*_from_data`` forms) size a comparison of two systems (they
   live in :mod:`evalci.methods.planning.power_analysis`).
 
-Every one of them is importable from this module.
+All of them are importable from the family, :mod:`evalci.methods.planning`, and from :mod:`evalci`.
 
 Examples
 --------
 Seed 000's simulation model has rho = 0.025065 (docs/paper-notes.md):
 
 >>> from evalci import simulate
->>> from evalci.methods.planning import plans as planning
+>>> import evalci
 >>> df = simulate.confusion_model(20_000, 5, rng=3)
->>> est = planning.icc(df, "correct", "input_id")
+>>> est = evalci.icc(df, "correct", "input_id")
 >>> round(float(est.rho.iloc[0]), 3)
 0.025
->>> planning.width_factor(0.025065, [2, 3, 5]).round(3).tolist()
+>>> evalci.width_factor(0.025065, [2, 3, 5]).round(3).tolist()
 [0.716, 0.592, 0.469]
 """
 
@@ -43,43 +43,16 @@ import pandas as pd
 
 from evalci._base.text import as_written
 from evalci._base.validate import check_integer, check_number
-
-# the closed forms, the width table and the power functions live in their own
-# modules (widths, width_table, power, variance); importable from here as before
 from evalci.methods.planning.designs import _fixed_n, _free_n
-from evalci.methods.planning.power_analysis import (
-    mde_from_data,
-    minimum_detectable_effect,
-    power,
-    sample_size,
-    sample_size_from_data,
-)
-from evalci.methods.planning.width_grid import width_table
-from evalci.methods.planning.widths import (  # noqa: F401 - dask_frame uses _z_two_sided
+from evalci.methods.planning.widths import (
     _z_two_sided,
-    predict_width,
-    width_factor,
 )
 from evalci.methods.variance import (
-    icc,
     source_icc,
     source_iv,
 )
 
-__all__ = [
-    "Plan",
-    "icc",
-    "mde_from_data",
-    "minimum_detectable_effect",
-    "plan",
-    "plan_from_data",
-    "power",
-    "predict_width",
-    "sample_size",
-    "sample_size_from_data",
-    "width_factor",
-    "width_table",
-]
+__all__ = ["Plan", "plan", "plan_from_data"]
 
 
 # ================================================================== N versus k
@@ -336,8 +309,8 @@ def plan(
     --------
     Components like GPQA's (rho = 0.6); a new input costs 10 runs:
 
-    >>> from evalci.methods.planning import plans as planning
-    >>> p = planning.plan(0.13, 0.086, cost_input=10, cost_run=1, budget=5000)
+    >>> import evalci
+    >>> p = evalci.plan(0.13, 0.086, cost_input=10, cost_run=1, budget=5000)
     >>> p.n_inputs, p.k, round(p.width, 4), round(p.k_star, 2)
     (384, 3, 0.0797, 2.57)
     >>> p.to_frame().head(4).round(4)
@@ -351,11 +324,11 @@ def plan(
     8 runs per input reach a width of 0.05, but no k reaches 0.02, below the
     floor of 0.0201:
 
-    >>> q = planning.plan(0.0052637, 0.2047363, n_inputs=200, cost_run=1,
+    >>> q = evalci.plan(0.0052637, 0.2047363, n_inputs=200, cost_run=1,
     ...                   target_width=0.05)
     >>> q.k, round(q.width, 4), round(q.floor_width, 4)
     (8, 0.0487, 0.0201)
-    >>> planning.plan(0.0052637, 0.2047363, n_inputs=200,
+    >>> evalci.plan(0.0052637, 0.2047363, n_inputs=200,
     ...               target_width=0.02).feasible
     False
     """
@@ -464,9 +437,9 @@ def plan_from_data(
     Examples
     --------
     >>> import evalci
-    >>> from evalci.methods.planning import plans as planning
+    >>> import evalci
     >>> df = evalci.load_example()
-    >>> out = planning.plan_from_data(df, "correct", "input_id", by="system",
+    >>> out = evalci.plan_from_data(df, "correct", "input_id", by="system",
     ...                               n_inputs="data", target_width=0.12)
     >>> out[["system", "n_inputs", "k", "width", "floor_width"]].round(4)
                                system  n_inputs  k   width  floor_width

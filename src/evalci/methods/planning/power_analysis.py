@@ -140,22 +140,22 @@ def sample_size(
     Seed 004 ("How many items do you need?"): 80% vs 83% needs "about 2,600
     items per system" (it rounds z to 1.96 + 0.84 = 2.8 and gets 2,622):
 
-    >>> from evalci.methods.planning import plans as planning
-    >>> planning.sample_size(0.80, 0.83)
+    >>> import evalci
+    >>> evalci.sample_size(0.80, 0.83)
     2626
 
     Paired on the same inputs, with the systems disagreeing on 10% of them
     (McNemar's test as :func:`evalci.mcnemar` runs it; Connor's formula for
     the uncorrected test would say 870, where mcnemar's power is 0.77):
 
-    >>> planning.sample_size(0.80, 0.83, paired=True, discordance=0.10)
+    >>> evalci.sample_size(0.80, 0.83, paired=True, discordance=0.10)
     925
-    >>> round(planning.power(0.80, 0.83, 925, paired=True, discordance=0.10), 4)
+    >>> round(evalci.power(0.80, 0.83, 925, paired=True, discordance=0.10), 4)
     0.8002
 
     Five runs per input, intraclass correlation 0.6 (design effect 0.68):
 
-    >>> planning.sample_size(0.80, 0.83, k=5, rho=0.6)
+    >>> evalci.sample_size(0.80, 0.83, k=5, rho=0.6)
     1786
     """
     p1, p2 = _proportion(p1, "p1"), _proportion(p2, "p2")
@@ -207,10 +207,10 @@ def power(
 
     Examples
     --------
-    >>> from evalci.methods.planning import plans as planning
-    >>> round(planning.power(0.80, 0.83, 2626), 3)
+    >>> import evalci
+    >>> round(evalci.power(0.80, 0.83, 2626), 3)
     0.8
-    >>> round(planning.power(0.80, 0.83, 200), 3)      # seed 004's 200-item eval
+    >>> round(evalci.power(0.80, 0.83, 200), 3)      # seed 004's 200-item eval
     0.121
     """
     p1, p2 = _proportion(p1, "p1"), _proportion(p2, "p2")
@@ -283,15 +283,15 @@ def minimum_detectable_effect(
 
     Examples
     --------
-    >>> from evalci.methods.planning import plans as planning
-    >>> round(planning.minimum_detectable_effect(2626, p=0.80), 4)
+    >>> import evalci
+    >>> round(evalci.minimum_detectable_effect(2626, p=0.80), 4)
     0.03
-    >>> round(planning.minimum_detectable_effect(200, p=0.80), 3)  # seed 004's 200 items
+    >>> round(evalci.minimum_detectable_effect(200, p=0.80), 3)  # seed 004's 200 items
     0.099
 
     Paired, GPQA-like (SD of the per-run difference 0.54, rho 0.41, 5 runs):
 
-    >>> round(planning.minimum_detectable_effect(198, paired=True, sd_diff=0.54,
+    >>> round(evalci.minimum_detectable_effect(198, paired=True, sd_diff=0.54,
     ...                                          k=5, rho=0.41), 3)
     0.078
     """
@@ -364,10 +364,10 @@ def sample_size_from_data(
     Examples
     --------
     >>> import evalci
-    >>> from evalci.methods.planning import plans as planning
+    >>> import evalci
     >>> df = evalci.load_example()
     >>> a, b = sorted(df.system.unique())
-    >>> out = planning.sample_size_from_data(df, "correct", "input_id",
+    >>> out = evalci.sample_size_from_data(df, "correct", "input_id",
     ...                                      system="system", pair=(a, b),
     ...                                      effect=-0.05)
     >>> out[["p1", "p2", "rho", "k", "sd_diff", "n_inputs"]].round(3)
@@ -456,10 +456,10 @@ def mde_from_data(
     Examples
     --------
     >>> import evalci
-    >>> from evalci.methods.planning import plans as planning
+    >>> import evalci
     >>> df = evalci.load_example()
     >>> a, b = sorted(df.system.unique())
-    >>> out = planning.mde_from_data(df, "correct", "input_id", system="system",
+    >>> out = evalci.mde_from_data(df, "correct", "input_id", system="system",
     ...                              pair=(a, b))
     >>> out[["p", "rho", "n_inputs", "k", "sd_diff", "mde"]].round(3)
            p    rho  n_inputs  k  sd_diff    mde

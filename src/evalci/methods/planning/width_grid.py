@@ -91,9 +91,9 @@ def width_table(
     Examples
     --------
     >>> from evalci import simulate
-    >>> from evalci.methods.planning import plans as planning
+    >>> import evalci
     >>> df = simulate.confusion_model(400, 5, rng=2)
-    >>> t = planning.width_table(df, "correct", "input_id", ks=[1, 2, 3, 5],
+    >>> t = evalci.width_table(df, "correct", "input_id", ks=[1, 2, 3, 5],
     ...                          observed=True, n_resamples=1000, rng=0)
     >>> t[["k", "predicted_factor", "observed_factor"]].round(2)
        k  predicted_factor  observed_factor

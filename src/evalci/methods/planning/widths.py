@@ -66,10 +66,10 @@ def width_factor(rho, k):
     --------
     Seed 000's simulation model (rho = 0.025065, docs/paper-notes.md):
 
-    >>> from evalci.methods.planning import plans as planning
-    >>> planning.width_factor(0.025065, [2, 3, 5]).round(3).tolist()
+    >>> import evalci
+    >>> evalci.width_factor(0.025065, [2, 3, 5]).round(3).tolist()
     [0.716, 0.592, 0.469]
-    >>> round(planning.width_factor(0.025065, 1e9), 3)   # the sqrt(rho) floor
+    >>> round(evalci.width_factor(0.025065, 1e9), 3)   # the sqrt(rho) floor
     0.158
     """
     r = check_numbers(
@@ -108,8 +108,8 @@ def predict_width(sigma2_between, sigma2_within, n_inputs, k, confidence_level=0
     Seed 000's model at N = 200 (paper: cluster bootstrap widths 0.1266 at
     k=1, 0.0592 at k=5):
 
-    >>> from evalci.methods.planning import plans as planning
-    >>> planning.predict_width(0.0052637, 0.2047363, 200, [1, 5]).round(4).tolist()
+    >>> import evalci
+    >>> evalci.predict_width(0.0052637, 0.2047363, 200, [1, 5]).round(4).tolist()
     [0.127, 0.0596]
     """
     z = _z_two_sided(confidence_level)

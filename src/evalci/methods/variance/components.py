@@ -299,9 +299,9 @@ def icc(
     Examples
     --------
     >>> import evalci
-    >>> from evalci.methods.planning import plans as planning
+    >>> import evalci
     >>> df = evalci.load_example()                  # 198 inputs x 5 runs x 2 systems
-    >>> est = planning.icc(df, "correct", "input_id", system="system", pairs="all")
+    >>> est = evalci.icc(df, "correct", "input_id", system="system", pairs="all")
     >>> est[["kind", "method", "rho", "sigma2_between", "sigma2_within"]].round(3)
              kind        method    rho  sigma2_between  sigma2_within
     0      system         anova  0.607           0.134          0.086
@@ -314,7 +314,7 @@ def icc(
 
     >>> counts = (df.groupby(["input_id", "system"], as_index=False)
     ...             .agg(n_correct=("correct", "sum"), n_runs=("correct", "size")))
-    >>> c = planning.icc(counts, cluster="input_id", system="system",
+    >>> c = evalci.icc(counts, cluster="input_id", system="system",
     ...                  successes="n_correct", trials="n_runs")
     >>> import numpy as np
     >>> bool(np.allclose(c.rho, est.rho[:2]))
