@@ -9,7 +9,7 @@ Run from the repository root::
 What is timed is the kernel of one BCa accuracy CI, from a draw unit (the
 ``resampling.Unit`` the engine builds) to the interval:
 
-* index: ``resampling.replicate_sums`` -> the O(N) jackknife (estimate,
+* index: ``tiles.replicate_sums`` -> the O(N) jackknife (estimate,
   replicates, N-input jackknife) -> ``intervals.acceleration`` ->
   ``intervals.interval(method="bca")``;
 * patterns: ``find_patterns`` (or ``run_level_patterns``) ->
@@ -43,7 +43,7 @@ import pandas as pd
 
 from evalci import metrics
 from evalci.engine import args as _args
-from evalci.engine import intervals
+from evalci.engine import intervals, tiles
 from evalci.engine import passes as engine
 from evalci.engine import patterns as pt
 from evalci.engine import resampling as rs
@@ -121,7 +121,7 @@ def check_units():
 
 # -- kernels ---------------------------------------------------------------------
 def index_ci(unit: rs.Unit, strategy: str, b: int, root):
-    sums = rs.replicate_sums(unit, root, strategy, b)
+    sums = tiles.replicate_sums(unit, root, strategy, b)
     total = unit.T.sum(axis=0)
     est, reps = metrics.mean.finalize(total), metrics.mean.finalize(sums)
     jack = metrics.mean.finalize(total[None] - unit.T)  # the index kernel's
@@ -413,7 +413,7 @@ def section_crossover(repeat, root):
                 ids = np.concatenate([np.arange(p), gen.integers(0, p, n - p)])
                 unit = rs.Unit(index=0, T=table[ids], strata_bounds=np.array([0, n]))
                 ti = timed(
-                    lambda u=unit: rs.replicate_sums(u, root, "cluster", b), repeat
+                    lambda u=unit: tiles.replicate_sums(u, root, "cluster", b), repeat
                 )[0]
                 tp = timed(
                     lambda u=unit: pt.replicate_sums(

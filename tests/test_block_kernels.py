@@ -24,7 +24,14 @@ import pytest
 from scipy import stats
 
 import evalci
-from evalci.engine import blocks, passes, patterns_draw, patterns_total, resampling
+from evalci.engine import (
+    blocks,
+    passes,
+    patterns_draw,
+    patterns_total,
+    resampling,
+    tiles,
+)
 
 
 def _sequence(n, seed, k=3, values=(0, 1)):
@@ -281,7 +288,7 @@ def test_block_sums_are_the_gathered_rows_bit_for_bit(n, length, g, m, scale):
     unit = resampling.Unit(0, T, np.array([0, n]), block_length=length)
     root = np.random.SeedSequence(11)
     kw = dict(weights="multinomial")
-    rows = resampling.stream_replicate_sums(unit, root, "moving_block", 2, 3, **kw)
+    rows = tiles.stream_replicate_sums(unit, root, "moving_block", 2, 3, **kw)
     sums = blocks.stream_replicate_sums(unit, root, "moving_block", 2, 3, **kw)
     assert np.array_equal(rows, sums)
     assert not np.array_equal(

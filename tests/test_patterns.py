@@ -25,7 +25,7 @@ from scipy import stats
 
 from evalci import metrics
 from evalci.engine import args as _args
-from evalci.engine import intervals, patterns, resampling
+from evalci.engine import intervals, patterns, resampling, tiles
 from evalci.engine import passes as engine
 
 Z = 4.5  # standard errors allowed in mean / variance comparisons
@@ -317,7 +317,7 @@ def test_law_matches_index_path(strategy, weight, strata, unequal, form, levels)
     p, root = make_pass(df, strategy, weight, strata)
     unit = p.units[0][0]
     b = 3_000
-    idx = resampling.replicate_sums(unit, root, strategy, b)
+    idx = tiles.replicate_sums(unit, root, strategy, b)
     pat, plan = draw(unit, strategy, form, np.random.SeedSequence(7), b, df, p, weight)
     if strategy == "cluster":
         assert plan.form == "cluster"
@@ -390,7 +390,7 @@ def test_law_ks_two_sample():
     for strategy in ("cluster", "hierarchical", "single_draw"):
         p, root = make_pass(df, strategy, "input", strata=True, by=None)
         unit = p.units[0][0]
-        idx = metrics._ratio(resampling.replicate_sums(unit, root, strategy, 5000))
+        idx = metrics._ratio(tiles.replicate_sums(unit, root, strategy, 5000))
         pat = metrics._ratio(
             patterns.replicate_sums(
                 unit_patterns(unit, strategy),

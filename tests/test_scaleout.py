@@ -433,6 +433,7 @@ def test_a_stream_drawn_in_row_chunks_is_the_whole_stream(bounds, monkeypatch):
     # counted and summed. Integer statistics make every sum exact, so the
     # kernel's chunked products must equal it whatever the BLAS.
     from evalci.engine import resampling as rs
+    from evalci.engine import tiles
 
     monkeypatch.setattr(rs, "DRAW_CALL", 4 * 5000)  # 4 rows per chunk
     assert rs.draw_rows(5000) == 4
@@ -440,7 +441,7 @@ def test_a_stream_drawn_in_row_chunks_is_the_whole_stream(bounds, monkeypatch):
     rng = np.random.default_rng(0)
     T = rng.integers(0, 5, (5000, 3, 2)).astype(float)
     unit = rs.Unit(0, T, np.array(bounds))
-    got = rs.stream_replicate_sums(unit, root, "cluster", 2, 3)
+    got = tiles.stream_replicate_sums(unit, root, "cluster", 2, 3)
     for s in range(3):
         idx = rs.draw_inputs(rs.stream(root, 0, 0, 2 + s), 64, unit)
         want = np.stack([T[row].sum(axis=0) for row in idx])
@@ -449,12 +450,13 @@ def test_a_stream_drawn_in_row_chunks_is_the_whole_stream(bounds, monkeypatch):
 
 def test_group_blocks_on_dask_equal_numpy(monkeypatch):
     from evalci.engine import resampling as rs
+    from evalci.engine import tiles
 
     df = scores(n=200, k=2, systems=7, unequal=False)
     # 200 inputs x 7 systems x 2 statistics = 22 kB; a block has at least 3
     # systems (6 columns: multiplied, not gathered), so blocks of 4 + 3
     monkeypatch.setattr(rs, "GROUP_BLOCK_BYTES", 6_000)
-    assert rs.group_blocks(200, 7, 2) == [(0, 4), (4, 7)]
+    assert tiles.group_blocks(200, 7, 2) == [(0, 4), (4, 7)]
     kw = dict(by="system", n_resamples=2100, rng=8, method="bca")
     ref = evalci.cluster_ci(df, "score", "input_id", **kw)
     with dask.config.set(scheduler="threads"):
@@ -500,11 +502,12 @@ def test_a_stream_of_many_inputs_holds_a_row_chunk_not_the_stream():
     import tracemalloc
 
     from evalci.engine import resampling as rs
+    from evalci.engine import tiles
 
     n = 300_000
     unit = rs.Unit(0, np.ones((n, 3, 2)), np.array([0, n]))
     tracemalloc.start()
-    rs.stream_replicate_sums(unit, np.random.SeedSequence(0), "cluster", 0, 1)
+    tiles.stream_replicate_sums(unit, np.random.SeedSequence(0), "cluster", 0, 1)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert rs.draw_rows(n) == 4

@@ -32,7 +32,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalci.engine import patterns, resampling
+from evalci.engine import patterns, resampling, tiles
 from evalci.engine.resampling import STREAM_SIZE
 
 Z = 5.5  # standard errors allowed in moment comparisons
@@ -107,11 +107,11 @@ def tile7(monkeypatch):
 
 # ------------------------------------------------------------ pieces
 def test_pieces_cut_at_tiles_and_strata():
-    got = resampling.pieces([0, 5, 5, 12, 14], tile_size=4)
+    got = tiles.pieces([0, 5, 5, 12, 14], tile_size=4)
     # tiles 0-4, 4-8, 8-12, 12-14; stratum 1 is empty
     want = [[0, 4, 0], [4, 5, 0], [5, 8, 2], [8, 12, 2], [12, 14, 3]]
     assert np.array_equal(got, want)
-    assert np.array_equal(resampling.pieces([0, 9], tile_size=9), [[0, 9, 0]])
+    assert np.array_equal(tiles.pieces([0, 9], tile_size=9), [[0, 9, 0]])
 
 
 @settings(max_examples=200, deadline=None)
@@ -121,7 +121,7 @@ def test_pieces_cut_at_tiles_and_strata():
 )
 def test_pieces_partition_tiles_and_strata(sizes, tile):
     bounds = np.concatenate([[0], np.cumsum(sizes)])
-    table = resampling.pieces(bounds, tile_size=tile)
+    table = tiles.pieces(bounds, tile_size=tile)
     n = int(bounds[-1])
     # contiguous cover of 0 .. N by non-empty pieces
     assert np.array_equal(table[:, 0], np.r_[0, table[:-1, 1]][: len(table)])
@@ -135,12 +135,12 @@ def test_pieces_partition_tiles_and_strata(sizes, tile):
 
 
 def test_pieces_reads_tile_size_at_call_time(tile7):
-    assert np.array_equal(resampling.pieces([0, 10]), [[0, 7, 0], [7, 10, 0]])
+    assert np.array_equal(tiles.pieces([0, 10]), [[0, 7, 0], [7, 10, 0]])
 
 
 def test_bad_tile_size():
     with pytest.raises(ValueError, match="`tile_size` must be a positive"):
-        resampling.pieces([0, 5], tile_size=0)
+        tiles.pieces([0, 5], tile_size=0)
 
 
 # ------------------------------------------------------------ decomposition
@@ -152,20 +152,20 @@ def test_kernel_decomposes_into_pieces(tile7, m, bounds):
     T[:, :, -1] = 1.0  # a constant column (the runs column at equal k)
     unit = make_unit(T, bounds)
     root = np.random.SeedSequence(11)
-    whole = resampling.stream_replicate_sums(unit, root, "cluster", 0, 5)
-    table = resampling.pieces(bounds)
+    whole = tiles.stream_replicate_sums(unit, root, "cluster", 0, 5)
+    table = tiles.pieces(bounds)
     for blocks in ([(0, 5)], [(0, 2), (2, 3)], [(0, 1), (1, 1), (2, 1), (3, 2)]):
         rows = []
         for first, n_streams in blocks:
-            tot = resampling.tile_totals(root, 3, bounds, first, n_streams)
+            tot = tiles.tile_totals(root, 3, bounds, first, n_streams)
             parts = [
                 # each task sees one slice of T and its totals column only
-                resampling.piece_sums(
+                tiles.piece_sums(
                     T[lo:hi].copy(), root, 3, p, first, n_streams, tot[:, p]
                 )
                 for p, (lo, hi, _) in enumerate(table)
             ]
-            rows.append(resampling.combine_pieces(parts))
+            rows.append(tiles.combine_pieces(parts))
         assert np.array_equal(np.concatenate(rows), whole)
 
 
@@ -173,18 +173,18 @@ def test_poisson_decomposes_into_pieces(tile7):
     T = np.random.default_rng(1).normal(size=(20, 1, 3))
     unit = make_unit(T, [0, 9, 20])
     root = np.random.SeedSequence(2)
-    whole = resampling.stream_replicate_sums(
+    whole = tiles.stream_replicate_sums(
         unit, root, "cluster", 0, 3, weights="poisson"
     )
-    table = resampling.pieces([0, 9, 20])
+    table = tiles.pieces([0, 9, 20])
     assert len(table) == 4  # 0-7, 7-9, 9-14, 14-20
     rows = []
     for first, n_streams in [(0, 1), (1, 2)]:
         parts = [
-            resampling.poisson_piece_sums(T[lo:hi], root, 3, p, first, n_streams)
+            tiles.poisson_piece_sums(T[lo:hi], root, 3, p, first, n_streams)
             for p, (lo, hi, _) in enumerate(table)
         ]
-        rows.append(resampling.combine_pieces(parts))
+        rows.append(tiles.combine_pieces(parts))
     assert np.array_equal(np.concatenate(rows), whole)
 
 
@@ -195,9 +195,9 @@ def test_draw_grouping_does_not_depend_on_blocking(tile7, monkeypatch):
     T = np.random.default_rng(2).normal(size=(30, 1, 1))
     unit = make_unit(np.concatenate([T, np.ones_like(T)], axis=2), [0, 12, 30])
     root = np.random.SeedSequence(4)
-    whole = resampling.stream_replicate_sums(unit, root, "cluster", 0, 4)
+    whole = tiles.stream_replicate_sums(unit, root, "cluster", 0, 4)
     parts = [
-        resampling.stream_replicate_sums(unit, root, "cluster", f, 1) for f in range(4)
+        tiles.stream_replicate_sums(unit, root, "cluster", f, 1) for f in range(4)
     ]
     assert np.array_equal(np.concatenate(parts), whole)
     assert (whole[:, 0, 1] == 30).all()
@@ -206,9 +206,9 @@ def test_draw_grouping_does_not_depend_on_blocking(tile7, monkeypatch):
 def test_combine_pieces_adds_in_order():
     parts = [np.array([1e16]), np.array([1.0]), np.array([-1e16])]
     # floating addition is not associative: order is part of the contract
-    assert resampling.combine_pieces(parts)[0] == (1e16 + 1.0) - 1e16
+    assert tiles.combine_pieces(parts)[0] == (1e16 + 1.0) - 1e16
     with pytest.raises(ValueError, match="`parts` must hold"):
-        resampling.combine_pieces([])
+        tiles.combine_pieces([])
 
 
 # ------------------------------------------------------------ protocol and law
@@ -217,11 +217,11 @@ def test_kernel_counts_match_slow_redraw(tile7):
     root = np.random.SeedSequence(7)
     counts = redo_counts(root, 3, bounds, 7, 3)
     eye = make_unit(np.eye(n)[:, None, :], bounds)  # sums of eye are the counts
-    sums = resampling.stream_replicate_sums(eye, root, "cluster", 0, 3)
+    sums = tiles.stream_replicate_sums(eye, root, "cluster", 0, 3)
     assert np.array_equal(sums[:, 0, :], counts)
     # the gather path (two columns) sums the same draws
     x = np.random.default_rng(3).normal(size=(n, 1, 2))
-    got = resampling.stream_replicate_sums(make_unit(x, bounds), root, "cluster", 0, 3)
+    got = tiles.stream_replicate_sums(make_unit(x, bounds), root, "cluster", 0, 3)
     np.testing.assert_allclose(got[:, 0, :], counts @ x[:, 0, :], rtol=1e-12)
 
 
@@ -232,7 +232,7 @@ def two_stage_counts():
     mp.setattr(resampling, "TILE_SIZE", 7)
     try:
         eye = make_unit(np.eye(30)[:, None, :], [0, 12, 30])
-        sums = resampling.stream_replicate_sums(
+        sums = tiles.stream_replicate_sums(
             eye, np.random.SeedSequence(2024), "cluster", 0, 300
         )
     finally:
@@ -284,9 +284,9 @@ def test_tiled_se_matches_closed_form_and_untiled(monkeypatch, bounds):
         for lo, hi in zip(b[:-1], b[1:], strict=True)
     )
     root = np.random.SeedSequence(8)
-    untiled = mean_star(resampling.stream_replicate_sums(unit, root, "cluster", 0, 300))
+    untiled = mean_star(tiles.stream_replicate_sums(unit, root, "cluster", 0, 300))
     monkeypatch.setattr(resampling, "TILE_SIZE", 7)
-    tiled = mean_star(resampling.stream_replicate_sums(unit, root, "cluster", 0, 300))
+    tiled = mean_star(tiles.stream_replicate_sums(unit, root, "cluster", 0, 300))
     assert not np.array_equal(tiled, untiled)  # other draws ...
     assert var_z(tiled, truth) < Z  # ... same law
     assert var_z(untiled, truth) < Z
@@ -316,14 +316,14 @@ def one_stage_reference(unit, root, n_streams):
 def test_small_units_keep_one_stage_draws(monkeypatch, bounds):
     unit = make_unit(np.random.default_rng(6).normal(size=(20, 2, 3)), bounds)
     root = np.random.SeedSequence(9)
-    default = resampling.stream_replicate_sums(unit, root, "cluster", 0, 3)
+    default = tiles.stream_replicate_sums(unit, root, "cluster", 0, 3)
     assert np.array_equal(default, one_stage_reference(unit, root, 3))
     monkeypatch.setattr(resampling, "TILE_SIZE", 20)  # N == TILE_SIZE: untiled
     assert np.array_equal(
-        resampling.stream_replicate_sums(unit, root, "cluster", 0, 3), default
+        tiles.stream_replicate_sums(unit, root, "cluster", 0, 3), default
     )
     monkeypatch.setattr(resampling, "TILE_SIZE", 19)  # N > TILE_SIZE: tiled
-    tiled = resampling.stream_replicate_sums(unit, root, "cluster", 0, 3)
+    tiled = tiles.stream_replicate_sums(unit, root, "cluster", 0, 3)
     assert not np.allclose(tiled, default)
 
 
@@ -343,12 +343,12 @@ def test_run_level_strategies_stay_untiled(monkeypatch):
         rows=(rows,),
     )
     root = np.random.SeedSequence(1)
-    before = resampling.stream_replicate_sums(unit, root, "hierarchical", 0, 2)
+    before = tiles.stream_replicate_sums(unit, root, "hierarchical", 0, 2)
     monkeypatch.setattr(resampling, "TILE_SIZE", 5)
-    after = resampling.stream_replicate_sums(unit, root, "hierarchical", 0, 2)
+    after = tiles.stream_replicate_sums(unit, root, "hierarchical", 0, 2)
     assert np.array_equal(before, after)
     with pytest.raises(ValueError, match="strategy='hierarchical'"):
-        resampling.stream_replicate_sums(
+        tiles.stream_replicate_sums(
             unit, root, "hierarchical", 0, 1, weights="poisson"
         )
 
@@ -356,9 +356,9 @@ def test_run_level_strategies_stay_untiled(monkeypatch):
 def test_replicate_sums_weights_keyword():
     unit = ratio_unit(np.arange(10.0))
     root = np.random.SeedSequence(3)
-    default = resampling.replicate_sums(unit, root, "cluster", 100)
-    multi = resampling.replicate_sums(unit, root, "cluster", 100, weights="multinomial")
-    pois = resampling.replicate_sums(unit, root, "cluster", 100, weights="poisson")
+    default = tiles.replicate_sums(unit, root, "cluster", 100)
+    multi = tiles.replicate_sums(unit, root, "cluster", 100, weights="multinomial")
+    pois = tiles.replicate_sums(unit, root, "cluster", 100, weights="poisson")
     assert np.array_equal(default, multi) and default.shape == pois.shape == (100, 1, 2)
     assert not np.array_equal(default, pois)
 
@@ -375,7 +375,7 @@ def test_poisson_weights_moments(tile7):
     """Independent Poisson(1) weights: mean 1, variance 1, covariance 0 (also
     across pieces and strata)."""
     eye = make_unit(np.eye(16)[:, None, :], [0, 9, 16])
-    w = resampling.stream_replicate_sums(
+    w = tiles.stream_replicate_sums(
         eye, np.random.SeedSequence(6), "cluster", 0, 200, weights="poisson"
     )[:, 0, :]
     assert np.array_equal(w, np.round(w)) and (w >= 0).all()
@@ -395,9 +395,9 @@ def test_poisson_row_groups_are_one_call(monkeypatch):
     # different row blocks differently in the last bit)
     T = np.random.default_rng(0).integers(-5, 6, size=(9, 1, 2)).astype(float)
     root = np.random.SeedSequence(5)
-    one = resampling.poisson_piece_sums(T, root, 0, 0, 0, 2)
+    one = tiles.poisson_piece_sums(T, root, 0, 0, 0, 2)
     monkeypatch.setattr(resampling, "DRAW_CALL", 9 * 5)  # 5 replicates per call
-    assert np.array_equal(resampling.poisson_piece_sums(T, root, 0, 0, 0, 2), one)
+    assert np.array_equal(tiles.poisson_piece_sums(T, root, 0, 0, 0, 2), one)
 
 
 @pytest.mark.parametrize("n", [10, 200])
@@ -408,11 +408,11 @@ def test_poisson_se_of_a_mean(n):
     unit = ratio_unit(x)
     root = np.random.SeedSequence(10)
     pois = mean_star(
-        resampling.stream_replicate_sums(
+        tiles.stream_replicate_sums(
             unit, root, "cluster", 0, 400, weights="poisson"
         )
     )
-    multi = mean_star(resampling.stream_replicate_sums(unit, root, "cluster", 0, 400))
+    multi = mean_star(tiles.stream_replicate_sums(unit, root, "cluster", 0, 400))
     pois = pois[np.isfinite(pois)]  # W = 0 (probability e^-10 at N = 10)
     assert var_z(pois, poisson_ratio_var(x.var(), n)) < Z
     assert var_z(multi, x.var() / n) < Z
@@ -433,7 +433,7 @@ def test_pattern_poisson_same_law_as_index_poisson():
     pat = patterns.pattern_replicate_sums(
         found, root, unit.index, "cluster", 0, 400, weights="poisson"
     )
-    idx = resampling.stream_replicate_sums(
+    idx = tiles.stream_replicate_sums(
         unit, root, "cluster", 0, 400, weights="poisson"
     )
     truth = poisson_ratio_var(x.var(), 150)
@@ -466,9 +466,9 @@ def test_bad_weights(bad):
     root = np.random.SeedSequence(0)
     msg = "`weights` must be 'multinomial' .* or 'poisson'"
     with pytest.raises(ValueError, match=msg):
-        resampling.stream_replicate_sums(unit, root, "cluster", 0, 1, weights=bad)
+        tiles.stream_replicate_sums(unit, root, "cluster", 0, 1, weights=bad)
     with pytest.raises(ValueError, match=msg):
-        resampling.replicate_sums(unit, root, "cluster", 10, weights=bad)
+        tiles.replicate_sums(unit, root, "cluster", 10, weights=bad)
     found = patterns.find_patterns(unit.T, unit.strata_bounds)
     with pytest.raises(ValueError, match=msg):
         patterns.pattern_replicate_sums(found, root, 0, "cluster", 0, 1, weights=bad)

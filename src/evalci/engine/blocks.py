@@ -20,6 +20,7 @@ import numpy as np
 
 from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
+from evalci.engine import tiles
 
 __all__ = [
     "PackedWord",
@@ -117,7 +118,7 @@ def pack_columns(full: np.ndarray, count: int) -> list[PackedWord]:
 def stream_replicate_sums(
     unit, root, strategy, first, n_streams, *, weights, tile_size=None
 ):
-    """:func:`evalci.engine.resampling.stream_replicate_sums`, moving blocks
+    """:func:`evalci.engine.tiles.stream_replicate_sums`, moving blocks
     of whole numbers (``block_length > 1``) as sums of block sums.
 
     Stream ``(BOOT, unit.index, first + s)`` draws ``integers(0, N - L + 1,
@@ -127,7 +128,7 @@ def stream_replicate_sums(
     n, g, m = unit.T.shape
     flat = unit.T.reshape(n, g * m)
     if unit.block_length <= 1 or weights != "multinomial" or not exact_sums(flat):
-        return _rs.stream_replicate_sums(
+        return tiles.stream_replicate_sums(
             unit, root, strategy, first, n_streams, weights=weights, tile_size=tile_size
         )
     length, size = unit.block_length, _rs.STREAM_SIZE

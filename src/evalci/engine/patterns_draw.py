@@ -358,7 +358,7 @@ def pattern_replicate_sums(
 ) -> np.ndarray:
     """Summed statistics ``(n_streams * STREAM_SIZE, G, m)`` for a block of streams.
 
-    The pattern analogue of :func:`evalci.engine.resampling.stream_replicate_sums`:
+    The pattern analogue of :func:`evalci.engine.tiles.stream_replicate_sums`:
     stream ``first + s`` gives replicates ``(first + s) * 64 ...`` whatever
     the blocking. ``plan`` (from :func:`draw_plan`, built here if not given)
     may be computed once and shared by the blocks of a unit.
@@ -434,7 +434,7 @@ def poisson_pattern_sums(
 
     The sum of independent Poisson(1) weights over the ``n_p`` inputs of a
     pattern is Poisson(``n_p``): the same law as the index path's
-    (:func:`evalci.engine.resampling.poisson_piece_sums`), other numbers. Stream
+    (:func:`evalci.engine.tiles.poisson_piece_sums`), other numbers. Stream
     ``(POISSON, unit_index, first + s)`` draws
     ``poisson(multiplicity, (STREAM_SIZE, P))``; the sums are those counts
     times the pattern statistics. Strata do not change Poisson weights.

@@ -38,6 +38,7 @@ import numpy as np
 from evalci._base.options import MIN_TILE_SIZE
 from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
+from evalci.engine import tiles
 
 __all__ = ["TASK_STREAMS", "finish", "lazy_finish", "replicate_blocks"]
 
@@ -88,14 +89,14 @@ def _tiled(work: engine.UnitWork) -> bool:
 
 def _group_works(work: engine.UnitWork) -> list:
     """``(lo, hi, work)`` per block of groups of an untiled index-kernel unit
-    (:func:`evalci.engine.resampling.group_blocks`); one block, the unit's
+    (:func:`evalci.engine.tiles.group_blocks`); one block, the unit's
     own work, for the other kernels."""
     unit = work.unit
     one = [(0, None, work)]
     if unit is None or work.weights == "poisson" or work.strategy in _RUN_LEVEL:
         return one
     n, g, m = unit.T.shape
-    spans = _rs.group_blocks(n, g, m)
+    spans = tiles.group_blocks(n, g, m)
     if len(spans) == 1:
         return one
     return [
@@ -110,7 +111,7 @@ def _group_works(work: engine.UnitWork) -> list:
 
 def _group_block(work, first: int, n_streams: int):
     """One ``evalci-resample`` task of a block of groups: its finished replicates."""
-    sums = _rs.stream_replicate_sums(
+    sums = tiles.stream_replicate_sums(
         work.unit,
         work.root,
         work.strategy,
@@ -137,7 +138,7 @@ def _block(work, first: int, n_streams: int):
 
 def _combine(finalize, parts):
     """One ``evalci-combine`` task: a block's tile sums, in tile order, finished."""
-    return finalize(_rs.combine_pieces(parts))
+    return finalize(tiles.combine_pieces(parts))
 
 
 def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
@@ -145,7 +146,7 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
     import dask
 
     unit, size = work.unit, work.tile_size
-    pieces = _rs.pieces(unit.strata_bounds, size)
+    pieces = tiles.pieces(unit.strata_bounds, size)
     shipped = [
         _ship(np.ascontiguousarray(unit.T[lo:hi]), f"evalci-statistics-{token}-{u}-{p}")
         for p, (lo, hi, _) in enumerate(pieces)
@@ -154,7 +155,7 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
     for b, (first, n) in enumerate(blocks):
         if work.weights == "poisson":
             parts = [
-                dask.delayed(_rs.poisson_piece_sums, pure=True)(
+                dask.delayed(tiles.poisson_piece_sums, pure=True)(
                     t,
                     work.root,
                     work.index,
@@ -167,7 +168,7 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
                 for p, t in enumerate(shipped)
             ]
         else:
-            totals = dask.delayed(_rs.tile_totals, pure=True)(
+            totals = dask.delayed(tiles.tile_totals, pure=True)(
                 work.root,
                 work.index,
                 unit.strata_bounds,
@@ -177,7 +178,7 @@ def _tile_graph(work: engine.UnitWork, token: str, u: int, blocks):
                 dask_key_name=f"evalci-tiles-{token}-{u}-{b}",
             )
             parts = [
-                dask.delayed(_rs.piece_sums, pure=True)(
+                dask.delayed(tiles.piece_sums, pure=True)(
                     t,
                     work.root,
                     work.index,
@@ -424,12 +425,12 @@ def task_bytes(work: engine.UnitWork, tile_size: int | None = None) -> int:
         return out + 8 * min(n, tile) * g * m + 32 * _rs.draw_call(size)
     if work.weights == "poisson":
         piece = min(n, tile)
-        rows = _rs._rows_per_call(piece, size)
+        rows = tiles._rows_per_call(piece, size)
         return out + 8 * piece * g * m + 24 * rows * piece
     if work.strategy in _RUN_LEVEL or unit.block_length:
         rows = sum(r.nbytes for r in unit.rows)
         return out + unit.T.nbytes + rows + 24 * _rs.STREAM_SIZE * n
-    widest = max(hi - lo for lo, hi in _rs.group_blocks(n, g, m))
+    widest = max(hi - lo for lo, hi in tiles.group_blocks(n, g, m))
     return out + 8 * n * widest * m + 24 * _rs.draw_rows(n, size) * n
 
 

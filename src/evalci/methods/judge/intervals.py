@@ -17,6 +17,7 @@ from evalci._base.lazy import special
 from evalci._base.text import as_written
 from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine import resampling as _rs
+from evalci.engine import tiles
 from evalci.engine.resampling import seed_sequence
 from evalci.engine.results import _GroupedResult
 
@@ -59,7 +60,7 @@ def _bootstrap(parts, n_groups: int, replicate, n_resamples: int, rng) -> np.nda
 
     ``parts`` is a list of ``(group codes, statistics)``, one row per input.
     The inputs of group ``g``'s part ``q`` are one draw unit of the engine's
-    index kernel (:func:`evalci.engine.resampling.replicate_sums`, unit index
+    index kernel (:func:`evalci.engine.tiles.replicate_sums`, unit index
     ``g * len(parts) + q``, so parts and groups draw independently);
     ``replicate(*sums)`` maps the parts' (B, m) sums to (B,).
     """
@@ -74,7 +75,7 @@ def _bootstrap(parts, n_groups: int, replicate, n_resamples: int, rng) -> np.nda
                 T=rows[:, None, :],
                 strata_bounds=np.array([0, len(rows)]),
             )
-            sums.append(_rs.replicate_sums(unit, root, "cluster", n_resamples)[:, 0])
+            sums.append(tiles.replicate_sums(unit, root, "cluster", n_resamples)[:, 0])
         reps[gi] = replicate(*sums)
     return reps
 
