@@ -216,7 +216,6 @@ def test_no_function_body_over_60_lines(name):
 #: files still over 600 lines while issue 35 splits them (to be emptied)
 _OVER_600 = {
     "evalci.engine.table",
-    "evalci.frames.dask_frame",
 }
 
 

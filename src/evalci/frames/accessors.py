@@ -166,6 +166,8 @@ if _dd is not None:
     from evalci.frames import dask_bayes as _dask_bayes
     from evalci.frames import dask_bootstrap as _dask_bootstrap
     from evalci.frames import dask_frame as _dask
+    from evalci.frames import dask_planning as _dask_planning
+    from evalci.frames import dask_rows as _dask_rows
 
     @_dd.extensions.register_dataframe_accessor("evalci")
     class EvalciDaskDataFrameAccessor:
@@ -222,7 +224,7 @@ if _dd is not None:
 
         def analytic_ci(self, value, cluster=None, **kwargs):
             """Closed-form CI; see :func:`evalci.analytic_ci`."""
-            return _dask.analytic_ci(self._obj, value, cluster, **kwargs)
+            return _dask_rows.analytic_ci(self._obj, value, cluster, **kwargs)
 
         def bayes_ci(self, value, cluster=None, **kwargs):
             """Bayesian credible interval; see :func:`evalci.bayes_ci`."""
@@ -236,36 +238,36 @@ if _dd is not None:
 
         def mcnemar(self, value, cluster, system, a, b, **kwargs):
             """McNemar's test at k=1; see :func:`evalci.mcnemar`."""
-            return _dask.mcnemar(self._obj, value, cluster, system, a, b, **kwargs)
+            return _dask_rows.mcnemar(self._obj, value, cluster, system, a, b, **kwargs)
 
         def flaky(self, value, cluster, **kwargs):
             """Per-input pass rates, flaky inputs first; see :func:`evalci.flaky`."""
-            return _dask.flaky(self._obj, value, cluster, **kwargs)
+            return _dask_rows.flaky(self._obj, value, cluster, **kwargs)
 
         def report(self, value, cluster, system="system", **kwargs):
             """Seed 002's comparison report; see :func:`evalci.report`."""
-            return _dask.report(self._obj, value, cluster, system, **kwargs)
+            return _dask_rows.report(self._obj, value, cluster, system, **kwargs)
 
         def icc(self, value=None, cluster=None, **kwargs):
             """Variance components and rho; see :func:`evalci.icc`."""
-            return _dask.icc(self._obj, value, cluster, **kwargs)
+            return _dask_planning.icc(self._obj, value, cluster, **kwargs)
 
         def width_table(self, value=None, cluster=None, **kwargs):
             """Predicted widths by runs per input; see :func:`evalci.width_table`."""
-            return _dask.width_table(self._obj, value, cluster, **kwargs)
+            return _dask_planning.width_table(self._obj, value, cluster, **kwargs)
 
         def plan(self, value=None, cluster=None, **kwargs):
             """Choose N and k from a pilot; see :func:`evalci.plan_from_data`."""
-            return _dask.plan(self._obj, value, cluster, **kwargs)
+            return _dask_planning.plan(self._obj, value, cluster, **kwargs)
 
         def sample_size(self, value=None, cluster=None, **kwargs):
             """Inputs needed; see :func:`evalci.sample_size_from_data`."""
-            return _dask.sample_size(self._obj, value, cluster, **kwargs)
+            return _dask_planning.sample_size(self._obj, value, cluster, **kwargs)
 
         def mde(self, value=None, cluster=None, **kwargs):
             """Minimum detectable effect; see :func:`evalci.mde_from_data`."""
-            return _dask.mde(self._obj, value, cluster, **kwargs)
+            return _dask_planning.mde(self._obj, value, cluster, **kwargs)
 
         def to_xarray(self, value, **kwargs):
             """The table as a DataArray; see :func:`evalci.frames.dataarray.to_xarray`."""
-            return _dask.to_xarray(self._obj, value, **kwargs)
+            return _dask_rows.to_xarray(self._obj, value, **kwargs)

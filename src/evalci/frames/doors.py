@@ -15,7 +15,7 @@ import functools
 import inspect
 
 from evalci.engine import bootstrap as _bootstrap
-from evalci.frames import dask_bootstrap, dask_frame
+from evalci.frames import dask_bootstrap, dask_frame, dask_rows
 from evalci.methods.compare import paired as _compare
 from evalci.methods.ranks import ranking as _ranks
 from evalci.reporting import report as _report
@@ -41,4 +41,4 @@ bootstrap = _door(_bootstrap.bootstrap, dask_bootstrap.bootstrap)
 cluster_ci = _door(_bootstrap.cluster_ci, dask_bootstrap.cluster_ci)
 compare = _door(_compare.compare, dask_frame.compare)
 leaderboard = _door(_ranks.leaderboard, dask_frame.leaderboard)
-report = _door(_report.report, dask_frame.report)
+report = _door(_report.report, dask_rows.report)
