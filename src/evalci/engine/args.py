@@ -100,40 +100,41 @@ def bootstrap_iv(
     block_length=None,
     missing=None,
 ) -> BootstrapArgs:
-    """Validate and normalise the arguments of :func:`bootstrap`.
+    """Validate and normalise the arguments of :func:`bootstrap`, in one pass:
+    the table, the settings (:func:`_settings`), the columns
+    (:func:`_columns`); the checked arguments come back frozen.
 
     ``missing=None`` reads ``dropna`` (``"drop"`` or ``"raise"``), for the
     callers that still pass ``dropna`` alone.
     """
     check_frame(data, "for xarray objects use the DataArray accessor (da.evalci)")
-    check_option(strategy, "strategy", STRATEGIES)
-    check_option(method, "method", METHODS)
-    check_option(
+    confidence_level, missing, n_resamples, weights, backend, block_length = _settings(
+        strategy,
+        method,
         weight,
-        "weight",
-        WEIGHTS,
-        describe="'input' (each input counts equally) or 'run' (pool runs)",
+        confidence_level,
+        missing,
+        dropna,
+        n_resamples,
+        weights,
+        backend,
+        block_length,
+        strata,
     )
-    confidence_level = check_level(confidence_level)
-    missing = _missing_policy("raise" if missing is None else missing, dropna)
-    n_resamples = _check_resamples(n_resamples)
-    weights, backend = _check_scale_out(weights, backend, strategy)
-    block_length = _check_block_length(block_length, strategy, method, strata)
-    if successes is not None or trials is not None:
-        value, metric = _counts_table(data, value, strategy, metric, successes, trials)
-    if row_runs is not None and strategy != "cluster":
-        raise ValueError(
-            "compressed rows (Dask input) support strategy='cluster' only."
-        )
-    value = check_value(value)
-    metric = get_metric(metric)
-    cluster, by, strata = _key_columns(data, value, cluster, by, strata, strategy)
-    if isinstance(metric, Metric):
-        check_columns(data, list(metric.columns), "metric")
-    input_cols = _check_input(data, input, cluster, by, strategy)
-    if isinstance(metric, Metric) and metric.per_input is not None:
-        _check_per_input(metric.name, strategy, input_cols, weight)
-    _check_roles(data, value, cluster, input_cols, by, strata, metric)
+    value, metric, cluster, by, strata, input_cols = _columns(
+        data,
+        value,
+        cluster,
+        by,
+        strata,
+        input,
+        metric,
+        strategy,
+        weight,
+        successes,
+        trials,
+        row_runs,
+    )
     return BootstrapArgs(
         value=value,
         cluster=cluster,
@@ -155,6 +156,72 @@ def bootstrap_iv(
         missing=missing,
         tile_size=get_option("tile_size"),
     )
+
+
+def _settings(
+    strategy,
+    method,
+    weight,
+    confidence_level,
+    missing,
+    dropna,
+    n_resamples,
+    weights,
+    backend,
+    block_length,
+    strata,
+):
+    """The options that do not read the table, checked in the order a user
+    reads them; ``missing=None`` reads ``dropna``."""
+    check_option(strategy, "strategy", STRATEGIES)
+    check_option(method, "method", METHODS)
+    check_option(
+        weight,
+        "weight",
+        WEIGHTS,
+        describe="'input' (each input counts equally) or 'run' (pool runs)",
+    )
+    confidence_level = check_level(confidence_level)
+    missing = _missing_policy("raise" if missing is None else missing, dropna)
+    n_resamples = _check_resamples(n_resamples)
+    weights, backend = _check_scale_out(weights, backend, strategy)
+    block_length = _check_block_length(block_length, strategy, method, strata)
+    return confidence_level, missing, n_resamples, weights, backend, block_length
+
+
+def _columns(
+    data,
+    value,
+    cluster,
+    by,
+    strata,
+    input,
+    metric,
+    strategy,
+    weight,
+    successes,
+    trials,
+    row_runs,
+):
+    """Every argument that names the table's columns, checked against it in
+    one place: the value (or counts), the metric's columns, the keys, the
+    input, and that no column plays two roles."""
+    if successes is not None or trials is not None:
+        value, metric = _counts_table(data, value, strategy, metric, successes, trials)
+    if row_runs is not None and strategy != "cluster":
+        raise ValueError(
+            "compressed rows (Dask input) support strategy='cluster' only."
+        )
+    value = check_value(value)
+    metric = get_metric(metric)
+    cluster, by, strata = _key_columns(data, value, cluster, by, strata, strategy)
+    if isinstance(metric, Metric):
+        check_columns(data, list(metric.columns), "metric")
+    input_cols = _check_input(data, input, cluster, by, strategy)
+    if isinstance(metric, Metric) and metric.per_input is not None:
+        _check_per_input(metric.name, strategy, input_cols, weight)
+    _check_roles(data, value, cluster, input_cols, by, strata, metric)
+    return value, metric, cluster, by, strata, input_cols
 
 
 def bootstrap_iv_of(data, bound, **given) -> BootstrapArgs:

@@ -77,8 +77,11 @@ def _endpoint_errors(result):
     return result.mc_error()[["mc_error_low", "mc_error_high"]]
 
 
-def resolve(call, given: dict):
+def resolve(call, /, **given):
     """``call(**given)`` for an entry point's arguments, ``mc_tolerance`` read.
+
+    The entry point passes every argument by name, so a reader sees what
+    reaches ``call``.
 
     With ``n_resamples="auto"`` the call runs for doubling sizes until the
     endpoints are stable (:func:`until_stable`); ``mc_tolerance`` is refused

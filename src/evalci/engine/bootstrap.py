@@ -9,74 +9,31 @@ here: it enters through :mod:`evalci.frames` (see :mod:`evalci.frames.doors`).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 
-from evalci._base.warnings import DegenerateDataWarning
-from evalci._base.warnings import warn as _warn
 from evalci.engine import auto as _auto
 from evalci.engine import intervals as _intervals
 from evalci.engine import missing as _missing
+from evalci.engine import policy as _policy
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs, bootstrap_iv
 from evalci.engine.backends import replicates
 from evalci.engine.passes import Replicates
-from evalci.engine.results import BootstrapResult
+from evalci.engine.results import BootstrapResult, warn_degenerate
 from evalci.engine.table import rows_of
 
 __all__ = ["bootstrap", "cluster_ci"]
 
 
-def _warn_degenerate(reps: np.ndarray, estimate: np.ndarray, flat=None) -> None:
-    """Say so when the replicates cannot support an interval (no spread, NaN).
-
-    ``flat``: which groups have an interval of zero width, when not read
-    from ``reps`` (``missing="bounds"``: a filling may be flat at 0 or 1,
-    its bound then exact; ``reps`` None checks only ``flat``).
-    """
-    if flat is None:
-        with np.errstate(invalid="ignore"):
-            flat = np.all(reps == reps[:, :1], axis=1)
-    if np.any(flat):
-        _warn(
-            "the bootstrap distribution has no spread (every resample gives the "
-            "same score, e.g. every outcome is 1 or 0): the interval has zero width "
-            "and says nothing about uncertainty. For 0/N or N/N outcomes use "
-            "evalci.analytic_ci(..., method='clopper-pearson'), which gives an "
-            "exact bound.",
-            DegenerateDataWarning,
-        )
-    if reps is None:
-        return
-    if np.isnan(estimate).any():
-        _warn(
-            "the score is undefined on the data itself (the metric returned NaN, "
-            "e.g. a ratio with a zero denominator or kappa with a single label), "
-            "so its interval is NaN; check the metric and the data.",
-            DegenerateDataWarning,
-        )
-    undefined = np.isnan(reps).any(axis=1) & ~np.isnan(estimate)
-    if undefined.any():
-        share = np.isnan(reps[undefined]).mean(axis=1).max()
-        _warn(
-            f"up to {share:.1%} of resamples give an undefined score (e.g. kappa "
-            "when a resample holds a single label, or a ratio with a zero "
-            "denominator), so the interval is NaN. Use more inputs, or a metric "
-            "defined on every resample.",
-            DegenerateDataWarning,
-        )
-
-
 def _result(rep: Replicates, args: BootstrapArgs, flat=None) -> BootstrapResult:
     """Intervals from a pass, as a :class:`BootstrapResult` (``flat``: as
-    :func:`_warn_degenerate`)."""
+    :func:`~evalci.engine.results.warn_degenerate`)."""
     cube, estimate, reps, accel = rep.cube, rep.estimate, rep.reps, rep.accel
     n_groups, fast = cube.n_groups, rep.fast
     if not fast and args.method != "bca":
         accel[:] = np.nan
-    _warn_degenerate(reps, estimate, flat)
+    warn_degenerate(reps, estimate, flat)
     low, high, z0 = _intervals.interval(
         reps,
         estimate,
@@ -290,7 +247,31 @@ def bootstrap(
     1  openai/gpt-5.4-mini-2026-03-17       198     990
     """
     missing, dropna = _missing.resolve(missing, dropna), False
-    return _auto.resolve(_bootstrap, dict(locals()))
+    return _auto.resolve(
+        _bootstrap,
+        data=data,
+        value=value,
+        cluster=cluster,
+        strategy=strategy,
+        metric=metric,
+        by=by,
+        strata=strata,
+        method=method,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        weight=weight,
+        missing=missing,
+        dropna=dropna,
+        rng=rng,
+        successes=successes,
+        trials=trials,
+        input=input,
+        weights=weights,
+        backend=backend,
+        compute=compute,
+        block_length=block_length,
+        mc_tolerance=mc_tolerance,
+    )
 
 
 def _bootstrap(data, value, cluster, *, input, rng, compute, **options):
@@ -303,50 +284,10 @@ def _bootstrap(data, value, cluster, *, input, rng, compute, **options):
         )
     data, row_runs = rows_of(data)  # a table reduced exactly (e.g. on Dask)
     args = bootstrap_iv(data, value, cluster, **options, input=input, row_runs=row_runs)
-    return _with_missing(data, args, _rs.seed_sequence(rng))
-
-
-def _with_missing(data, args: BootstrapArgs, root) -> BootstrapResult:
-    """The pass under ``args.missing``, with the counts on the result."""
-    _missing.check_policy(data, args)
-    plain = args.trials is not None or not isinstance(data, pd.DataFrame)
-    counts = None if plain else _missing.tally(data, args)
-    if counts is not None and args.missing == "raise":
-        _missing.refuse(data, args)
-    if counts is None:
-        return _result(replicates(data, args, root), args)
-    if args.missing == "bounds":
-        res = _bounded(data, args, root, counts)
-    else:
-        if args.missing == "drop":
-            _missing.warn_dropped(counts)
-        else:
-            data = _missing.filled(data, args)
-        res = _result(replicates(data, args, root), args)
-    counts = _missing.aligned(counts, res.groups)
-    return replace(res, missing=args.missing, counts=counts)
-
-
-def _bounded(data, args: BootstrapArgs, root, counts) -> BootstrapResult:
-    """``missing="bounds"``: the zero and the one filling resampled in one
-    pass (two groups of the same inputs: the same draws), then ``low`` from
-    the first, ``high`` from the second."""
-    both, both_args = _missing.fillings(data, args)
-    pair = _result(replicates(both, both_args, root), both_args, flat=False)
-    fill = np.asarray(pair.groups.get_level_values(_missing.FILL))
-    zero, one = (
-        pair._select(
-            pos, pair.groups[pos].droplevel(_missing.FILL) if args.by else None
-        )
-        for pos in (np.flatnonzero(fill == 0), np.flatnonzero(fill == 1))
-    )
-    share = pd.Series(_missing.share_scored(data, args), index=counts.index)
-    if zero.groups is not None:
-        share = share.reindex(zero.groups)
-    res = BootstrapResult._from_fillings(zero, one, share.to_numpy())
-    _warn_degenerate(None, None, flat=res._arrays("low") == res._arrays("high"))
-    _missing.warn_unscored(counts)
-    return res
+    step = _policy.before(data, args)  # the missing-value policy on the table
+    rep = replicates(step.data, step.args, _rs.seed_sequence(rng))
+    result = _result(rep, step.args, flat=False if step.bounds else None)
+    return _policy.after(result, step, data, args)  # counts, bounds, warnings
 
 
 def cluster_ci(

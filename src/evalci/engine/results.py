@@ -10,6 +10,7 @@ import pandas as pd
 from evalci._base import text as _text
 from evalci._base.text import as_written
 from evalci._base.typing import METHODS
+from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine import intervals as _intervals
 from evalci.engine.missing import note as _missing_words
 from evalci.engine.missing import scored_score as _scored_score
@@ -27,6 +28,46 @@ _FIELDS = (
     "z0",
     "acceleration",
 )
+
+
+def warn_degenerate(reps: np.ndarray, estimate: np.ndarray, flat=None) -> None:
+    """Say so when the replicates cannot support an interval (no spread, NaN).
+
+    ``flat``: which groups have an interval of zero width, when not read
+    from ``reps`` (``missing="bounds"``: a filling may be flat at 0 or 1,
+    its bound then exact; ``reps`` None checks only ``flat``).
+    """
+    if flat is None:
+        with np.errstate(invalid="ignore"):
+            flat = np.all(reps == reps[:, :1], axis=1)
+    if np.any(flat):
+        warn(
+            "the bootstrap distribution has no spread (every resample gives the "
+            "same score, e.g. every outcome is 1 or 0): the interval has zero width "
+            "and says nothing about uncertainty. For 0/N or N/N outcomes use "
+            "evalci.analytic_ci(..., method='clopper-pearson'), which gives an "
+            "exact bound.",
+            DegenerateDataWarning,
+        )
+    if reps is None:
+        return
+    if np.isnan(estimate).any():
+        warn(
+            "the score is undefined on the data itself (the metric returned NaN, "
+            "e.g. a ratio with a zero denominator or kappa with a single label), "
+            "so its interval is NaN; check the metric and the data.",
+            DegenerateDataWarning,
+        )
+    undefined = np.isnan(reps).any(axis=1) & ~np.isnan(estimate)
+    if undefined.any():
+        share = np.isnan(reps[undefined]).mean(axis=1).max()
+        warn(
+            f"up to {share:.1%} of resamples give an undefined score (e.g. kappa "
+            "when a resample holds a single label, or a ratio with a zero "
+            "denominator), so the interval is NaN. Use more inputs, or a metric "
+            "defined on every resample.",
+            DegenerateDataWarning,
+        )
 
 
 class _GroupedResult:

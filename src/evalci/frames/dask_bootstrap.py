@@ -51,7 +51,7 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
         if given["missing"] in ("zero", "bounds"):
             return _bootstrap_reduced(pandas_bootstrap, ddf, given)
         try:
-            result = _auto.resolve(_bootstrap_resamples, given)
+            result = _auto.resolve(_bootstrap_resamples, **given)
         except ValueError as e:
             _refuse_missing(ddf, given, e)
             raise

@@ -468,7 +468,34 @@ def compare(
     [46, 62, 90]
     """
     _missing.resolve(missing, dropna)  # the deprecation, once
-    return _auto.resolve(_compare, dict(locals()))
+    return _auto.resolve(
+        _compare,
+        data=data,
+        value=value,
+        cluster=cluster,
+        system=system,
+        baseline=baseline,
+        pairs=pairs,
+        metric=metric,
+        strategy=strategy,
+        method=method,
+        mme=mme,
+        adjust=adjust,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        strata=strata,
+        weight=weight,
+        missing=missing,
+        dropna=dropna,
+        rng=rng,
+        successes=successes,
+        trials=trials,
+        input=input,
+        weights=weights,
+        backend=backend,
+        mc_tolerance=mc_tolerance,
+    )
 
 
 def _compare(
@@ -555,5 +582,3 @@ def _compare(
         bound_distributions=g.distribution if rows.bounds else None,
         input_scores=None if rows.bounds else _score_frame(score, g.cube, names),
     )
-
-
