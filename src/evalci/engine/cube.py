@@ -159,6 +159,19 @@ def value_codes(series: pd.Series) -> np.ndarray:
         return sorted_factorize(series.astype(str))[0]
 
 
+def _same_inputs(present: np.ndarray) -> list[list[int]]:
+    """The groups (columns of ``present``, inputs x groups) that have the
+    same set of inputs, in order of first appearance: one draw unit each."""
+    patterns, first = {}, []
+    for g in range(present.shape[1]):
+        key = present[:, g].tobytes()
+        if key not in patterns:
+            patterns[key] = len(first)
+            first.append([])
+        first[patterns[key]].append(g)
+    return first
+
+
 @dataclass
 class Cube:
     """Rows in canonical order with their group and cluster codes.
@@ -292,13 +305,7 @@ class Cube:
         """
         k = self.cell_counts()
         present = k > 0
-        patterns, first = {}, []
-        for g in range(self.n_groups):
-            key = present[:, g].tobytes()
-            if key not in patterns:
-                patterns[key] = len(first)
-                first.append([])
-            first[patterns[key]].append(g)
+        first = _same_inputs(present)
         with_stats = self.stats is not None
         sums = self.cell_sums() if with_stats else None
         run_rows = with_stats and strategy in ("single_draw", "hierarchical")

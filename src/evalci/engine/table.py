@@ -12,7 +12,6 @@ statistics.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,13 +22,16 @@ from evalci._base.validate import check_counts, check_finite
 from evalci._base.warnings import (
     ClusteringIgnoredWarning,
     EstimandWarning,
-    PooledGroupsWarning,
 )
 from evalci._base.warnings import warn as _warn
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs
 from evalci.engine.cube import Cube, factorize, value_codes
 from evalci.engine.cube import group_codes as group_codes_of
+from evalci.engine.hidden_groups import (
+    _identifier_columns,
+    _warn_hidden_groups,
+)
 from evalci.engine.missing import refusal
 from evalci.metrics import Metric
 
@@ -224,22 +226,7 @@ def _mode_aggregate(frame, args, group_codes, cluster_codes, n_groups, root):
 
 def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.ndarray]:
     """Validated, canonically ordered cube and the number of runs per group."""
-    cols = list(
-        dict.fromkeys(
-            [args.value, *args.cluster, *args.input, *args.by, *args.strata]
-            + (list(args.metric.columns) if isinstance(args.metric, Metric) else [])
-            + ([args.row_runs] if args.row_runs else [])
-        )
-    )
-    suspects = _identifier_columns(data.columns, cols) if args.cluster else {}
-    keep = cols + [*suspects]
-    if not isinstance(args.metric, Metric):
-        frame, keep = data, None
-    else:  # order-free: no copy of the rows (dropped rows leave with the rest)
-        frame = data if _order_free(args, args.input or None) else data[keep]
-    frame = _clean_values(frame, args, keep)
-    if len(frame) == 0:
-        raise ValueError("no rows left to resample (after dropping missing values).")
+    frame, suspects = _frame_of(data, args)
     group_codes, groups, n_groups = group_codes_of(frame, args.by)
 
     if args.cluster:
@@ -249,15 +236,7 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         cluster_codes = cluster_keys = None
     input_codes = _nested_inputs(frame, args, cluster_codes)
 
-    strata_codes = None
-    if args.strata:
-        if cluster_codes is None:  # iid without clusters: each row is an input
-            codes, _ = factorize(frame, args.strata, "strata")
-        else:
-            codes = _check_strata(
-                frame, cluster_codes, len(cluster_keys), args.strata[0], args.cluster
-            )
-        strata_codes = codes
+    strata_codes = _strata_codes(frame, args, cluster_codes, cluster_keys)
 
     n_runs = _runs_per_group(frame, args, group_codes, n_groups)
 
@@ -279,6 +258,49 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         strata=strata_codes,
         row_input=input_codes,
     )
+    _order_rows(cube, frame, args, input_codes, cluster_codes, group_codes)
+    return cube, n_runs
+
+
+def _frame_of(data: pd.DataFrame, args: BootstrapArgs):
+    """The rows and columns the pass reads, values cleaned, and the columns
+    that look like identifiers (checked for groups hidden in a cluster)."""
+    cols = list(
+        dict.fromkeys(
+            [args.value, *args.cluster, *args.input, *args.by, *args.strata]
+            + (list(args.metric.columns) if isinstance(args.metric, Metric) else [])
+            + ([args.row_runs] if args.row_runs else [])
+        )
+    )
+    suspects = _identifier_columns(data.columns, cols) if args.cluster else {}
+    keep = cols + [*suspects]
+    if not isinstance(args.metric, Metric):
+        frame, keep = data, None
+    else:  # order-free: no copy of the rows (dropped rows leave with the rest)
+        frame = data if _order_free(args, args.input or None) else data[keep]
+    frame = _clean_values(frame, args, keep)
+    if len(frame) == 0:
+        raise ValueError("no rows left to resample (after dropping missing values).")
+    return frame, suspects
+
+
+def _strata_codes(frame, args: BootstrapArgs, cluster_codes, cluster_keys):
+    """Each row's stratum code, checked constant within an input; None without."""
+    if not args.strata:
+        return None
+    if cluster_codes is None:  # iid without clusters: each row is an input
+        codes, _ = factorize(frame, args.strata, "strata")
+        return codes
+    return _check_strata(
+        frame, cluster_codes, len(cluster_keys), args.strata[0], args.cluster
+    )
+
+
+def _order_rows(
+    cube: Cube, frame, args: BootstrapArgs, input_codes, cluster_codes, group_codes
+):
+    """The cube's rows in canonical order (group, cluster, input, value), with
+    their statistics: no memory of the table's row order."""
     if _order_free(args, input_codes):
         _add_statistics(cube, frame, args)
         if not _sums_exact(cube):  # float sums: add each cell's rows in order
@@ -286,7 +308,7 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
             cube.row_group, cube.row_cluster = group_codes[order], cluster_codes[order]
             cube.stats = cube.stats[order]
             cube.runs = None if cube.runs is None else cube.runs[order]
-        return cube, n_runs
+        return
     # canonical order: (group, cluster, input, value); no memory of row order
     order = _canonical_order(frame, args, input_codes, cluster_codes, group_codes)
     frame = frame.iloc[order]
@@ -297,7 +319,6 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         _add_statistics(cube, frame, args)
     else:
         cube.frame = frame.reset_index(drop=True)
-    return cube, n_runs
 
 
 def _runs_per_group(frame, args: BootstrapArgs, group_codes, n_groups) -> np.ndarray:
@@ -519,82 +540,6 @@ def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> Non
         if not (args.metric.scale_invariant and same.all()):
             cube.stats = cube.stats / k[:, None]
         cube.input_weighted = True
-
-
-# Column names that look like a system, or an input, by their first or last word
-_SYSTEM_WORDS = {"system", "model", "llm", "agent", "policy", "checkpoint", "variant"}
-
-
-_INPUT_WORDS = {"input", "item", "question", "problem", "task", "instance", "doc"}
-
-
-_INPUT_WORDS |= {"example", "sample", "query", "id"}
-
-
-_NOT_AN_ID = {"answer", "output", "response", "pred", "prediction", "score", "text"}
-
-
-_NOT_AN_ID |= {"completion", "run", "trial", "epoch", "seed", "repeat", "attempt"}
-
-
-def _identifier_columns(columns, used) -> dict:
-    """Unused columns whose names look like a system or an input identifier."""
-    out = {}
-    for col in columns:
-        if col in used or not isinstance(col, str):
-            continue
-        tokens = [t for t in re.split(r"[^0-9a-z]+", col.lower()) if t]
-        if not tokens or set(tokens) & _NOT_AN_ID:
-            continue
-        ends = {tokens[0], tokens[-1]}
-        if ends & _SYSTEM_WORDS:
-            out[col] = "system"
-        elif ends & _INPUT_WORDS:
-            out[col] = "input"
-    return out
-
-
-def _warn_hidden_groups(frame, suspects, cluster_codes, group_codes, args) -> None:
-    """Warn when an input's rows differ in a system-like (or input-like) column.
-
-    Rows that share a ``cluster`` key are taken as runs of one input. If they
-    differ in a column named like a system (``system``, ``model_name``...),
-    several systems are being pooled as if they were runs; if they differ in
-    one named like an input (``input_id``, ``task``...) while ``input`` is not
-    given, every cluster counts as one input. Both are silent estimand changes.
-    """
-    if not suspects:
-        return
-    n_groups = int(group_codes.max()) + 1
-    cell = cluster_codes if n_groups == 1 else cluster_codes * n_groups + group_codes
-    if np.bincount(cell).max() <= 1:
-        return  # one row per cell (a counts table): nothing can differ in a cell
-    for col, kind in suspects.items():
-        if kind == "input" and (args.input or args.strategy != "cluster"):
-            continue
-        codes = pd.factorize(frame[col])[0]
-        # O(R): each cell's first code (reversed assignment keeps the first)
-        first = np.empty(int(cell.max()) + 1, dtype=codes.dtype)
-        first[cell[::-1]] = codes[::-1]
-        if (codes == first[cell]).all():
-            continue  # constant within every input
-        if kind == "system":
-            _warn(
-                f"rows of one input (`cluster` {args.cluster}) differ in {as_written(col)}, "
-                "which looks like a system identifier: they are pooled as extra "
-                f"runs of the same input. Pass by={as_written(col)} for one interval per "
-                "system, or select one system first.",
-                PooledGroupsWarning,
-            )
-        else:
-            _warn(
-                f"rows of one cluster (`cluster` {args.cluster}) differ in {as_written(col)}, "
-                "which looks like an input identifier: with `input` left out, each "
-                "cluster counts as one input (the score is a mean of cluster "
-                f"means). If a cluster holds several inputs, pass input={as_written(col)}: "
-                "whole clusters are then resampled and inputs count equally.",
-                EstimandWarning,
-            )
 
 
 def _nested_inputs(frame, args: BootstrapArgs, cluster_codes):

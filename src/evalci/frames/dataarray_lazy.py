@@ -227,24 +227,28 @@ def _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where=None):
         t = template[v]
         out[v] = (t.dims, dsa.from_delayed(done[i], shape=t.shape, dtype=t.dtype))
     ds = xr.Dataset(out, coords=template.coords)
-    ds.attrs.update(
-        {
-            "method": kwargs["method"],
-            "strategy": kwargs["strategy"],
-            "confidence_level": kwargs["confidence_level"],
-            "n_resamples": kwargs["n_resamples"],
-            "weight": kwargs["weight"],
-            "metric": getattr(
-                kwargs["metric"],
-                "name",
-                getattr(kwargs["metric"], "__name__", "callable"),
-            ),
-            "input_dim": input_dim,
-            "run_dim": run_dim,
-            "paired": int(not by),
-        }
-    )
+    ds.attrs.update(_attrs(kwargs, by, input_dim, run_dim))
     return ds
+
+
+def _attrs(kwargs: dict, by, input_dim, run_dim) -> dict:
+    """The attributes of the lazy result's Dataset (as
+    :func:`~evalci.frames.dataarray_table.attrs_of` gives a computed one)."""
+    return {
+        "method": kwargs["method"],
+        "strategy": kwargs["strategy"],
+        "confidence_level": kwargs["confidence_level"],
+        "n_resamples": kwargs["n_resamples"],
+        "weight": kwargs["weight"],
+        "metric": getattr(
+            kwargs["metric"],
+            "name",
+            getattr(kwargs["metric"], "__name__", "callable"),
+        ),
+        "input_dim": input_dim,
+        "run_dim": run_dim,
+        "paired": int(not by),
+    }
 
 
 def _template(da, input_dim, run_dim, by, n_resamples) -> xr.Dataset:

@@ -424,6 +424,24 @@ def _analytic_se(suite: _Suite, weighting, tasks, metric, estimate):
     return out
 
 
+def _point_estimate(suite, weighting, metric) -> np.ndarray:
+    """Each system's suite score on the data itself (NaN, said, where a
+    system has no one to beat)."""
+    sizes = np.array([len(b) for b in suite.blocks])
+    point = np.stack([np.nan_to_num(b).sum(0) for b in suite.blocks])[None]
+    ones = np.ones((1, len(sizes)), dtype=np.int64)
+    estimate = _aggregate(point, ones, sizes, suite.ran, weighting, metric)[0]
+    if np.isnan(estimate).any():
+        alone = [s for s, e in zip(suite.systems, estimate, strict=True) if e != e]
+        _warn(
+            f"no win rate for {', '.join(map(repr, alone[:5]))}: no other system "
+            "ran any task they ran, so there is no one to beat; their rows are "
+            "NaN. Compare systems that share tasks (or use metric='mean').",
+            DegenerateDataWarning,
+        )
+    return estimate
+
+
 def suite_ci(
     data: pd.DataFrame,
     value: str | None = None,
@@ -517,18 +535,7 @@ def suite_ci(
             "universe of tasks.",
             FewClustersWarning,
         )
-    sizes = np.array([len(b) for b in suite.blocks])
-    point = np.stack([np.nan_to_num(b).sum(0) for b in suite.blocks])[None]
-    ones = np.ones((1, len(sizes)), dtype=np.int64)
-    estimate = _aggregate(point, ones, sizes, suite.ran, weighting, metric)[0]
-    if np.isnan(estimate).any():
-        alone = [s for s, e in zip(suite.systems, estimate, strict=True) if e != e]
-        _warn(
-            f"no win rate for {', '.join(map(repr, alone[:5]))}: no other system "
-            "ran any task they ran, so there is no one to beat; their rows are "
-            "NaN. Compare systems that share tasks (or use metric='mean').",
-            DegenerateDataWarning,
-        )
+    estimate = _point_estimate(suite, weighting, metric)
     sums, copies, sizes = _replicates(suite, tasks, n_resamples, _rs.seed_sequence(rng))
     reps = _aggregate(sums, copies, sizes, suite.ran, weighting, metric).T  # (S, B)
     alpha = 1 - level
