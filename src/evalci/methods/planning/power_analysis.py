@@ -26,7 +26,6 @@ from evalci.methods.planning.power_design import (
     _design_iv,
     _direction_iv,
     _proportion,
-    _z_alpha,
     _z_power,
 )
 from evalci.methods.planning.power_pilot import _per_group, _pilot_frame, _test_iv
@@ -161,11 +160,11 @@ def sample_size(
     p1, p2 = _proportion(p1, "p1"), _proportion(p2, "p2")
     if p1 == p2:
         raise ValueError("`p1` and `p2` are equal: there is no difference to detect.")
-    za, _ = _z_alpha(alpha, alternative), _z_power(power)
-    _direction_iv(p2 - p1, alternative)
     design = _design_iv(
-        za, alpha, alternative, paired, discordance, sd_diff, k, rho, p1, p2
+        alpha, alternative, paired, discordance, sd_diff, k, rho, p1, p2
     )
+    _z_power(power)
+    _direction_iv(p2 - p1, alternative)
     return _solve(design, p2=p2, power=power)
 
 
@@ -215,9 +214,8 @@ def power(
     """
     p1, p2 = _proportion(p1, "p1"), _proportion(p2, "p2")
     n = check_number(n_inputs, "n_inputs", low=0, low_open=True)
-    za = _z_alpha(alpha, alternative)
     design = _design_iv(
-        za, alpha, alternative, paired, discordance, sd_diff, k, rho, p1, p2
+        alpha, alternative, paired, discordance, sd_diff, k, rho, p1, p2
     )
     n = _whole_if_exact(design, n_inputs, n)
     return _solve(design, n=n, p2=p2)
@@ -296,10 +294,10 @@ def minimum_detectable_effect(
     0.078
     """
     n = check_number(n_inputs, "n_inputs", low=0, low_open=True)
-    za, _ = _z_alpha(alpha, alternative), _z_power(power)
     design = _design_iv(
-        za, alpha, alternative, paired, discordance, sd_diff, k, rho, None, None
+        alpha, alternative, paired, discordance, sd_diff, k, rho, None, None
     )
+    _z_power(power)
     design = _baseline_iv(design, p, sigma2)
     n = _whole_if_exact(design, n_inputs, n)
     return _solve(design, n=n, power=power)

@@ -168,8 +168,10 @@ class _Design:
         )
 
 
-def _design_iv(za, alpha, alternative, paired, discordance, sd_diff, k, rho, p1, p2):
-    """The design after ``za``: paired arguments, discordance vs p1, p2, design effect."""
+def _design_iv(alpha, alternative, paired, discordance, sd_diff, k, rho, p1, p2):
+    """The design: level and sidedness (``za``), paired arguments, discordance
+    vs p1, p2, design effect."""
+    za = _z_alpha(alpha, alternative)
     discordance, sd_diff = _paired_iv(paired, discordance, sd_diff)
     if discordance is not None and p2 is not None:
         _check_discordance(p1, p2, discordance)
