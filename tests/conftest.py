@@ -9,6 +9,8 @@ import evalci
 # The real data sets (tests/data/PROVENANCE.md: source, commit and licence of
 # each; some are for tests only and are not shipped in the package).
 DATA = Path(__file__).resolve().parent / "data"
+#: the checkout: tests/ sits in it, whatever folder a test file is in
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ of about ``n_h * 1e-16`` per frequency, so the CDF's error grows with the
 number of blocks: measured against exact integer arithmetic and direct
 convolution, 1e-14 at a few hundred blocks; against scipy's binomial CDF
 (block sums of two values), 3e-13 at 15,000 blocks, 6e-12 at 150,000 and
-2e-11 at 750,000 (``tests/test_block_kernels.py``). A replicate's total
+2e-11 at 750,000 (``tests/engine/test_block_kernels.py``). A replicate's total
 differs from exact inverse-CDF sampling only when its uniform falls that
 close to a step of the CDF.
 

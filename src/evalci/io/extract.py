@@ -84,7 +84,7 @@ def _choices_iv(choices) -> str:
 # * ``findall`` takes matches left to right without overlap: a candidate
 #   ``s`` counts when it starts at or after the end of the match before.
 #
-# tests/test_extract.py checks this against seed 000's own regular
+# tests/io/test_extract.py checks this against seed 000's own regular
 # expressions on random text.
 
 #: code point of the separator between joined texts: no part of either
@@ -98,7 +98,7 @@ _BATCH = 1 << 22
 def _space_codes() -> np.ndarray:
     """Code points of ``[:\\s]``: ":" and what ``re`` takes for ``\\s``.
 
-    Unicode has no white space above U+3000 (tests/test_extract.py checks
+    Unicode has no white space above U+3000 (tests/io/test_extract.py checks
     every code point against ``re``).
     """
     below = "".join(map(chr, range(0x3001)))

@@ -18,6 +18,6 @@
 A family may import ``evalci._base``, ``evalci.metrics`` and
 ``evalci.engine``, its own modules, and another family only through the
 names that family's ``__init__`` lists in ``__all__``. The families form no
-circle (``tests/test_layers.py`` checks both). None of them knows that Dask
+circle (``tests/house/test_layers.py`` checks both). None of them knows that Dask
 exists: Dask DataFrames enter through :mod:`evalci.frames`.
 """

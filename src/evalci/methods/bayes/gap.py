@@ -19,7 +19,7 @@ interactive speed. ``estimand="population"`` is offered, but treats the
 systems' per-input rates as independent: with the usual positive correlation
 (easy questions are easy for both) its interval is too wide (conservative):
 in 400 seeded trials of two systems sharing input difficulty (logit-normal,
-the paired cells of ``tests/test_bayes.py`` at N = 10, k = 1 and N = 20,
+the paired cells of ``tests/methods/bayes/test_bayes.py`` at N = 10, k = 1 and N = 20,
 k = 3) its 95% interval covered the population gap 98.3% of the time in
 both cells.
 """

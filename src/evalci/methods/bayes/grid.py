@@ -31,7 +31,7 @@ maximum, so the truncated mass is negligible. Integrals of smooth,
 vanishing-at-the-edges integrands over such a grid by the trapezoid rule
 converge faster than any power of the step; the posterior CDF of ``mu`` is
 the antiderivative of a cubic spline through the marginal density (error
-O(step^4)). ``tests/test_bayes.py`` checks the result against
+O(step^4)). ``tests/methods/bayes/test_bayes.py`` checks the result against
 ``scipy.integrate`` to 1e-4.
 """
 

@@ -360,7 +360,7 @@ def preference_ci(
 
     Notes
     -----
-    Coverage (``tests/test_preference_coverage.py``: 4 models, 80 prompts,
+    Coverage (``tests/methods/preference/test_preference_coverage.py``: 4 models, 80 prompts,
     960 battles, prompt effects of SD 1 on the log-strength): 95% percentile
     intervals from prompt-level resampling covered the population score in
     94.0% of 300 seeded trials; battle-level ones (``cluster=None``) in

@@ -16,7 +16,7 @@ uncertainty, and they must match:
   tasks", not these 14): a two-stage bootstrap, tasks drawn with
   replacement, then items within each drawn task (Davison & Hinkley 1997,
   section 3.8). Its interval is wider, and is the one that covers the
-  universe's mean (see ``tests/test_suites.py`` for the coverage).
+  universe's mean (see ``tests/methods/suites/test_suites.py`` for the coverage).
 
 The matching closed-form standard errors (``standard_error_analytic``; ``s_t``
 the items' standard deviation in task ``t``, ``ddof=1``):

@@ -12,7 +12,7 @@ ppi_py = pytest.importorskip("ppi_py")
 
 Z95 = stats.norm.ppf(0.975)
 
-# ppi_mean / ppi_compare warn below 60 gold labels (tests/test_judge.py); some
+# ppi_mean / ppi_compare warn below 60 gold labels (tests/methods/judge/test_judge.py); some
 # small tables here have fewer
 pytestmark = pytest.mark.filterwarnings(
     "ignore:only .* labeled inputs.*seeded simulation:evalci.FewClustersWarning"

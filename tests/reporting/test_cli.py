@@ -27,7 +27,8 @@ from evalci._base import progress as _progress
 from evalci.reporting import cli, cli_simulate
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_readers import (  # noqa: E402  (the readers' own log writers)
+from cli_calls import SRC, call, run  # noqa: E402
+from logs import (  # noqa: E402  (the readers' own log writers)
     inspect_sample,
     inspect_spec,
     lm_mc_line,
@@ -36,32 +37,7 @@ from test_readers import (  # noqa: E402  (the readers' own log writers)
     write_lm,
 )
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
 B = "300"  # resamples: enough for the equalities below (they are exact)
-
-
-def run(*args, env=None, cwd=None) -> subprocess.CompletedProcess:
-    full = {**os.environ, "PYTHONPATH": SRC, **(env or {})}
-    full.pop("EVALCI_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "evalci", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=full,
-        cwd=cwd,
-        timeout=600,
-    )
-
-
-def call(*args, capsys) -> tuple[int, str, str]:
-    """The command in this process (fast: no import): (exit code, stdout, stderr)."""
-    capsys.readouterr()
-    try:
-        code = cli.main([str(a) for a in args])
-    except SystemExit as e:  # argparse: --help, --version, bad options
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def ok_here(*args, capsys) -> subprocess.CompletedProcess:

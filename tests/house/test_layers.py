@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "evalci"
+from conftest import ROOT  # noqa: E402
+
+PACKAGE = ROOT / "src" / "evalci"
 
 #: each subpackage's layer; a module may import its own layer or lower ones
 LAYERS = {

@@ -1,6 +1,6 @@
 """Fixed results recorded before a refactor: moving code must not move a number.
 
-``python tests/test_recorded.py --record`` rewrites ``data/recorded.json`` from
+``python tests/house/test_recorded.py --record`` rewrites ``data/recorded.json`` from
 the current code; do that only when a change of results is intended (and say
 so in ``CHANGELOG.md``). The test compares every number exactly.
 """
@@ -18,7 +18,8 @@ import scipy
 import evalci
 
 HERE = Path(__file__).resolve().parent
-RECORDED = HERE / "data" / "recorded.json"
+DATA = HERE.parents[0] / "data"  # tests/data (this file also runs as a script)
+RECORDED = DATA / "recorded.json"
 
 
 def _floats(x):
@@ -122,7 +123,7 @@ def _cases():
         )
     )
     out["report"] = str(evalci.report(gpqa, "correct", "input_id", mme=0.02, **kw))
-    counts = pd.read_csv(HERE / "data" / "cruxeval_output_T0.2_counts.csv")
+    counts = pd.read_csv(DATA / "cruxeval_output_T0.2_counts.csv")
     counts = counts[counts.system.isin(sorted(counts.system.unique())[:3])]
     out["crux/counts"] = _boot(
         evalci.cluster_ci(

@@ -17,7 +17,7 @@ from evalci.judge import PPIResult, RoganGladenResult, ppi_mean, rogan_gladen
 Z95 = stats.norm.ppf(0.975)
 
 # ppi_mean warns below 60 gold labels with its measured coverage (issue 24;
-# tests/test_silent_answers_2.py tests that warning); these tests use fewer
+# tests/house/test_silent_answers_2.py tests that warning); these tests use fewer
 pytestmark = pytest.mark.filterwarnings(
     "ignore:only .* labeled inputs.*seeded simulation:evalci.FewClustersWarning"
 )

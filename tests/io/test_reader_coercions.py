@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_read_inspect import eval_members, write_zip  # noqa: E402
 from test_read_lm_eval_helm import _helm_file as _helm  # noqa: E402
 from test_read_lm_eval_helm import write_lm_run  # noqa: E402
-from test_readers import inspect_sample, inspect_spec  # noqa: E402
+
+from logs import inspect_sample, inspect_spec  # noqa: E402
 
 
 @pytest.mark.parametrize(

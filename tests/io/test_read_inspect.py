@@ -30,7 +30,7 @@ from evalci.io import inspect as inspect_reader
 from evalci.io.readers import read_inspect
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_readers import inspect_header, inspect_sample, inspect_spec  # noqa: E402
+from logs import inspect_header, inspect_sample, inspect_spec  # noqa: E402
 
 LETTER = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 

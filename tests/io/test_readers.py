@@ -22,6 +22,16 @@ from hypothesis import strategies as st
 import evalci
 from evalci.io import inspect as inspect_reader
 from evalci.io.readers import read_helm, read_inspect, read_jsonl, read_lm_eval
+from logs import (
+    DATE,
+    inspect_header,
+    inspect_sample,
+    inspect_spec,
+    lm_mc_line,
+    lm_results,
+    write_eval,
+    write_lm,
+)
 
 LETTER = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 
@@ -39,156 +49,6 @@ def digest(folder: Path) -> dict:
 # Inspect AI: inspect_ai 0.3.x, log/_log.py (EvalLog, EvalSpec, EvalSample),
 # scorer/_metric.py (Score), log/_recorders/eval.py (the .eval zip layout)
 # --------------------------------------------------------------------------
-
-
-def inspect_spec(model: str, task: str, epochs: int) -> dict:
-    return {
-        "eval_id": "hG3bQ9uVw2",
-        "run_id": "Zr8yL4kq1",
-        "created": "2025-03-04T10:11:12+00:00",
-        "task": task,
-        "task_id": "T3sK1d",
-        "task_version": 0,
-        "task_file": "gpqa.py",
-        "task_attribs": {},
-        "task_args": {},
-        "task_args_passed": {},
-        "dataset": {
-            "name": "gpqa_diamond",
-            "location": "gpqa_diamond.csv",
-            "samples": 5,
-            "sample_ids": [0, 1, 2, 3, 4],
-            "shuffled": False,
-        },
-        "model": model,
-        "model_generate_config": {"temperature": 0.7},
-        "model_args": {},
-        "config": {"epochs": epochs, "epochs_reducer": ["mean"]},
-        "packages": {"inspect_ai": "0.3.140"},
-        "scorers": [{"name": "choice", "options": {}, "metrics": [], "metadata": {}}],
-    }
-
-
-def inspect_header(spec: dict, n: int, status: str = "success") -> dict:
-    """EvalLog without samples: what header.json holds."""
-    return {
-        "version": 2,
-        "status": status,
-        "eval": spec,
-        "plan": {
-            "name": "plan",
-            "steps": [{"solver": "multiple_choice", "params": {}}],
-            "config": {},
-        },
-        "results": {
-            "total_samples": n,
-            "completed_samples": n,
-            "scores": [
-                {
-                    "name": "choice",
-                    "scorer": "choice",
-                    "reducer": "mean",
-                    "params": {},
-                    "metrics": {
-                        "accuracy": {"name": "accuracy", "value": 0.6, "params": {}}
-                    },
-                }
-            ],
-        },
-        "stats": {
-            "started_at": "2025-03-04T10:11:12+00:00",
-            "completed_at": "2025-03-04T10:15:00+00:00",
-            "model_usage": {},
-        },
-    }
-
-
-def inspect_sample(sid, epoch: int, scores: dict | None, target="B") -> dict:
-    """One EvalSample as the recorder writes it (samples/<id>_epoch_<n>.json)."""
-    return {
-        "id": sid,
-        "epoch": epoch,
-        "input": "Which of these is a noble gas? A) N B) Ar C) O D) H",
-        "choices": ["N", "Ar", "O", "H"],
-        "target": target,
-        "messages": [
-            {
-                "id": "m1",
-                "content": "Which of these is a noble gas?",
-                "source": "input",
-                "role": "user",
-            },
-            {
-                "id": "m2",
-                "content": "ANSWER: B",
-                "source": "generate",
-                "role": "assistant",
-                "model": "gpt-4o",
-            },
-        ],
-        "output": {
-            "model": "gpt-4o",
-            "choices": [
-                {
-                    "message": {
-                        "id": "m2",
-                        "content": "ANSWER: B",
-                        "role": "assistant",
-                    },
-                    "stop_reason": "stop",
-                }
-            ],
-            "usage": {"input_tokens": 40, "output_tokens": 3, "total_tokens": 43},
-            "time": 0.8,
-        },
-        "scores": None
-        if scores is None
-        else {
-            name: {
-                "value": v,
-                "answer": "B",
-                "explanation": "ANSWER: B",
-                "history": [],
-            }
-            for name, v in scores.items()
-        },
-        "metadata": {},
-        "store": {},
-        "events": [],
-        "model_usage": {},
-        "total_time": 1.2,
-        "working_time": 1.1,
-        "uuid": f"u-{sid}-{epoch}",
-        "error": None if scores is not None else {"message": "boom", "traceback": ""},
-        "attachments": {},
-    }
-
-
-def summary(s: dict) -> dict:
-    return {k: s[k] for k in ("id", "epoch", "input", "target", "scores", "uuid")}
-
-
-def write_eval(path: Path, spec: dict, samples: list[dict], header: bool = True):
-    """A .eval zip with the members eval.py writes, in its order."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        start = {"version": 2, "eval": spec, "plan": inspect_header(spec, 0)["plan"]}
-        z.writestr("_journal/start.json", json.dumps(start))
-        for s in samples:
-            z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
-        z.writestr(
-            "_journal/summaries/1.json", json.dumps([summary(s) for s in samples])
-        )
-        if header:
-            z.writestr("summaries.json", json.dumps([summary(s) for s in samples]))
-            reductions = [
-                {
-                    "scorer": "choice",
-                    "reducer": "mean",
-                    "samples": [{"value": 0.5, "sample_id": 0}],
-                }
-            ]
-            z.writestr("reductions.json", json.dumps(reductions))
-            z.writestr("header.json", json.dumps(inspect_header(spec, len(samples))))
 
 
 def write_inspect_json(path: Path, spec: dict, samples: list[dict]):
@@ -432,74 +292,6 @@ def test_inspect_feeds_cluster_ci(two_logs, plain):
 # loggers/evaluation_tracker.py (file names, sanitize_list, results file)
 # --------------------------------------------------------------------------
 
-DATE = "2025-03-04T10-11-12.345678"
-
-
-def lm_results(task: str, model_name: str | None, model_args, n: int = 12) -> dict:
-    """results_<date>.json: aggregated results + GeneralConfigTracker fields."""
-    out = {
-        "results": {task: {"alias": task, "acc,none": 0.5, "acc_stderr,none": 0.1}},
-        "group_subtasks": {task: []},
-        "configs": {task: {"task": task, "repeats": 1, "output_type": "loglikelihood"}},
-        "versions": {task: 1.0},
-        "n-shot": {task: 0},
-        "higher_is_better": {task: {"acc": True}},
-        "n-samples": {task: {"original": 2376, "effective": n}},
-        "config": {
-            "model": "hf",
-            "model_args": model_args,
-            "batch_size": 1,
-            "batch_sizes": [],
-            "device": "cpu",
-            "limit": 12,
-            "bootstrap_iters": 100000,
-        },
-        "git_hash": "4a3bc5e",
-        "date": 1741083072.0,
-        "task_hashes": {task: "ab12"},
-        "model_source": "hf",
-        "model_name_sanitized": "EleutherAI__pythia-160m",
-        "system_instruction": None,
-        "chat_template": None,
-        "start_time": 1.0,
-        "end_time": 2.0,
-        "total_evaluation_time_seconds": "1.0",
-    }
-    if model_name is not None:
-        out["model_name"] = model_name
-    return out
-
-
-def lm_mc_line(doc_id: int, lls: list[float], gold: int) -> dict:
-    """A multiple-choice (loglikelihood) sample: one request per choice."""
-    pred = int(np.argmax(lls))
-    resps = [[(str(ll), str(i == pred))] for i, ll in enumerate(lls)]
-    return {
-        "doc_id": doc_id,
-        "doc": {
-            "question": f"q{doc_id}",
-            "choices": ["a", "b", "c"],
-            "answerKey": gold,
-        },
-        "target": str(gold),
-        "arguments": {
-            f"gen_args_{i}": {
-                "arg_0": f"Question: q{doc_id}\nAnswer:",
-                "arg_1": f" {c}",
-            }
-            for i, c in enumerate("abc")
-        },
-        "resps": [[list(r) for r in req] for req in resps],
-        "filtered_resps": [list(req[0]) for req in resps],
-        "filter": "none",
-        "metrics": ["acc", "acc_norm"],
-        "doc_hash": "d" * 64,
-        "prompt_hash": "p" * 64,
-        "target_hash": "t" * 64,
-        "acc": float(pred == gold),
-        "acc_norm": float(pred == gold),
-    }
-
 
 def lm_gen_lines(doc_id: int, answers: list[str], target: str, filters) -> list[dict]:
     """A generation sample with K = len(answers) repeats, one line per filter."""
@@ -528,17 +320,6 @@ def lm_gen_lines(doc_id: int, answers: list[str], target: str, filters) -> list[
             }
         )
     return out
-
-
-def write_lm(folder: Path, task: str, lines: list[dict], results: dict | None):
-    folder.mkdir(parents=True, exist_ok=True)
-    if results is not None:  # lm-eval counts the documents it scored
-        for count in results.get("n-samples", {}).values():
-            count["effective"] = len({x["doc_id"] for x in lines})
-        (folder / f"results_{DATE}.json").write_text(json.dumps(results, indent=2))
-    path = folder / f"samples_{task}_{DATE}.jsonl"
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return path
 
 
 @pytest.fixture

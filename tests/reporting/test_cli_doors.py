@@ -29,10 +29,12 @@ from evalci.io import readers
 from evalci.reporting import cli, cli_commands, cli_errors, cli_output
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cli import call, run  # noqa: E402
-from test_readers import inspect_sample, inspect_spec, write_eval  # noqa: E402
+from cli_calls import call, run  # noqa: E402
+from logs import inspect_sample, inspect_spec, write_eval  # noqa: E402
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+from conftest import ROOT  # noqa: E402
+
+SRC = str(ROOT / "src")
 B = "200"
 
 

@@ -1,6 +1,6 @@
 """Hostile arguments to the entry points added since round 2 (issue 34).
 
-Round 2 (issue 24, ``tests/test_hostile.py``) threw bad values at the
+Round 2 (issue 24, ``tests/house/test_hostile.py``) threw bad values at the
 sequential gates and the judge estimators. The entry points added after it
 get the same treatment here: :func:`evalci.preference.preference_ci` (and
 with it ``bradley_terry`` / ``davidson``),
@@ -36,9 +36,6 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import evalci
-from evalci import judge, preference
 from test_hostile import (
     COLUMN_ARG,
     DATA_ARG,
@@ -52,6 +49,9 @@ from test_hostile import (
     _pick,
     calls,
 )
+
+import evalci
+from evalci import judge, preference
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:only .* labeled inputs:evalci.FewClustersWarning"

@@ -14,11 +14,12 @@ inspect_ai = pytest.importorskip(
     "inspect_ai", reason="inspect_ai is not installed (the optional extra 'inspect')"
 )
 
+from test_readers import two_logs  # noqa: E402, F401 - a fixture
+
 import evalci  # noqa: E402
 from evalci.io import inspect as inspect_reader  # noqa: E402
 from evalci.io.inspect_rows import _inspect_float  # noqa: E402
 from evalci.io.readers import read_inspect  # noqa: E402
-from test_readers import two_logs  # noqa: E402, F401 - a fixture
 
 
 def test_value_mapping_is_inspects():

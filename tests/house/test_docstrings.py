@@ -21,12 +21,13 @@ import importlib
 import inspect
 import re
 import warnings
-from pathlib import Path
 
 import pytest
 from numpydoc.docscrape import ClassDoc, FunctionDoc
 
-API = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+from conftest import ROOT  # noqa: E402
+
+API = ROOT / "docs" / "api.md"
 ALL_OF = ["metrics", "io", "judge", "preference", "testing", "plotting", "simulate"]
 ACCESSOR = re.compile(r"^(DataFrame|DataArray|Dataset)\.evalci\.")
 

@@ -24,7 +24,9 @@ from statsmodels.stats.proportion import proportion_confint
 from evalci.io.extract import PATTERNS, choice_answer, format_rate, score_choices
 from evalci.methods.analytic import analytic_ci
 
-SEED000 = Path(__file__).resolve().parent / "data" / "seed000_patterns.json"
+from conftest import DATA  # noqa: E402
+
+SEED000 = DATA / "seed000_patterns.json"
 ALL10 = "ABCDEFGHIJ"  # MMLU-Pro's ten options: seed 000's patterns exactly
 
 

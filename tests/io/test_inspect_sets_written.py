@@ -15,10 +15,11 @@ pytest.importorskip(
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
-import evalci  # noqa: E402
-from evalci.io.readers import read_inspect  # noqa: E402
-from test_cli import call  # noqa: E402
 from test_inspect_sets import reader  # noqa: E402, F401 - a fixture
+
+import evalci  # noqa: E402
+from cli_calls import call  # noqa: E402
+from evalci.io.readers import read_inspect  # noqa: E402
 
 # --------------------------------------------------------------------------
 # logs inspect_ai writes itself

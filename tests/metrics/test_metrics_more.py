@@ -272,7 +272,7 @@ def test_pass_at_k_bad_arguments():
 
 def test_per_input_pass_k_refuses_run_weights():
     # each input contributes one value: weight="run" used to be ignored
-    # silently, now it is refused (issue 24; tests/test_silent_answers_2.py)
+    # silently, now it is refused (issue 24; tests/house/test_silent_answers_2.py)
     df = clustered(n=30, k=3, unequal=True, seed=4)
     one = df[df.system == "sys0"]
     k = int(one.groupby("input_id").size().min())

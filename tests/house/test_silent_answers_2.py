@@ -1,7 +1,7 @@
 """Issue 24, part A: numbers users cannot check by eye, each pinned.
 
 Every test here failed on the code before its fix (BCa's Monte-Carlo error
-is in tests/test_mc_error.py).
+is in tests/engine/test_mc_error.py).
 """
 
 import numpy as np

@@ -17,6 +17,8 @@ from scipy import stats
 import evalci
 from evalci.methods.compare.fragility import fragility_table, pair_fragility
 
+from conftest import DATA  # noqa: E402
+
 ALPHA = 0.05
 
 
@@ -283,9 +285,8 @@ def test_fragility_table_columns():
 
 @pytest.fixture(scope="module")
 def mmlu_pro_two():
-    from pathlib import Path
 
-    path = Path(__file__).parent / "data" / "mmlu_pro_4sys_k1.csv"
+    path = DATA / "mmlu_pro_4sys_k1.csv"
     df = pd.read_csv(path)
     keep = ["llama-3.1-8b", "mistral-7b-instruct-v0.2"]
     df = df[df.system.isin(keep)]

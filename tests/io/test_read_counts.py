@@ -35,7 +35,8 @@ from test_read_inspect import (  # noqa: E402
     inspect_metrics,
     write_zip,
 )
-from test_readers import inspect_sample, inspect_spec  # noqa: E402
+
+from logs import inspect_sample, inspect_spec  # noqa: E402
 
 OUTCOMES = ["scored", "errored", "invalidated", "stopped_early", "unscored"]
 STOPS = [

@@ -2,7 +2,7 @@
 
 References: a brute-force search over every multiset of up to 3 removed
 battles (refitted in one vectorised batch by the Newton fitter, which
-tests/test_preference.py checks against scipy and choix to 1e-6), and a
+tests/methods/preference/test_preference.py checks against scipy and choix to 1e-6), and a
 per-battle maximum-likelihood fit written here with scipy.optimize to
 confirm that dropping the rows named flips the order.
 """

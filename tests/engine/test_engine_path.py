@@ -10,7 +10,9 @@ with nothing of ``engine/missing.py`` called between them.
 import ast
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[1] / "src" / "evalci" / "engine"
+from conftest import ROOT  # noqa: E402
+
+ENGINE = ROOT / "src" / "evalci" / "engine"
 
 
 def _function(path: Path, name: str) -> ast.FunctionDef:

@@ -24,7 +24,7 @@ import evalci
 from evalci.io.inspect import read_inspect
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cli import call, run  # noqa: E402
+from cli_calls import call, run  # noqa: E402
 
 B = "300"
 ERRORED = {("q2", 1), ("q5", 1), ("q5", 2), ("q9", 2)}

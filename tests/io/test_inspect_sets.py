@@ -3,7 +3,7 @@ sets whose tasks share sample ids, ``eval_retry`` outside an eval set, and
 the command line reading them (several tasks are never pooled).
 
 The fixtures are archives written byte by byte (``test_read_inspect``'s zip
-writer, Inspect 0.3.285's layout); tests/test_inspect_sets_written.py reads
+writer, Inspect 0.3.285's layout); tests/io/test_inspect_sets_written.py reads
 logs inspect_ai writes itself.
 """
 
@@ -23,12 +23,13 @@ from evalci.io import inspect as inspect_reader
 from evalci.io.readers import read_inspect
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cli import call  # noqa: E402
 from test_read_inspect import eval_members, write_zip  # noqa: E402
-from test_readers import inspect_sample, inspect_spec  # noqa: E402
+
+from cli_calls import call  # noqa: E402
+from logs import inspect_sample, inspect_spec  # noqa: E402
 
 #: The readers to try: json + zipfile always, inspect_ai's where it is
-#: installed (where it is not, tests/test_inspect_ai.py reports the one skip)
+#: installed (where it is not, tests/io/test_inspect_ai.py reports the one skip)
 READERS = ["plain"] + (["inspect_ai"] if find_spec("inspect_ai") else [])
 
 

@@ -6,7 +6,6 @@ its test), and a seeded coverage simulation with tasks drawn from a
 universe.
 """
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,8 @@ import pytest
 
 import evalci
 from evalci.methods.suites.scores import MissingTasksWarning
+
+from conftest import DATA  # noqa: E402
 
 
 def _suite(rng, n_tasks=6, sizes=(5, 40), systems=("a", "b", "c"), runs=1):
@@ -249,7 +250,7 @@ def test_bad_input():
 
 
 def test_mmlu_pro_categories_as_tasks():
-    path = Path(__file__).parent / "data" / "mmlu_pro_4sys_k1.csv"
+    path = DATA / "mmlu_pro_4sys_k1.csv"
     df = pd.read_csv(path)
     r = evalci.suite_ci(df, "correct", "category", "input_id", n_resamples=300, rng=0)
     per = df.groupby(["system", "category"]).correct.mean().groupby("system").mean()
