@@ -1,3 +1,4 @@
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -13,16 +14,29 @@ DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def client():
-    """A real LocalCluster on loopback; tests opt in with dask.config.set."""
+@contextmanager
+def local_cluster(n_workers: int = 2, *, set_as_default: bool = True, **options):
+    """A real dask.distributed LocalCluster on this machine and a client of
+    it, as ``(cluster, client)``: one thread per worker, no dashboard.
+    ``options`` go to LocalCluster (``processes``, ``memory_limit``,
+    ``protocol``, ``host``); every Dask test starts its cluster here."""
     distributed = pytest.importorskip("distributed")
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+            n_workers=n_workers,
+            threads_per_worker=1,
+            dashboard_address=":0",
+            **options,
         ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
+        distributed.Client(cluster, set_as_default=set_as_default) as client,
     ):
+        yield cluster, client
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A real LocalCluster on loopback; tests opt in with dask.config.set."""
+    with local_cluster(processes=False, set_as_default=False) as (_, c):
         yield c
 
 

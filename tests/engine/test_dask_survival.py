@@ -28,6 +28,8 @@ import evalci
 distributed = pytest.importorskip("distributed")
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
+from conftest import local_cluster  # noqa: E402
+
 FIELDS = ("estimate", "low", "high", "standard_error", "bootstrap_distribution")
 TIMEOUT = 120  # seconds for one call, kill and recovery included
 
@@ -59,16 +61,7 @@ def cluster():
     """A fresh cluster per case: a case must not wait for the nanny to bring
     back the worker the previous case killed (under load that took over
     240 s twice: WorkerStartTimeoutError); the surviving worker finishes."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-        ) as lc,
-        distributed.Client(lc) as client,
-    ):
+    with local_cluster(n_workers=2, processes=True, host="127.0.0.1") as (lc, client):
         yield lc, client
 
 

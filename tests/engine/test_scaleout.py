@@ -22,6 +22,8 @@ from dask.delayed import Delayed
 import evalci
 from evalci.engine import scaleout
 
+from conftest import local_cluster  # noqa: E402
+
 distributed = pytest.importorskip("distributed")
 
 FIELDS = ("estimate", "low", "high", "standard_error", "bootstrap_distribution")
@@ -51,12 +53,7 @@ def scores(n=120, k=4, systems=3, seed=0, unequal=True):
 
 @pytest.fixture(scope="module")
 def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
+    with local_cluster(n_workers=2, processes=False) as (cluster, c):
         yield c
 
 
@@ -138,12 +135,7 @@ def test_a_process_cluster_pickles_every_task():
     df = scores(n=60)
     kw = dict(by="system", n_resamples=1100, rng=1)
     ref = evalci.cluster_ci(df, "score", "input_id", **kw)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    with local_cluster(n_workers=2, processes=True) as (cluster, _):
         got = dd.from_pandas(df, npartitions=3).evalci.cluster_ci(
             "score", "input_id", **kw
         )
@@ -241,12 +233,7 @@ def test_a_worker_killed_mid_run_changes_nothing():
     df = scores(n=400, k=3, systems=4)
     kw = dict(by="system", n_resamples=60_000, rng=11)
     ref = evalci.cluster_ci(df, "score", "input_id", **kw)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
+    with local_cluster(n_workers=2, processes=True) as (cluster, c):
         lazy = dd.from_pandas(df, npartitions=4).evalci.cluster_ci(
             "score", "input_id", compute=False, **kw
         )
@@ -285,15 +272,9 @@ def test_a_worker_memory_limit_is_respected():
     )
     kw = dict(metric=evalci.metrics.kappa(truth="label"), by="system", rng=5)
     ref = evalci.cluster_ci(sim, "pred", "input_id", n_resamples=250_000, **kw)
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="300MiB",
-            dashboard_address=":0",
-        ) as cluster,
-        distributed.Client(cluster),
+    with local_cluster(n_workers=2, processes=True, memory_limit="300MiB") as (
+        cluster,
+        _,
     ):
         got = dd.from_pandas(sim, npartitions=2).evalci.cluster_ci(
             "pred", "input_id", n_resamples=250_000, **kw
@@ -539,15 +520,9 @@ def test_a_worker_memory_limit_too_small_is_refused_before_work_starts(client):
     assert need >= 24 * rs.draw_rows(50) * 50  # the draws of a chunk at least
     # the in-process workers of the fixture have no memory limit: no check
     scaleout.check_worker_memory(p, client)
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=False,
-            memory_limit="100MB",
-            dashboard_address=":0",
-        ) as small,
-        distributed.Client(small) as c,
+    with local_cluster(n_workers=1, processes=False, memory_limit="100MB") as (
+        small,
+        c,
     ):
         with pytest.raises(ValueError, match="start the workers with memory_limit"):
             scaleout.check_worker_memory(p, c)

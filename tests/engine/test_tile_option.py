@@ -22,6 +22,8 @@ import evalci
 from evalci.engine import resampling as rs
 from evalci.engine import scaleout
 
+from conftest import local_cluster  # noqa: E402
+
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
@@ -127,15 +129,9 @@ def test_a_tile_size_keeps_the_law():
 def workers(n: int, memory_limit="auto"):
     """``(cluster, client)``: ``n`` single-threaded worker processes, each
     with its own resident memory (they never see the client's options)."""
-    with (
-        distributed.LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=memory_limit,
-            dashboard_address=":0",
-        ) as lc,
-        distributed.Client(lc) as c,
+    with local_cluster(n_workers=n, processes=True, memory_limit=memory_limit) as (
+        lc,
+        c,
     ):
         yield lc, c
 

@@ -173,9 +173,7 @@ def test_poisson_decomposes_into_pieces(tile7):
     T = np.random.default_rng(1).normal(size=(20, 1, 3))
     unit = make_unit(T, [0, 9, 20])
     root = np.random.SeedSequence(2)
-    whole = tiles.stream_replicate_sums(
-        unit, root, "cluster", 0, 3, weights="poisson"
-    )
+    whole = tiles.stream_replicate_sums(unit, root, "cluster", 0, 3, weights="poisson")
     table = tiles.pieces([0, 9, 20])
     assert len(table) == 4  # 0-7, 7-9, 9-14, 14-20
     rows = []
@@ -196,9 +194,7 @@ def test_draw_grouping_does_not_depend_on_blocking(tile7, monkeypatch):
     unit = make_unit(np.concatenate([T, np.ones_like(T)], axis=2), [0, 12, 30])
     root = np.random.SeedSequence(4)
     whole = tiles.stream_replicate_sums(unit, root, "cluster", 0, 4)
-    parts = [
-        tiles.stream_replicate_sums(unit, root, "cluster", f, 1) for f in range(4)
-    ]
+    parts = [tiles.stream_replicate_sums(unit, root, "cluster", f, 1) for f in range(4)]
     assert np.array_equal(np.concatenate(parts), whole)
     assert (whole[:, 0, 1] == 30).all()
 
@@ -348,9 +344,7 @@ def test_run_level_strategies_stay_untiled(monkeypatch):
     after = tiles.stream_replicate_sums(unit, root, "hierarchical", 0, 2)
     assert np.array_equal(before, after)
     with pytest.raises(ValueError, match="strategy='hierarchical'"):
-        tiles.stream_replicate_sums(
-            unit, root, "hierarchical", 0, 1, weights="poisson"
-        )
+        tiles.stream_replicate_sums(unit, root, "hierarchical", 0, 1, weights="poisson")
 
 
 def test_replicate_sums_weights_keyword():
@@ -408,9 +402,7 @@ def test_poisson_se_of_a_mean(n):
     unit = ratio_unit(x)
     root = np.random.SeedSequence(10)
     pois = mean_star(
-        tiles.stream_replicate_sums(
-            unit, root, "cluster", 0, 400, weights="poisson"
-        )
+        tiles.stream_replicate_sums(unit, root, "cluster", 0, 400, weights="poisson")
     )
     multi = mean_star(tiles.stream_replicate_sums(unit, root, "cluster", 0, 400))
     pois = pois[np.isfinite(pois)]  # W = 0 (probability e^-10 at N = 10)
@@ -433,9 +425,7 @@ def test_pattern_poisson_same_law_as_index_poisson():
     pat = patterns.pattern_replicate_sums(
         found, root, unit.index, "cluster", 0, 400, weights="poisson"
     )
-    idx = tiles.stream_replicate_sums(
-        unit, root, "cluster", 0, 400, weights="poisson"
-    )
+    idx = tiles.stream_replicate_sums(unit, root, "cluster", 0, 400, weights="poisson")
     truth = poisson_ratio_var(x.var(), 150)
     for sums in (pat, idx):
         assert z_score(sums[:, 0, 1], 150.0) < Z  # total weight ~ Poisson(150)

@@ -13,7 +13,7 @@ from evalci.frames import dask_frame as _dask
 from evalci.frames.accessors import EvalciDaskDataFrameAccessor, EvalciDataFrameAccessor
 from evalci.reporting.report_result import Report
 
-from conftest import clustered, shared_data
+from conftest import clustered, local_cluster, shared_data
 
 
 def same(a, b):
@@ -98,16 +98,11 @@ def test_dask_frame_missing_values_and_errors(gpqa):
 
 
 def test_dask_frame_on_a_distributed_cluster(gpqa):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     eager = gpqa.evalci.cluster_ci(
         "correct", "input_id", by="system", n_resamples=300, rng=4
     )
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    with local_cluster(n_workers=2, processes=False) as (cluster, _):
         res = dd.from_pandas(gpqa, npartitions=4).evalci.cluster_ci(
             "correct", "input_id", by="system", n_resamples=300, rng=4
         )

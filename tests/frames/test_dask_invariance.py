@@ -28,6 +28,8 @@ import xarray as xr
 
 import evalci
 
+from conftest import local_cluster  # noqa: E402
+
 distributed = pytest.importorskip("distributed")
 
 N, K = 200, 4
@@ -212,16 +214,11 @@ def scheduler(request):
         with dask.config.set(scheduler=name):
             yield name
         return
-    with (
-        distributed.LocalCluster(
-            n_workers=int(name.split("-")[1]),
-            threads_per_worker=1,
-            processes=name.endswith("processes"),
-            protocol="tcp",  # on loopback, also for workers in this process
-            host="127.0.0.1",
-            dashboard_address=":0",
-        ) as cluster,
-        distributed.Client(cluster),
+    with local_cluster(
+        n_workers=int(name.split("-")[1]),
+        processes=name.endswith("processes"),
+        protocol="tcp",  # on loopback, also for workers in this process
+        host="127.0.0.1",
     ):
         yield name
 

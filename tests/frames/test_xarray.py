@@ -8,7 +8,7 @@ import xarray as xr
 
 import evalci
 
-from conftest import clustered, shared_data
+from conftest import clustered, local_cluster, shared_data
 
 METHODS = ["percentile", "basic", "bca"]
 STRATEGIES = ["cluster", "hierarchical", "single_draw"]
@@ -87,7 +87,9 @@ def test_accessor_equals_module_function(gpqa):
         da.evalci.bootstrap(strategy="hierarchical", **kw),
         evalci.frames.dataarray.bootstrap(da, strategy="hierarchical", **kw),
     )
-    pd.testing.assert_frame_equal(da.evalci.to_frame(), evalci.frames.dataarray.to_frame(da))
+    pd.testing.assert_frame_equal(
+        da.evalci.to_frame(), evalci.frames.dataarray.to_frame(da)
+    )
 
 
 def test_extra_dims_broadcast_with_shared_draws(gpqa):
@@ -215,15 +217,10 @@ def test_dask_generator_is_drawn_at_call_time(gpqa):
 
 
 def test_dask_on_a_real_distributed_cluster(gpqa):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     da = gpqa.evalci.to_xarray("correct")
     eager = da.evalci.cluster_ci(n_resamples=400, rng=2)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    with local_cluster(n_workers=2, processes=False) as (cluster, _):
         lazy = da.chunk({"input": 66}).evalci.cluster_ci(n_resamples=400, rng=2)
         computed = lazy.compute()
     xr.testing.assert_identical(computed, eager)
@@ -279,7 +276,7 @@ def test_gpqa_as_input_run_system(gpqa):
 
 def test_dask_on_a_process_cluster_pickles(gpqa):
     # processes=True catches pickling problems (kappa's closures, the task)
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     rng = np.random.default_rng(4)
     label = rng.integers(0, 4, 60)
     pred = np.where(
@@ -292,12 +289,7 @@ def test_dask_on_a_process_cluster_pickles(gpqa):
     )
     metric = evalci.metrics.kappa(truth="label")
     eager = da.evalci.cluster_ci(metric=metric, method="bca", n_resamples=200, rng=1)
-    with (
-        distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    with local_cluster(n_workers=1, processes=True) as (cluster, _):
         lazy = da.chunk({"input": 20}).evalci.cluster_ci(
             metric=metric, method="bca", n_resamples=200, rng=1
         )
