@@ -58,6 +58,9 @@ from evalci.frames.doors import (  # noqa: E402
     bootstrap,
     cluster_ci,
     compare,
+    facet_ci,
+    facet_compare,
+    g_study,
     leaderboard,
     report,
 )
@@ -82,6 +85,7 @@ from evalci.methods.compare import (  # noqa: E402
     MissingInputsWarning,
     decide,
 )
+from evalci.methods.facets import FacetPlan, FacetResult, GStudy, plan_facets  # noqa: E402
 from evalci.methods.planning import (  # noqa: E402
     Plan,
     mde_from_data,
@@ -159,6 +163,13 @@ __all__ = [
     "bootstrap",
     "cluster_ci",
     "compare",
+    "facet_ci",
+    "facet_compare",
+    "g_study",
+    "plan_facets",
+    "FacetPlan",
+    "FacetResult",
+    "GStudy",
     "decide",
     "leaderboard",
     "leaderboard_from_bootstrap",

@@ -15,6 +15,7 @@ from evalci.frames.deferred import (
     dask_dataframe as _dd,  # Dask is registered once imported
 )
 from evalci.methods import analytic as _analytic
+from evalci.methods import facets as _facets
 from evalci.methods import planning, variance
 from evalci.methods.bayes import gap as _bayes_compare
 from evalci.methods.bayes import interval as _bayes
@@ -41,9 +42,24 @@ class EvalciDataFrameAccessor:
     def __init__(self, obj: pd.DataFrame):
         self._obj = obj
 
-    def cluster_ci(self, value=None, cluster=None, **kwargs):
-        """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`."""
+    def cluster_ci(self, value=None, cluster=None, *, facets=None, **kwargs):
+        """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`. With
+        ``facets=``, the interval over random facets: :func:`evalci.facet_ci`."""
+        if facets is not None:
+            return _facets.facet_ci(self._obj, value, cluster, facets, **kwargs)
         return core.cluster_ci(self._obj, value, cluster, **kwargs)
+
+    def facet_ci(self, value, cluster, facets, **kwargs):
+        """CI over random facets; see :func:`evalci.facet_ci`."""
+        return _facets.facet_ci(self._obj, value, cluster, facets, **kwargs)
+
+    def facet_compare(self, value, cluster, facets, system="system", **kwargs):
+        """Paired gaps under the same facets; see :func:`evalci.facet_compare`."""
+        return _facets.facet_compare(self._obj, value, cluster, facets, system, **kwargs)
+
+    def g_study(self, value, cluster, facets, **kwargs):
+        """Variance components per facet; see :func:`evalci.g_study`."""
+        return _facets.g_study(self._obj, value, cluster, facets, **kwargs)
 
     def bootstrap(self, value, cluster=None, **kwargs):
         """Bootstrap CI with any strategy; see :func:`evalci.bootstrap`."""
@@ -161,10 +177,24 @@ class EvalciDataArrayAccessor:
         """Back to a tidy table; see :func:`evalci.frames.dataarray.to_frame`."""
         return _xr.to_frame(self._obj, **kwargs)
 
+    def facet_ci(self, *, facets, input_dim="input", **kwargs):
+        """CI over random facet dims; see :func:`evalci.facet_ci` (a missing
+        value, NaN, is a run the cell lacks)."""
+        return _facets.facet_ci(*self._long(), input_dim, facets, **kwargs)
+
+    def facet_compare(self, *, facets, input_dim="input", system="system", **kwargs):
+        """Paired gaps along the system dim; see :func:`evalci.facet_compare`."""
+        return _facets.facet_compare(*self._long(), input_dim, facets, system, **kwargs)
+
+    def g_study(self, *, facets, input_dim="input", **kwargs):
+        """Variance components per facet dim; see :func:`evalci.g_study`."""
+        return _facets.g_study(*self._long(), input_dim, facets, **kwargs)
+
 
 if _dd is not None:
     from evalci.frames import dask_bayes as _dask_bayes
     from evalci.frames import dask_bootstrap as _dask_bootstrap
+    from evalci.frames import dask_facets as _dask_facets
     from evalci.frames import dask_frame as _dask
     from evalci.frames import dask_planning as _dask_planning
     from evalci.frames import dask_rows as _dask_rows
@@ -205,9 +235,25 @@ if _dd is not None:
         def __init__(self, obj):
             self._obj = obj
 
-        def cluster_ci(self, value=None, cluster=None, **kwargs):
-            """Cluster-bootstrap CI; see :func:`evalci.cluster_ci`."""
+        def cluster_ci(self, value=None, cluster=None, *, facets=None, **kwargs):
+            """Cluster-bootstrap CI; see :func:`evalci.cluster_ci` (with
+            ``facets=``, :func:`evalci.facet_ci`)."""
+            if facets is not None:
+                return _dask_facets.facet_ci(self._obj, value, cluster, facets, **kwargs)
             return _dask_bootstrap.cluster_ci(self._obj, value, cluster, **kwargs)
+
+        def facet_ci(self, value, cluster, facets, **kwargs):
+            """CI over random facets; see :func:`evalci.facet_ci`."""
+            return _dask_facets.facet_ci(self._obj, value, cluster, facets, **kwargs)
+
+        def facet_compare(self, value, cluster, facets, system="system", **kwargs):
+            """Paired gaps under the same facets; see :func:`evalci.facet_compare`."""
+            return _dask_facets.facet_compare(self._obj, value, cluster, facets, system,
+                                              **kwargs)
+
+        def g_study(self, value, cluster, facets, **kwargs):
+            """Variance components per facet; see :func:`evalci.g_study`."""
+            return _dask_facets.g_study(self._obj, value, cluster, facets, **kwargs)
 
         def bootstrap(self, value=None, cluster=None, **kwargs):
             """Bootstrap CI (cluster strategy); see :func:`evalci.bootstrap`."""

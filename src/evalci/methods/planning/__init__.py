@@ -9,7 +9,8 @@ width formulas), ``width_grid`` (:func:`width_table`) with
 ``power_solver``, ``mcnemar_power`` and ``power_pilot``.
 
 May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``; the
-families ``variance`` (:func:`icc`) and ``analytic`` (McNemar's test).
+families ``variance`` (:func:`icc`), ``analytic`` (McNemar's test) and
+``facets`` (:func:`plan_from_data` with ``facets=``: the D-study).
 """
 
 from evalci.methods.planning.plans import Plan, plan, plan_from_data

@@ -43,6 +43,7 @@ import pandas as pd
 
 from evalci._base.text import as_written
 from evalci._base.validate import check_integer, check_number
+from evalci.methods.facets import g_study, plan_facets
 from evalci.methods.planning.designs import _fixed_n, _free_n
 from evalci.methods.planning.widths import (
     _z_two_sided,
@@ -410,6 +411,8 @@ def plan_from_data(
     n_inputs=None,
     max_k=None,
     confidence_level: float = 0.95,
+    facets=None,
+    costs=None,
 ):
     """:func:`plan` with the variance components estimated from a pilot.
 
@@ -427,12 +430,21 @@ def plan_from_data(
         what it is; only k can change).
     cost_input, cost_run, budget, target_width, max_k, confidence_level
         As in :func:`plan`.
+    facets : str or list of str, optional
+        Random facets (templates, judges, ...) of the pilot: the plan is then
+        over inputs, each facet's levels and runs (a D-study,
+        :func:`plan_facets`), with prices in ``costs``; ``by`` must then
+        name one group or none.
+    costs : dict, optional
+        With ``facets``: the price of a level of each dimension and of a
+        ``"run"`` (see :func:`plan_facets`).
 
     Returns
     -------
-    Plan or pandas.DataFrame
+    Plan, FacetPlan or pandas.DataFrame
         A :class:`Plan` without ``by``; with ``by``, one row per group (group
-        columns, then :meth:`Plan.summary`).
+        columns, then :meth:`Plan.summary`); with ``facets``, a
+        :class:`FacetPlan`.
 
     Examples
     --------
@@ -446,6 +458,10 @@ def plan_from_data(
     0    openai/gpt-5-nano-2025-08-07       198  2  0.1171       0.1018
     1  openai/gpt-5.4-mini-2026-03-17       198  3  0.1196       0.1107
     """
+    if facets is not None:
+        study = g_study(data, value, cluster, facets, by=by, confidence_level=confidence_level)
+        return plan_facets(study, costs=costs, target_width=target_width, budget=budget,
+                           confidence_level=confidence_level)
     src = source_iv(data, value, cluster, by, None, successes, trials)
     if isinstance(n_inputs, str):
         if n_inputs != "data":
