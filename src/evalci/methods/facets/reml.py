@@ -199,7 +199,9 @@ def _information(pr: _Problem, f: dict, var: np.ndarray) -> np.ndarray:
     frob = np.empty((m, m))
     for j in range(m):
         for k in range(m):
-            frob[j, k] = np.sum(S[edges[j] : edges[j + 1], edges[k] : edges[k + 1]] ** 2)
+            frob[j, k] = np.sum(
+                S[edges[j] : edges[j + 1], edges[k] : edges[k + 1]] ** 2
+            )
     trace = np.bincount(pr.owner, weights=np.diag(S), minlength=m)
     info = np.empty((m + 1, m + 1))
     info[:m, :m] = frob / np.outer(var[:m], var[:m])
@@ -220,7 +222,9 @@ def _check(y, effects, X):
     for name, c in effects.items():
         c = np.asarray(c)
         if c.shape != y.shape or not np.issubdtype(c.dtype, np.integer):
-            raise ValueError(f"effects[{name!r}] must be integer codes, one per row of y")
+            raise ValueError(
+                f"effects[{name!r}] must be integer codes, one per row of y"
+            )
         codes.append(np.unique(c, return_inverse=True)[1].reshape(-1))
     X = np.ones((len(y), 1)) if X is None else np.asarray(X, dtype=float)
     X = X.reshape(len(y), -1)
