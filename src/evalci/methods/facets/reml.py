@@ -65,8 +65,11 @@ class RemlFit:
 
 @dataclass(frozen=True)
 class _Problem:
-    gram: np.ndarray  # [X Z]'[X Z]
-    xy: np.ndarray  # [X Z]'y
+    gaa: np.ndarray  # [X Z]'[X Z], dense columns (a) by a
+    gab: np.ndarray  # a by the eliminated effect's columns (b)
+    gbb: np.ndarray  # the diagonal of the b block: each level's rows
+    xa: np.ndarray  # [X Z]'y, a
+    xb: np.ndarray  # [X Z]'y, b
     yy: float
     n: int
     p: int
@@ -97,37 +100,39 @@ def _problem(y, X, codes) -> _Problem:
     b = np.arange(offs[big], offs[big + 1])
     a = np.setdiff1d(np.arange(offs[-1]), b)
     owner = np.repeat(np.arange(len(codes)), sizes)
-    return _Problem(gram, xy, float(y @ y), n, p, sizes, owner, a, b)
+    blocks = gram[np.ix_(a, a)], gram[np.ix_(a, b)], gram[b, b], xy[a], xy[b]
+    return _Problem(*blocks, float(y @ y), n, p, sizes, owner, a, b)
 
 
 def _factor(pr: _Problem, gamma: np.ndarray) -> dict:
-    """Solve the scaled mixed-model equations at ``gamma``, big block eliminated."""
-    from scipy import linalg
+    """Solve the scaled mixed-model equations at ``gamma``, big block eliminated.
 
+    numpy's LAPACK only (scipy's own OpenBLAS, called in turn with numpy's,
+    makes the two libraries' threads wait on each other).
+    """
     s = np.concatenate([np.ones(pr.p), np.repeat(np.sqrt(gamma), pr.sizes)])
     sa, sb = s[pr.a], s[pr.b]
-    A = pr.gram[np.ix_(pr.a, pr.a)] * np.outer(sa, sa)
+    A = pr.gaa * np.outer(sa, sa)
     A[np.arange(pr.p, len(pr.a)), np.arange(pr.p, len(pr.a))] += 1.0
-    B = pr.gram[np.ix_(pr.a, pr.b)] * np.outer(sa, sb)
-    d = pr.gram[pr.b, pr.b] * sb**2 + 1.0
-    chol = linalg.cholesky(A - (B / d) @ B.T, lower=True, check_finite=False)
-    ra, rb = sa * pr.xy[pr.a], sb * pr.xy[pr.b]
-    ba = linalg.cho_solve((chol, True), ra - B @ (rb / d), check_finite=False)
+    B = pr.gab * np.outer(sa, sb)
+    d = pr.gbb * sb**2 + 1.0
+    chol = np.linalg.cholesky(A - (B / d) @ B.T)
+    inv = np.linalg.inv(chol)
+    ra, rb = sa * pr.xa, sb * pr.xb
+    ba = inv.T @ (inv @ (ra - B @ (rb / d)))
     bb = (rb - B.T @ ba) / d
     sol = np.empty(len(s))
     sol[pr.a], sol[pr.b] = ba, bb
     quad = pr.yy - ra @ ba - rb @ bb
     logdet = 2.0 * np.sum(np.log(np.diag(chol))) + np.sum(np.log(d))
-    return {"chol": chol, "B": B, "d": d, "sol": sol, "quad": quad, "logdet": logdet}
+    return {"inv": inv, "B": B, "d": d, "sol": sol, "quad": quad, "logdet": logdet}
 
 
 def _objective(x: np.ndarray, pr: _Problem) -> tuple[float, np.ndarray]:
     """Profiled ``-2`` REML log-likelihood (no constant) and its gradient in ``log gamma``."""
-    from scipy import linalg
-
     f = _factor(pr, np.exp(x))
     dof = pr.n - pr.p
-    inv, _ = linalg.lapack.dtrtri(f["chol"], lower=1)
+    inv = f["inv"]
     diag = np.empty(len(f["sol"]))
     diag[pr.a] = np.sum(inv**2, axis=0)
     diag[pr.b] = 1.0 / f["d"] + np.sum((inv @ f["B"] / f["d"]) ** 2, axis=0)
@@ -181,10 +186,8 @@ def _information(pr: _Problem, f: dict, var: np.ndarray) -> np.ndarray:
     ``I_je = (tr S_jj - sum_l ||S_jl||^2) / (2 s_j s_e)`` and
     ``I_ee = (n - p - 2 tr S + ||S||^2) / (2 s_e^2)``.
     """
-    from scipy import linalg
-
-    chol, B, d = f["chol"], f["B"], f["d"]
-    sinv = linalg.cho_solve((chol, True), np.eye(len(chol)), check_finite=False)
+    B, d = f["B"], f["d"]
+    sinv = f["inv"].T @ f["inv"]
     cross = -sinv @ B / d
     full = np.empty((len(f["sol"]),) * 2)
     full[np.ix_(pr.a, pr.a)], full[np.ix_(pr.a, pr.b)] = sinv, cross
@@ -196,7 +199,9 @@ def _information(pr: _Problem, f: dict, var: np.ndarray) -> np.ndarray:
     frob = np.empty((m, m))
     for j in range(m):
         for k in range(m):
-            frob[j, k] = np.sum(S[edges[j] : edges[j + 1], edges[k] : edges[k + 1]] ** 2)
+            frob[j, k] = np.sum(
+                S[edges[j] : edges[j + 1], edges[k] : edges[k + 1]] ** 2
+            )
     trace = np.bincount(pr.owner, weights=np.diag(S), minlength=m)
     info = np.empty((m + 1, m + 1))
     info[:m, :m] = frob / np.outer(var[:m], var[:m])
@@ -217,7 +222,9 @@ def _check(y, effects, X):
     for name, c in effects.items():
         c = np.asarray(c)
         if c.shape != y.shape or not np.issubdtype(c.dtype, np.integer):
-            raise ValueError(f"effects[{name!r}] must be integer codes, one per row of y")
+            raise ValueError(
+                f"effects[{name!r}] must be integer codes, one per row of y"
+            )
         codes.append(np.unique(c, return_inverse=True)[1].reshape(-1))
     X = np.ones((len(y), 1)) if X is None else np.asarray(X, dtype=float)
     X = X.reshape(len(y), -1)
@@ -246,8 +253,6 @@ def reml(y, effects: dict[str, np.ndarray], X=None) -> RemlFit:
         their covariance, the variances' asymptotic covariance, the REML
         log-likelihood and the optimiser's convergence flag.
     """
-    from scipy import linalg
-
     y, codes, X = _check(y, effects, X)
     pr = _problem(y, X, codes)
     x, converged = _optimise(pr, _starts(y, codes))
@@ -261,8 +266,7 @@ def reml(y, effects: dict[str, np.ndarray], X=None) -> RemlFit:
     cov = np.full((len(var), len(var)), np.nan)
     info = _information(pr, f, np.append(np.exp(x) * scale, scale))
     cov[np.ix_(keep, keep)] = np.linalg.inv(info[np.ix_(keep, keep)])
-    unit = np.eye(len(f["chol"]), pr.p)
-    xinv = linalg.cho_solve((f["chol"], True), unit, check_finite=False)[: pr.p]
+    xinv = f["inv"][:, : pr.p].T @ f["inv"][:, : pr.p]
     loglik = -0.5 * (dof * (np.log(2.0 * np.pi * scale) + 1.0) + f["logdet"])
     return RemlFit(
         variances=var,
