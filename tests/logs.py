@@ -240,3 +240,60 @@ def write_lm(folder: Path, task: str, lines: list[dict], results: dict | None):
     path = folder / f"samples_{task}_{DATE}.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
+
+
+def inspect_role(model: str) -> dict:
+    """A model role as ``EvalSpec.model_roles`` holds it: a ``ModelConfig``
+    (inspect_ai ``model/_model_config.py``: model, config, base_url, args)."""
+    return {"model": model, "config": {}, "base_url": None, "args": {}}
+
+
+def inspect_graded(spec: dict, model=None, role: str | None = "grader") -> dict:
+    """``spec`` scored by ``model_graded_qa`` as ``eval.scorers`` records it:
+    its arguments (``registry_params``) in ``options``, ``model`` a name, a
+    ``ModelDict`` or None (then the ``model_role`` names the grader)."""
+    options = {"template": None, "instructions": None, "grade_pattern": None,
+               "include_history": False, "partial_credit": False,
+               "model": model, "model_role": role}  # fmt: skip
+    scorer = {"name": "model_graded_qa", "options": options, "metrics": [],
+              "metadata": {}}  # fmt: skip
+    return spec | {"scorers": [scorer]}
+
+
+def lm_facets(results: dict, task: str, shots: int, template: str | None) -> dict:
+    """``results`` with what lm-eval 0.4 records of the prompt: the task's
+    ``num_fewshot`` (``configs``), simple_evaluate's seeds (``config``) and
+    the chat template with its SHA-256 (GeneralConfigTracker)."""
+    import hashlib
+
+    out = json.loads(json.dumps(results))
+    out["configs"][task] |= {
+        "num_fewshot": shots,
+        "fewshot_config": {"sampler": "first_n"},
+    }
+    out["n-shot"] = {task: shots}
+    out["config"] |= {"random_seed": 0, "numpy_seed": 1234, "torch_seed": 1234,
+                      "fewshot_seed": 1234}  # fmt: skip
+    sha = None if template is None else hashlib.sha256(template.encode()).hexdigest()
+    out |= {"chat_template": template, "chat_template_sha": sha,
+            "fewshot_as_multiturn": template is not None,
+            "system_instruction": None, "system_instruction_sha": None}  # fmt: skip
+    return out
+
+
+def helm_run(folder: Path, model: str, em: list[float], adapter: dict | None):
+    """A HELM run directory: ``per_instance_stats.json`` (one exact_match per
+    instance, train trial 0) and, unless ``adapter`` is None, a
+    ``run_spec.json`` whose ``adapter_spec`` is ``adapter`` plus the model."""
+    folder.mkdir(parents=True)
+    stat = {"name": {"name": "exact_match", "split": "test"}, "count": 1}
+    entries = [
+        {"instance_id": f"id{i}", "train_trial_index": 0,
+         "stats": [stat | {"sum": x, "sum_squared": x, "min": x, "max": x, "mean": x}]}
+        for i, x in enumerate(em)
+    ]  # fmt: skip
+    (folder / "per_instance_stats.json").write_text(json.dumps(entries))
+    if adapter is not None:
+        spec = {"name": folder.name, "adapter_spec": adapter | {"model": model}}
+        (folder / "run_spec.json").write_text(json.dumps(spec))
+    return folder

@@ -582,8 +582,11 @@ def test_helm_suite_two_models(helm_suite):
     assert list(df.columns) == [
         "input", "run", "system", "exact_match", "exact_match_sum",
         "exact_match_count", "split", "task", "log_file",
+        # issue 36: the adapter's settings the run spec records, appended
+        "adapter_method", "adapter_instructions", "adapter_max_train_instances",
+        "adapter_num_outputs", "adapter_temperature", "adapter_model_deployment",
     ]  # fmt: skip
-    assert df.shape == (2 * 12 * 3, 9)
+    assert df.shape == (2 * 12 * 3, 9 + 6)
     for m, em in ems.items():
         one = df[df.system == m]
         assert one["input"].tolist() == [

@@ -6,12 +6,14 @@ errors that name the file and the field; :func:`_tidy` orders, types and
 sorts the columns of the table every reader returns (described in
 :mod:`evalci.io.readers`) and refuses duplicate (system, input, run) keys;
 :func:`_sample_record` is one record of ``df.attrs["evalci_samples"]``, the
-same keys for every reader.
+same keys for every reader; :func:`_with_facets` appends the facet columns
+(prompt, few-shot set, grader, engine, seed) a log records.
 """
 
 from __future__ import annotations
 
 import glob as _glob
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -19,6 +21,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from evalci._base.warnings import EvalciWarning, warn
 
 KEYS = ["input", "run", "system"]
 
@@ -279,3 +283,57 @@ def _tidy_by(
     out["input"] = _as_input(out["input"])  # one dtype across the groups
     out = out.sort_values(["system", *by, "input", "run"], kind="stable")
     return out.reset_index(drop=True)
+
+
+def _sha256(text: str) -> str:
+    """The SHA-256 hex digest of ``text`` (UTF-8): lm-eval's ``hash_string``,
+    the form its ``chat_template_sha`` and ``system_instruction_sha`` take."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _facet_dtype(values: list) -> str | None:
+    """``boolean``, ``Int64`` or ``float64`` when every value found is of that
+    kind, else None (text)."""
+    if values and all(isinstance(v, bool) for v in values):
+        return "boolean"
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+        return None
+    return "Int64" if all(isinstance(v, int) for v in values) else "float64"
+
+
+def _with_facets(out: pd.DataFrame, facets: dict[str, dict]) -> pd.DataFrame:
+    """``out`` with one column per facet appended, each log's rows taking the
+    values its log records (``facets``: log file -> {column: value}).
+
+    A column is added only when some log records it; a log that does not has
+    missing values in it. Whole numbers are ``Int64``, other numbers
+    ``float64``, booleans ``boolean``, anything else text (missing stays
+    missing). A facet named as a column the table already has (a scorer
+    named ``grader``, say) is left out, with a warning.
+    ``out.attrs["evalci_facets"]`` lists the columns added.
+    """
+    names: dict[str, None] = {}
+    for found in facets.values():
+        names.update(dict.fromkeys(found))
+    taken = [c for c in names if c in out.columns]
+    if taken:
+        warn(
+            f"the facets {taken} are not added as columns: the table already "
+            "has columns of those names (from the scores).",
+            EvalciWarning,
+        )
+    attrs = dict(out.attrs)
+    out = out.copy()
+    files = out["log_file"]
+    added = []
+    for c in (c for c in names if c not in taken):
+        by_file = {f: found.get(c) for f, found in facets.items()}
+        kind = _facet_dtype([v for v in by_file.values() if v is not None])
+        col = files.map(lambda f, b=by_file: b.get(f))
+        if kind is None:
+            out[c] = col.map(_text_or_missing).astype(str)
+        else:
+            out[c] = pd.Series(col.tolist(), index=out.index, dtype=kind)
+        added.append(c)
+    out.attrs = attrs | {"evalci_facets": added}
+    return out

@@ -20,8 +20,10 @@ from evalci.io._shared import (
     _kind_of,
     _load_json,
     _sample_record,
+    _sha256,
     _tidy_by,
     _whole,
+    _with_facets,
 )
 
 __all__ = ["read_helm"]
@@ -84,6 +86,38 @@ def _helm_spec(file: Path) -> dict:
         if isinstance(holder, dict) and holder.get(tail or head) is not None:
             _get(spec, field, spec_file, kind="a string")
     return spec
+
+
+#: the settings of ``adapter_spec`` read as facets (AdapterSpec,
+#: adaptation/adapter_spec.py): the prompt, the in-context examples, the
+#: sampling and the deployment that served the model
+_ADAPTER_FACETS = (
+    "method",
+    "instructions",
+    "max_train_instances",
+    "num_outputs",
+    "temperature",
+    "model_deployment",
+    "random",
+)
+
+
+def _helm_facets(spec: dict) -> dict:
+    """``adapter_<key>`` for each setting of :data:`_ADAPTER_FACETS` the run
+    spec records as a scalar (a list, an object or null is left out);
+    ``instructions`` as its SHA-256 (empty instructions stay empty)."""
+    adapter = spec.get("adapter_spec")
+    if not isinstance(adapter, dict):
+        return {}
+    out = {}
+    for key in _ADAPTER_FACETS:
+        v = adapter.get(key)
+        if not isinstance(v, (str, int, float, bool)):
+            continue
+        if key == "instructions" and isinstance(v, str) and v:
+            v = _sha256(v)
+        out[f"adapter_{key}"] = v
+    return out
 
 
 def _helm_task(name: str) -> str:
@@ -214,7 +248,8 @@ def _helm_run(file: Path, stat: str, split, perturbation) -> tuple:
         scored=int(full.sum()), unscored=int((~full).sum()),
     )  # fmt: skip
     old = {"log_file": str(file), "task": task, "split": chosen}
-    return frame, record, old | {"found": found, "stated": stated}
+    old |= {"found": found, "stated": stated}
+    return frame, record, old, _helm_facets(spec)
 
 
 def _num(v) -> float:
@@ -295,7 +330,17 @@ def read_helm(
         ``<stat>_count`` (its ``sum`` and ``count``), then ``split``,
         ``task`` (the run spec's ``name``, else the directory name, without
         the ``model=`` argument HELM adds: one task for every model) and
-        ``log_file``. An instance without the stat has NaN values. ``task``
+        ``log_file``; then the adapter's settings (the facets: prompt,
+        in-context examples, sampling, deployment) that ``adapter_spec``
+        in ``run_spec.json`` records as scalars, each a column only when
+        some run read records it (a run that does not, or has no
+        ``run_spec.json``, has missing values in it): ``adapter_method``,
+        ``adapter_instructions`` (the SHA-256 hex digest of the
+        instructions' text; empty instructions stay empty),
+        ``adapter_max_train_instances``, ``adapter_num_outputs``
+        (``Int64``), ``adapter_temperature`` (``float64``),
+        ``adapter_model_deployment`` and ``adapter_random`` (HELM's random
+        seed string). ``df.attrs["evalci_facets"]`` lists them. An instance without the stat has NaN values. ``task``
         is part of the key: runs of several tasks are rows side by side,
         sorted by (system, task, input, run), never one score.
 
@@ -362,6 +407,7 @@ def read_helm(
         )
     values = [stat, f"{stat}_sum", f"{stat}_count"]
     out = _tidy_by(frame, values, ["split", "task", "log_file"], ["task"])
+    out = _with_facets(out, {r[1]["log_file"]: r[3] for r in runs})
     out.attrs["evalci_samples"] = [r[1] for r in runs]
     out.attrs["log_counts"] = [r[2] for r in runs]  # the old name and keys
     return out

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalci.io._shared import KEYS, _as_input, _files, _tidy_by
+from evalci.io._shared import KEYS, _as_input, _files, _tidy_by, _with_facets
 from evalci.io._zip import MAX_MEMBER_BYTES
 from evalci.io.inspect_logs import _native, _plain_eval, _plain_json
-from evalci.io.inspect_rows import _STOPS, _inspect_rows
+from evalci.io.inspect_rows import _STOPS, _inspect_facets, _inspect_rows
 from evalci.io.inspect_sets import (
     check_manifests,
     check_overlaps,
@@ -137,7 +137,20 @@ def read_inspect(
         ``invalidated`` (the invalidation's ``reason``, else ``"invalidated
         by <author>"``) and ``stopped_early`` (the reason Inspect's
         EarlyStopping hook gave, else ``"stopped early"``); then
-        ``log_file``. Every sample keeps its row: an errored one has NaN
+        ``log_file``; then the facets (sources of variance) the logs
+        record, each a column only when some log read records it (a log
+        that does not has missing values in it; nothing is filled in):
+        ``role_<name>``, one per model role (``eval.model_roles``, role ->
+        its ``model``; e.g. ``role_grader``); ``grader``, the grader model:
+        each scorer's ``grader_model`` or ``model`` argument
+        (``eval.scorers[].options``, or ``results.scores[].params`` in a
+        log without ``eval.scorers``) or metadata, else the model of the
+        role its ``model_role`` argument names, else the ``grader`` role's
+        model (several graders joined by ``", "``; a model-graded scorer
+        given none uses the eval's model, which is not filled in); ``seed``
+        (``eval.model_generate_config.seed``, ``Int64``). The run is
+        ``run``, the epoch. ``df.attrs["evalci_facets"]`` lists the facet
+        columns. Every sample keeps its row: an errored one has NaN
         values (unless it was scored on error) and its message in
         ``error``; an invalidated one has NaN values (its score is not
         valid); a sample stopped early was never run, so it is in no sample
@@ -274,6 +287,8 @@ def read_inspect(
     if not values:
         raise ValueError(f"{names}: no sample has any score.")
     out = _with_stops(_tidy_by(frame, values, meta, ["task"]), frame)
+    facets = {str(log.file): _inspect_facets(log.header, log.file) for log in logs}
+    out = _with_facets(out, facets)
     out.attrs["evalci_samples"] = counts
     out.attrs["evalci_superseded"] = superseded
     return out

@@ -235,3 +235,91 @@ def _warn_counts(log: _Log, counts: dict, said: str) -> None:
             "as inspect_ai reads it.",
             EvalciWarning,
         )
+
+
+def _model_name(v: Any, file: Path, field: str) -> list[str]:
+    """The model(s) a role or a scorer argument names: a string, a model as
+    the log records it (``ModelConfig``, or the ``ModelDict`` of a scorer's
+    argument: its ``model``), or a list of them; None names none."""
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, dict) and isinstance(v.get("model"), str):
+        return [v["model"]]
+    if isinstance(v, list):
+        return [
+            m for i, x in enumerate(v) for m in _model_name(x, file, f"{field}[{i}]")
+        ]
+    raise ValueError(
+        f"{file}: the field `{field}` is {_kind_of(v)}, where a model (its name, "
+        "or an object holding `model`) belongs."
+    )
+
+
+def _roles(spec: dict, file: Path) -> dict[str, str]:
+    """``eval.model_roles``: role name -> its model (inspect_ai
+    ``EvalSpec.model_roles``, ``dict[str, ModelConfig]``, since 0.3.87)."""
+    roles = spec.get("model_roles")
+    if roles is None:
+        return {}
+    _get(spec, "model_roles", file, "the eval spec", kind="an object")
+    out = {}
+    for name, role in roles.items():
+        models = _model_name(role, file, f"eval.model_roles.{name}")
+        if len(models) == 1:
+            out[str(name)] = models[0]
+    return out
+
+
+def _scorer_list(header: dict) -> tuple[list, str, str]:
+    """The scorers as the log records them, where, and their arguments' key:
+    ``eval.scorers`` (``options``), else ``results.scores`` (``params``)."""
+    scorers = header["eval"].get("scorers")
+    if scorers is not None:
+        return (scorers if isinstance(scorers, list) else []), "eval.scorers", "options"
+    res = header.get("results")
+    scores = res.get("scores") if isinstance(res, dict) else None
+    return (scores if isinstance(scores, list) else []), "results.scores", "params"
+
+
+def _graders(header: dict, roles: dict[str, str], file: Path) -> list[str]:
+    """The grader models the log records: each scorer's ``grader_model`` or
+    ``model`` argument or metadata, else the role its ``model_role`` argument
+    names (``model_graded_qa``'s default is ``"grader"``); with none, the
+    ``grader`` role."""
+    scorers, where, args = _scorer_list(header)
+    found: dict[str, None] = {}
+    for i, sc in enumerate(scorers):
+        if not isinstance(sc, dict):
+            continue
+        mine: dict[str, None] = {}
+        for part in (args, "metadata"):
+            given = sc.get(part)
+            for key in ("grader_model", "model") if isinstance(given, dict) else ():
+                field = f"{where}[{i}].{part}.{key}"
+                mine.update(dict.fromkeys(_model_name(given.get(key), file, field)))
+        given = sc.get(args)
+        role = given.get("model_role") if isinstance(given, dict) else None
+        if not mine and isinstance(role, str) and role in roles:
+            mine[roles[role]] = None
+        found.update(mine)
+    if not found and "grader" in roles:
+        found[roles["grader"]] = None
+    return list(found)
+
+
+def _inspect_facets(header: dict, file: Path) -> dict[str, Any]:
+    """The facets one log records: ``role_<name>`` per model role, ``grader``
+    (several graders joined by ", "), and the eval's ``seed``
+    (``eval.model_generate_config.seed``); none of them when not recorded."""
+    spec = header["eval"]
+    roles = _roles(spec, file)
+    out: dict[str, Any] = {f"role_{k}": v for k, v in roles.items()}
+    graders = _graders(header, roles, file)
+    if graders:
+        out["grader"] = ", ".join(graders)
+    config = spec.get("model_generate_config")
+    if isinstance(config, dict) and config.get("seed") is not None:
+        out["seed"] = config["seed"]
+    return out

@@ -25,8 +25,10 @@ from evalci.io._shared import (
     _kind_of,
     _load_json,
     _sample_record,
+    _sha256,
     _tidy_by,
     _whole,
+    _with_facets,
 )
 
 __all__ = ["read_lm_eval"]
@@ -105,6 +107,54 @@ def _lm_stated(results: dict | None, file: Path | None, task: str) -> int | None
         return None
     n = _get(counts, f"{task}.effective", file, "`n-samples`", "a number")
     return _whole(n, file, f"{task}.effective", "`n-samples`")
+
+
+#: the seeds simple_evaluate records in ``config`` (evaluator.py)
+_LM_SEEDS = ("fewshot_seed", "random_seed", "numpy_seed", "torch_seed")
+
+
+def _lm_scalar(holder: dict, key: str, file: Path, field: str):
+    """A recorded setting: a string, number or boolean, None when absent."""
+    v = holder.get(key)
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return v
+    raise ValueError(
+        f"{file}: the field `{field}` is {_kind_of(v)}, not a string, a number "
+        "or a boolean."
+    )
+
+
+def _lm_facets(results: dict | None, file: Path | None, task: str) -> dict:
+    """The facets a results file records for ``task`` (none without one):
+    ``num_fewshot`` (``configs.<task>.num_fewshot``), the seeds of
+    ``config``, ``chat_template`` and ``system_instruction`` (their SHA-256:
+    ``*_sha``, else the hash of the text) and ``fewshot_as_multiturn``."""
+    if not results:
+        return {}
+    out: dict[str, Any] = {}
+    configs = results.get("configs")
+    if isinstance(configs, dict) and isinstance(configs.get(task), dict):
+        shots = configs[task].get("num_fewshot")
+        if shots is not None:
+            field = f"configs.{task}.num_fewshot"
+            out["num_fewshot"] = _whole(shots, file, field)
+    config = results.get("config")
+    for key in _LM_SEEDS if isinstance(config, dict) else ():
+        if (v := _lm_scalar(config, key, file, f"config.{key}")) is not None:
+            out[key] = v
+    for key in ("chat_template", "system_instruction"):
+        sha = _lm_scalar(results, f"{key}_sha", file, f"{key}_sha")
+        text = _lm_scalar(results, key, file, key)
+        if sha is None and text:
+            sha = _sha256(str(text))
+        if sha is not None:
+            out[key] = sha
+    multiturn = _lm_scalar(
+        results, "fewshot_as_multiturn", file, "fewshot_as_multiturn"
+    )
+    if multiturn is not None:
+        out["fewshot_as_multiturn"] = multiturn
+    return out
 
 
 def _lm_doc_id(d: dict, file: Path, n: int):
@@ -312,7 +362,7 @@ def _lm_file(f: Path, task: str, date: str, filter, score) -> tuple:
         scored=int(full.sum()), unscored=int((~full).sum()),
     )  # fmt: skip
     old = {"log_file": str(f), "task": task, "found": found, "stated": stated}
-    return frame, record, old
+    return frame, record, old, _lm_facets(results, res_file, task)
 
 
 def read_lm_eval(
@@ -355,6 +405,21 @@ def read_lm_eval(
         request, i.e. the task's ``repeats``) and ``log_file``. ``task`` is
         part of the key (tasks read together are rows side by side, sorted
         by (system, task, input, run)).
+
+        Then the facets (sources of variance) the ``results_<date>.json``
+        beside the samples file records, each a column only when some file
+        read records it (a samples file whose results file does not, or that
+        has no results file beside it, has missing values in it; with no
+        results file at all the columns are absent): ``num_fewshot``
+        (``configs.<task>.num_fewshot``, ``Int64``), ``fewshot_seed``,
+        ``random_seed``, ``numpy_seed`` and ``torch_seed`` (``config``'s
+        seeds, as simple_evaluate records them), ``chat_template`` (the
+        template's SHA-256: ``chat_template_sha``, else the hash of
+        ``chat_template``, as lm-eval's ``hash_string`` makes it; lm-eval
+        records no template name, and null when none was applied),
+        ``system_instruction`` (likewise, from ``system_instruction_sha``)
+        and ``fewshot_as_multiturn`` (``boolean``).
+        ``df.attrs["evalci_facets"]`` lists the facet columns.
 
         ``attrs["evalci_samples"]``: one record per samples file, with the
         keys every reader gives (:func:`evalci.sample_counts` makes
@@ -420,7 +485,7 @@ def read_lm_eval(
     3      3    0  EleutherAI/pythia-160m  1.0  arc_easy
     """
     files = _files(path, ("samples_*.jsonl",), "path", "lm-eval samples file")
-    frames, counts, old = [], [], []
+    frames, counts, old, facets = [], [], [], {}
     for f in files:
         m = _LM_SAMPLES.match(f.name)
         if m is None:
@@ -430,7 +495,9 @@ def read_lm_eval(
             )
         if task is not None and m["task"] != task:
             continue
-        frame, record, was = _lm_file(f, m["task"], m["date"], filter, score)
+        frame, record, was, facets[str(f)] = _lm_file(
+            f, m["task"], m["date"], filter, score
+        )
         frames.append(frame)
         counts.append(record)
         old.append(was)
@@ -442,6 +509,7 @@ def read_lm_eval(
     if not values:
         raise ValueError(f"{path}: no sample has a numeric metric.")
     out = _tidy_by(frame, values, meta, ["task"], ints=("n_resps",))
+    out = _with_facets(out, facets)
     out.attrs["evalci_samples"] = counts
     out.attrs["log_counts"] = old  # the old name, and its old keys
     return out

@@ -227,7 +227,8 @@ def _from_log(frame: pd.DataFrame, source: str, opts, detected) -> Loaded:
         cluster = _pick(frame.columns, (), opts.cluster, "cluster", "--cluster", [])
         input_col = "input" if opts.input else None
     counts = opts.successes is not None
-    skip = set(readers.KEYS) | _READER_META
+    # the facets a reader appends (issue 36) are settings, never the value
+    skip = set(readers.KEYS) | _READER_META | set(frame.attrs.get("evalci_facets", ()))
     value = None
     if not counts:
         value = opts.value
