@@ -104,6 +104,20 @@ def _pandas_cases():
             gpqa,
         ),
         "to_xarray": (xr.to_xarray, ("correct",), {}, gpqa),
+        # the runs read as a crossed facet: a table every method takes
+        "facet_ci": (
+            evalci.facet_ci,
+            ("correct", "input_id", "run"),
+            dict(by="system", method="pigeonhole", **KW),
+            gpqa,
+        ),
+        "facet_compare": (
+            evalci.facet_compare,
+            ("correct", "input_id", "run"),
+            dict(method="pigeonhole", **KW),
+            gpqa,
+        ),
+        "g_study": (evalci.g_study, ("correct", "input_id", "run"), dict(by="system"), gpqa),
     }
 
 
@@ -177,6 +191,18 @@ def _dataarray_cases():
             dict(system="system", n_inputs=500),
         ),
         "to_frame": (lambda d, **k: xr.to_frame(d, **k), {}),
+        "facet_ci": (
+            lambda d, **k: evalci.facet_ci(long, value, "input", **k),
+            dict(facets="run", by="system", method="pigeonhole", **KW),
+        ),
+        "facet_compare": (
+            lambda d, **k: evalci.facet_compare(long, value, "input", **k),
+            dict(facets="run", method="pigeonhole", **KW),
+        ),
+        "g_study": (
+            lambda d, **k: evalci.g_study(long, value, "input", **k),
+            dict(facets="run", by="system"),
+        ),
     }
 
 

@@ -225,7 +225,7 @@ def facet_ci(data, value, cluster, facets, *, by=None, run=None, method="compone
     >>> df = evalci.load_example("metaprompting")
     >>> r = evalci.facet_ci(df, "correct", "input_id", "template")
     >>> round(r.estimate, 4), round(r.standard_error / r.naive_standard_error, 2)
-    (0.7799, 1.52)
+    (0.7797, 1.74)
     """
     cells = cells_of(data, value, cluster, facets, by, run)
     return facet_ci_of_cells(cells, method=method, confidence_level=confidence_level,
@@ -286,11 +286,10 @@ def facet_compare(data, value, cluster, facets, system="system", *, baseline=Non
     Examples
     --------
     >>> import evalci
-    >>> df = evalci.load_example("metaprompting")
-    >>> two = df.assign(system="a")
-    >>> two = pd.concat([two, two.assign(system="b")])
-    >>> evalci.facet_compare(two, "correct", "input_id", "template").estimate.iloc[0]
-    0.0
+    >>> df = evalci.load_example()  # GPQA: 2 systems, 5 runs, runs as a facet
+    >>> gap = evalci.facet_compare(df, "correct", "input_id", "run")
+    >>> gap.estimate.round(4).to_dict()
+    {'openai/gpt-5.4-mini-2026-03-17 - openai/gpt-5-nano-2025-08-07': -0.0586}
     """
     cells = cells_of(data, value, cluster, facets, system, run)
     return facet_compare_of_cells(cells, baseline=baseline, method=method,
