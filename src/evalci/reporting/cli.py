@@ -56,7 +56,8 @@ Run 'evalci COMMAND --help' for a command's options.""",
   evalci ci results.csv
   evalci ci results.parquet --value correct --input question_id --system model
   evalci ci run.eval --metric pass@2 --format json -o ci.json
-  evalci ci counts.csv --successes n_correct --trials n_runs --by subject""",
+  evalci ci counts.csv --successes n_correct --trials n_runs --by subject
+  evalci ci results.csv --facet template          (over new prompt templates too)""",
     "compare": """Examples:
   evalci compare results.csv --mme 0.02
   evalci compare results.jsonl --baseline gpt-4o --adjust holm --format markdown""",
@@ -225,6 +226,13 @@ def _progress_option() -> argparse.ArgumentParser:
 
 
 def _extra_options(cmds) -> None:
+    f = cmds["ci"].add_argument_group("facets")
+    f.add_argument("--facet", type=_names, action="extend", default=[], metavar="COL",
+                   help="a random facet (prompt template, judge, ...): the interval "
+                   "generalises over new levels (COL or COL,COL; repeatable)")  # fmt: skip
+    f.add_argument("--facet-method", default="components",
+                   choices=["components", "multiway", "pigeonhole"],
+                   help="with --facet: the interval (default components)")  # fmt: skip
     for name in ("compare", "report"):
         cmds[name].add_argument("--baseline", help="compare every system to this one")
         cmds[name].add_argument("--adjust", choices=["bonferroni", "holm"],

@@ -51,7 +51,8 @@ def _say(text: str) -> None:
 
 
 def _load(args) -> _cli_input.Loaded:
-    args.extra = [*args.by, *([args.strata] if args.strata else [])]
+    args.extra = [*args.by, *([args.strata] if args.strata else []),
+                  *getattr(args, "facet", [])]
     opts = argparse.Namespace(**vars(args))
     opts.trials = args.trials_col
     try:
@@ -165,6 +166,10 @@ def _cmd_ci(args) -> int:
     from evalci.engine.bootstrap import cluster_ci
 
     data = _load(args)
+    if args.facet:
+        from evalci.reporting import cli_facets
+
+        return cli_facets.facet_ci(args, data, sys.modules[__name__])
     kw = _boot_kwargs(args, data)
     with _working(args, "resampling"):
         res = cluster_ci(data.frame, by=[data.system, *args.by], method=args.method, **kw)  # fmt: skip

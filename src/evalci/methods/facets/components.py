@@ -104,7 +104,7 @@ def mean_weights(present: np.ndarray, n: np.ndarray, effects) -> np.ndarray:
 
 def fit_group(cells: Cells, g: int) -> Fit:
     """The G-study of group ``g``: ANOVA when balanced, else REML."""
-    n, s, q = cells.n[g], cells.s[g], cells.q[g]
+    n, s, q = _used(cells.n[g], cells.s[g], cells.q[g])
     present = n > 0
     m = np.where(present, s / np.maximum(n, 1), 0.0)
     estimate = float(m[present].mean())
@@ -119,6 +119,17 @@ def fit_group(cells: Cells, g: int) -> Fit:
     weight = mean_weights(present, n, effects)
     return Fit(component_names(cells.dims, effects, replicated),
                np.clip(raw, 0.0, None), raw, cov, weight, estimate, estimator)
+
+
+def _used(n, s, q):
+    """The group's cells on the levels it uses (a group may hold some inputs only)."""
+    present = n > 0
+    keep = [present.any(axis=tuple(j for j in range(n.ndim) if j != d))
+            for d in range(n.ndim)]
+    if all(k.all() for k in keep):
+        return n, s, q
+    pick = np.ix_(*keep)
+    return n[pick], s[pick], q[pick]
 
 
 def _pseudo_rows(n, s, q):
