@@ -11,6 +11,10 @@ Reproducibility: dimension ``d``'s counts for replicates ``64 s`` to
 ``64 s + 63`` come from stream ``(PIGEONHOLE, d, s)`` of the root seed, drawn
 over the dimension's sorted levels, whatever the row order or backend.
 
+Cost: the input counts (B x N draws) dominate; the contraction is one matrix
+product per block of replicates, ``(B, N) @ (N, 2 G C)`` for G groups and C
+facet cells per input, then a weighted sum over each facet.
+
 The pigeonhole variance counts the interactions and the run noise more than
 once (Owen 2007, Theorem 2: for two crossed factors its expectation exceeds
 the variance of the mean by about the interaction's share over each
@@ -33,16 +37,20 @@ BLOCK_FLOATS = 2**23
 
 
 def _counts(root, d: int, size: int, first: int, n_rep: int) -> np.ndarray:
-    """Counts of dimension ``d`` (``size`` levels) for replicates ``first...``."""
+    """Counts of dimension ``d`` (``size`` levels) for replicates ``first...``.
+
+    Stream ``s`` draws ``integers(0, size, (64, size), dtype=int32)``; one
+    bincount per replicate (a row's bins stay in cache: twice as fast as one
+    bincount over the block).
+    """
     out = np.empty((n_rep, size), dtype=np.float64)
     s0, s1 = first // STREAM_SIZE, -(-(first + n_rep) // STREAM_SIZE)
-    offsets = np.arange(STREAM_SIZE)[:, None] * size
     for s in range(s0, s1):
-        idx = stream(root, PIGEONHOLE, d, s).integers(0, size, (STREAM_SIZE, size))
-        counts = np.bincount((idx + offsets).ravel(), minlength=STREAM_SIZE * size)
+        idx = stream(root, PIGEONHOLE, d, s).integers(0, size, (STREAM_SIZE, size),
+                                                      dtype=np.int32)
         lo, hi = max(first, s * STREAM_SIZE), min(first + n_rep, (s + 1) * STREAM_SIZE)
-        out[lo - first:hi - first] = counts.reshape(STREAM_SIZE, size)[
-            lo - s * STREAM_SIZE:hi - s * STREAM_SIZE]
+        for b in range(lo, hi):
+            out[b - first] = np.bincount(idx[b - s * STREAM_SIZE], minlength=size)
     return out
 
 
@@ -62,8 +70,8 @@ def pigeonhole_replicates(root, present: np.ndarray, means: np.ndarray,
     p = np.moveaxis(present.astype(float), 1, 0).reshape(n_in, groups * rest)
     pm = np.moveaxis(present * means, 1, 0).reshape(n_in, groups * rest)
     both = np.concatenate([pm, p], axis=1)
-    block = max(STREAM_SIZE, BLOCK_FLOATS // max(1, 2 * groups * rest)
-                // STREAM_SIZE * STREAM_SIZE)
+    widest = max(n_in, 2 * groups * rest)  # the input counts, or the contraction
+    block = max(STREAM_SIZE, BLOCK_FLOATS // widest // STREAM_SIZE * STREAM_SIZE)
     out = np.empty((groups, n_resamples))
     for first in range(0, n_resamples, block):
         n_rep = min(block, n_resamples - first)
