@@ -56,7 +56,9 @@ class FacetPlan:
         unit of cost: where the next money goes. (At the planned optimum the
         dimensions it changes pay about the same per unit.)
     confidence_level : float
+        The level of the planned interval.
     notes : tuple of str
+        What the plan could not choose (runs, when the pilot had one a cell).
     """
 
     design: dict

@@ -67,7 +67,19 @@ class GStudy:
         return self.components[["share", "share_of_mean"]]
 
     def plot(self, ax=None, *, of: str = "share"):
-        """Bar chart of the components' shares (``of="share"`` or ``"share_of_mean"``)."""
+        """Bar chart of the components' shares, one bar a group.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's Axes by default.
+        of : {'share', 'share_of_mean'}
+            The share of one score's variance, or of the reported mean's.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
         from evalci._base.figures import _axes
 
         ax = _axes(ax, [str(i) for i in self.components.index])
@@ -107,6 +119,7 @@ class FacetResult:
     method : {'components', 'multiway', 'pigeonhole'}
         How the interval was made.
     confidence_level : float
+        The level of the interval.
     facets, fixed : tuple of str
         The random facets generalised over, and the fixed ones (``by``).
     cluster : str
@@ -120,6 +133,8 @@ class FacetResult:
     adjusted : bool or pandas.Series
         ``"multiway"`` only: the CGM sum was not positive and the largest
         one-way variance was used.
+    groups : pandas.Index or None
+        The groups (``by``, or the gaps), or None.
     """
 
     estimate: object
