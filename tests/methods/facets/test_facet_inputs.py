@@ -83,3 +83,24 @@ def test_dask_frame_gives_the_pandas_numbers():
     assert gap.estimate.iloc[0] == pytest.approx(ref_gap.estimate.iloc[0], rel=1e-12)
     pd.testing.assert_frame_equal(g.components, want.g_study.components, rtol=1e-10,
                                   check_index_type=False)
+
+
+def test_labels_of_two_types_and_doubled_columns_are_refused(df):
+    mixed = df.assign(template=df.template.astype(object).where(df.template != 0, "a"))
+    with pytest.raises(TypeError, match="mixes labels of different types"):
+        evalci.facet_ci(mixed, "y", "input", "template")
+    doubled = pd.concat([df, df[["y"]]], axis=1)
+    with pytest.raises(ValueError, match="2 columns named 'y'"):
+        evalci.facet_ci(doubled, "y", "input", "template")
+
+
+def test_gaps_refuse_systems_with_different_cells(df):
+    two = pd.concat([df.assign(system="a"), df[df.input < 5].assign(system="b")])
+    with pytest.raises(ValueError, match="differ in 15 .input, facet levels. cells"):
+        evalci.facet_compare(two, "y", "input", "template")
+
+
+def test_a_score_without_spread_says_so(df):
+    with pytest.warns(evalci.DegenerateDataWarning, match="zero width"):
+        r = evalci.facet_ci(df.assign(y=1.0), "y", "input", "template")
+    assert r.low == r.high == 1.0

@@ -121,7 +121,7 @@ def test_input_frame_is_not_modified():
     df = crossed(n=10, t=3, r=2)
     before = df.copy()
     evalci.facet_ci(df, "y", "input", "template", method="pigeonhole", n_resamples=100)
-    evalci.facet_compare(pd.concat([df.assign(system="a"), df.assign(system="b")]),
+    evalci.facet_compare(pd.concat([df.assign(system="a"), df.assign(system="b", y=-df.y)]),
                          "y", "input", "template")
     pd.testing.assert_frame_equal(df, before)
 

@@ -108,6 +108,13 @@ def facet_columns(data, value, cluster, facets, by, run=None):
     for name, cols in roles.items():
         if hasattr(data, "columns"):
             check_columns(data, cols, name)
+    if hasattr(data, "columns"):
+        doubled = [c for c in seen_columns(roles) if list(data.columns).count(c) > 1]
+        if doubled:
+            raise ValueError(
+                f"the DataFrame has {list(data.columns).count(doubled[0])} columns named "
+                f"{as_written(doubled[0])}; rename or drop the copies first."
+            )
     seen: dict = {}
     for name, cols in roles.items():
         for col in cols:
@@ -120,6 +127,25 @@ def facet_columns(data, value, cluster, facets, by, run=None):
     return value, cluster, facets, by, run
 
 
+def seen_columns(roles: dict) -> list:
+    """Every column the roles name, in order."""
+    return [c for cols in roles.values() for c in cols]
+
+
+def _check_labels(data: pd.DataFrame, name: str, col) -> None:
+    """Refuse a key column whose labels mix types (1 and "1" are two levels)."""
+    series = data[col]
+    if series.dtype != object:
+        return
+    kinds = {type(v).__name__ for v in series.drop_duplicates()}
+    if len(kinds) > 1:
+        raise TypeError(
+            f"`{name}` column {as_written(col)} mixes labels of different types "
+            f"({', '.join(sorted(kinds))}); 1 and '1' would be two levels. Make them "
+            f"one type, e.g. df[{as_written(col)}] = df[{as_written(col)}].astype(str)."
+        )
+
+
 def _check_rows(data: pd.DataFrame, value, cluster, facets, by) -> None:
     check_frame(data, rows=True)
     fix = ("drop those rows or fill them first (a missing run is not a "
@@ -128,6 +154,7 @@ def _check_rows(data: pd.DataFrame, value, cluster, facets, by) -> None:
     for name, cols in (("cluster", [cluster]), ("facets", facets), ("by", by)):
         for col in cols:
             check_no_missing(data, col, name, "every row needs its key")
+            _check_labels(data, name, col)
     col = data[value]
     if not pd.api.types.is_numeric_dtype(col) or isinstance(col.dtype, pd.CategoricalDtype):
         raise TypeError(

@@ -11,6 +11,7 @@ from evalci._base.lazy import stats
 from evalci._base.streams import seed_sequence
 from evalci._base.text import as_written
 from evalci._base.validate import check_level, check_n_resamples, check_option
+from evalci._base.warnings import DegenerateDataWarning, warn
 from evalci.engine.intervals import interval
 from evalci.methods.facets.cells import Cells, cells_of, differences
 from evalci.methods.facets.components import fit_group
@@ -168,6 +169,11 @@ def facet_ci_of_cells(cells: Cells, *, method="components", confidence_level=0.9
                                      n_resamples)
         low, high, _ = interval(reps, est, "percentile", level)
         se, df = reps.std(axis=1, ddof=1), np.full(len(fits), np.inf)
+    if not np.all(np.asarray(se) > 0):
+        warn("a score has no spread over inputs, facets or runs (every value the "
+             "same, e.g. all 1 or all 0): its interval has zero width and says "
+             "nothing about uncertainty. For 0/N or N/N outcomes use "
+             "evalci.analytic_ci(..., method='clopper-pearson').", DegenerateDataWarning)
     if np.array_equal(cells.q, cells.s):  # every score 0 or 1: a share stays in [0, 1]
         low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
     return FacetResult(
@@ -256,11 +262,16 @@ def _pairs(groups: pd.Index, system, baseline) -> list:
 def facet_compare_of_cells(cells: Cells, *, baseline=None, **options) -> FacetResult:
     """:func:`facet_compare` of a table already reduced to its cells (``by`` the system)."""
     pairs = _pairs(cells.groups, cells.by[0], baseline)
-    gaps = differences(cells, pairs)
-    if not gaps.present.any(axis=tuple(range(1, gaps.n.ndim))).all():
-        raise ValueError("two systems share no (input, facet levels) cell; a paired "
-                         "gap needs the same inputs under the same facets.")
-    return facet_ci_of_cells(gaps, **options)
+    for a, b in pairs:
+        apart = int((cells.present[a] != cells.present[b]).sum())
+        if apart:
+            raise ValueError(
+                f"systems {as_written(cells.groups[a])} and {as_written(cells.groups[b])} "
+                f"differ in {apart} (input, facet levels) cells: one has runs there, the "
+                "other none. A paired gap needs the same cells; keep the cells both "
+                "hold (e.g. an inner merge on the keys) or fill the missing runs."
+            )
+    return facet_ci_of_cells(differences(cells, pairs), **options)
 
 
 def facet_compare(data, value, cluster, facets, system="system", *, baseline=None,
