@@ -235,7 +235,7 @@ def _extra_options(cmds) -> None:
                    help="with --facet: the interval (default components)")  # fmt: skip
     for name in ("compare", "report"):
         cmds[name].add_argument("--baseline", help="compare every system to this one")
-        cmds[name].add_argument("--adjust", choices=["bonferroni", "holm"],
+        cmds[name].add_argument("--adjust", choices=["bonferroni", "holm", "bh", "by"],
                                 help="multiplicity adjustment")  # fmt: skip
     cmds["report"].add_argument("--max-flaky", type=int, default=5,
                                 help="flaky inputs to name (default 5)")  # fmt: skip

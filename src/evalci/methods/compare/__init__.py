@@ -10,7 +10,13 @@ gaps), ``decisions`` (seed 002's rule, p-values, Holm, exact bounds) and
 May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``.
 """
 
-from evalci.methods.compare.decisions import check_options, decide, holm_adjusted
+from evalci.methods.compare.decisions import (
+    ADJUST,
+    check_options,
+    decide,
+    fdr_adjusted,
+    holm_adjusted,
+)
 from evalci.methods.compare.fragility import (
     FLIPS,
     Fragility,
@@ -23,6 +29,7 @@ from evalci.methods.compare.result import ComparisonResult
 from evalci.methods.compare.systems import system_scores
 
 __all__ = [
+    "ADJUST",
     "FLIPS",
     "ComparisonResult",
     "Fragility",
@@ -31,6 +38,7 @@ __all__ = [
     "compare",
     "decide",
     "fragility_table",
+    "fdr_adjusted",
     "holm_adjusted",
     "pair_fragility",
     "system_scores",

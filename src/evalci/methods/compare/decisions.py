@@ -17,7 +17,15 @@ from evalci._base.validate import (
 from evalci.engine.missing import CHOICES as MISSING_CHOICES
 from evalci.engine.missing import MISSING
 
-__all__ = ["check_options", "decide", "holm_adjusted"]
+__all__ = ["ADJUST", "check_options", "decide", "fdr_adjusted", "holm_adjusted"]
+
+#: ``adjust=`` of a comparison: family-wise (Bonferroni, Holm) or the false
+#: discovery rate (Benjamini-Hochberg; Benjamini-Yekutieli under dependence).
+ADJUST = (None, "bonferroni", "holm", "bh", "by")
+_ADJUST_HELP = (
+    "None, 'bonferroni', 'holm' (family-wise error), 'bh' (Benjamini-Hochberg "
+    "false discovery rate) or 'by' (Benjamini-Yekutieli, any dependence)"
+)
 
 _METHODS = ("percentile", "basic", "bca", "normal", "clt")
 _ALTERNATIVES = ("two-sided", "less", "greater")
@@ -64,12 +72,7 @@ def check_options(method, adjust, alternative, missing, mme) -> float | None:
     messages before any data is read.
     """
     check_option(method, "method", _METHODS)
-    check_option(
-        adjust,
-        "adjust",
-        (None, "bonferroni", "holm"),
-        describe="None, 'bonferroni' or 'holm'",
-    )
+    check_option(adjust, "adjust", ADJUST, describe=_ADJUST_HELP)
     check_option(alternative, "alternative", _ALTERNATIVES)
     check_option(missing, "missing", MISSING, describe=f"one of {MISSING_CHOICES}")
     return _check_mme(mme)
@@ -302,20 +305,26 @@ def _exact_bound_text(row, mme, level, alternative, fmt) -> str:
     return text + ": "
 
 
-def _holm_veto(row, alpha, m):
-    """Why an interval that excludes 0 is not significant under Holm, or None."""
+_NAMES = {"holm": ("Holm", "adjusted p"), "bh": ("Benjamini-Hochberg", "q"),
+          "by": ("Benjamini-Yekutieli", "q")}
+
+
+def _holm_veto(row, alpha, m, adjust="holm"):
+    """Why an interval that excludes 0 is not significant after a step-wise
+    adjustment (Holm, BH, BY), or None."""
     if not (row.low > 0 or row.high < 0):
         return None
+    name, what = _NAMES[adjust]
     p = row.pvalue_adjusted
     if np.isnan(p):
         return (
-            "the interval excludes 0, but the Holm-adjusted p-value could "
+            f"the interval excludes 0, but the {name} {what}-value could "
             "not be computed (some pair has no p-value)"
         )
     if p >= alpha:
         return (
-            f"the interval excludes 0, but not after Holm's adjustment for "
-            f"{m} comparisons (adjusted p = "
+            f"the interval excludes 0, but not after {name}'s adjustment for "
+            f"{m} comparisons ({what} = "
             f"{_fmt_p(p, row.pvalue_adjusted_at_floor)}, not below {alpha:g})"
         )
     return None
@@ -340,7 +349,7 @@ def _judge(t, mme, adjust, confidence_level, alternative, metric, fmt=_g):
                 out.append(("inconclusive", _no_exact_bound(metric)))
                 continue
             prefix = _exact_bound_text(row, mme, level, alternative, fmt)
-        veto = _holm_veto(row, alpha, m) if adjust == "holm" else None
+        veto = _holm_veto(row, alpha, m, adjust) if adjust in _NAMES else None
         d, e = _decide(row.low, row.high, mme, row.gap, fmt, veto)
         out.append((d, prefix + e))
     return out
@@ -432,4 +441,38 @@ def holm_adjusted(p: np.ndarray, at_floor: np.ndarray | None = None):
     adj, bound = np.empty(m), np.empty(m, bool)
     adj[order] = np.minimum(run, 1.0)
     bound[order] = (exact < run) & (run < 1.0)
+    return adj, bound
+
+
+def fdr_adjusted(p: np.ndarray, at_floor: np.ndarray | None = None, *,
+                 dependent: bool = False):
+    """Benjamini-Hochberg (1995) q-values, or Benjamini-Yekutieli (2001)
+    with ``dependent=True``, and which are only bounds.
+
+    ``q_(i) = min_{j >= i} min(1, c m p_(j) / j)`` for the sorted p-values,
+    ``c = 1`` (BH: independent or positively dependent tests) or ``c = sum_{k
+    <= m} 1 / k`` (BY: any dependence). Rejecting where ``q < alpha`` keeps
+    the expected share of false discoveries at most ``alpha``. A NaN p-value
+    has no rank: all are NaN. A q-value is a bound (``< x``) when its
+    minimum comes only from p-values at the bootstrap floor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fdr_adjusted(np.array([0.01, 0.04, 0.03, 0.5]))[0].round(4).tolist()
+    [0.04, 0.0533, 0.0533, 0.5]
+    """
+    p = np.asarray(p, dtype=float)
+    m = len(p)
+    at_floor = np.zeros(m, bool) if at_floor is None else np.asarray(at_floor)
+    if np.isnan(p).any():
+        return np.full(m, np.nan), np.zeros(m, bool)
+    c = float(np.sum(1.0 / np.arange(1, m + 1))) if dependent else 1.0
+    order = np.argsort(p, kind="stable")[::-1]  # largest first
+    terms = c * m * p[order] / np.arange(m, 0, -1)
+    run = np.minimum.accumulate(terms)
+    exact = np.minimum.accumulate(np.where(at_floor[order], np.inf, terms))
+    adj, bound = np.empty(m), np.empty(m, bool)
+    adj[order] = np.minimum(run, 1.0)
+    bound[order] = (exact > run) & (run < 1.0)
     return adj, bound

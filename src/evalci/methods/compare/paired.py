@@ -35,6 +35,7 @@ from evalci.methods.compare.decisions import (
     _pvalues,
     _sign_test,
     check_options,
+    fdr_adjusted,
     holm_adjusted,
 )
 from evalci.methods.compare.missing import (
@@ -233,12 +234,17 @@ def _adjusted(p, at_floor, adjust):
     if adjust == "bonferroni":
         p_adj = np.minimum(p * m, 1.0)
         return p_adj, at_floor & (p_adj < 1.0)
-    if adjust == "holm":
-        p_adj, adj_floor = holm_adjusted(p, at_floor)
+    if adjust in ("holm", "bh", "by"):
+        if adjust == "holm":
+            p_adj, adj_floor = holm_adjusted(p, at_floor)
+        else:
+            p_adj, adj_floor = fdr_adjusted(p, at_floor, dependent=adjust == "by")
         if np.isnan(p).any():
+            name = {"holm": "Holm's step-down", "bh": "Benjamini-Hochberg's",
+                    "by": "Benjamini-Yekutieli's"}[adjust]
             _warn(
                 f"{int(np.isnan(p).sum())} of the {m} pairs have no p-value, so "
-                "Holm's step-down adjustment (which ranks all of them) cannot be "
+                f"{name} adjustment (which ranks all of them) cannot be "
                 "computed: every adjusted p-value is NaN. Compare those pairs apart.",
                 DegenerateDataWarning,
             )
@@ -388,12 +394,17 @@ def compare(
     mme : float, optional
         Minimum meaningful effect, on the metric's scale (0.02 = 2 points): a
         positive finite number.
-    adjust : {None, 'bonferroni', 'holm'}
+    adjust : {None, 'bonferroni', 'holm', 'bh', 'by'}
         Multiplicity adjustment for confirmatory work (seeds 000, 004).
         Bonferroni adjusts p-values and widens every interval to a
         simultaneous one (level ``1 - (1 - confidence_level) / n_pairs``);
         Holm adjusts p-values only (it has no matching intervals), and the
-        decision then uses the unadjusted interval.
+        decision then uses the unadjusted interval. ``"bh"``
+        (Benjamini-Hochberg) and ``"by"`` (Benjamini-Yekutieli, valid under
+        any dependence) control the false discovery rate instead:
+        ``pvalue_adjusted`` holds the q-values, and a pair whose interval
+        excludes 0 is called only when its q-value is below
+        ``1 - confidence_level`` (many comparisons, e.g. lm-eval's tasks).
     alternative : {'two-sided', 'less', 'greater'}
         ``"greater"``: H1 is gap > 0 (interval ``[low, inf)``).
     confidence_level : float

@@ -476,7 +476,7 @@ def arena_leaderboard(
     ----------
     battles : pandas.DataFrame
         As in :func:`preference_ci`.
-    method : {'max-t', 'stepdown', 'holm'}
+    method : {'max-t', 'stepdown', 'holm', 'bh', 'by'}
         The pairwise tests behind the simultaneous rank intervals (see
         :func:`evalci.leaderboard`).
     confidence_level : float

@@ -179,7 +179,7 @@ class PreferenceResult:
 
         Parameters
         ----------
-        method : {'max-t', 'stepdown', 'holm'}
+        method : {'max-t', 'stepdown', 'holm', 'bh', 'by'}
             The pairwise tests behind the rank intervals (see
             :func:`evalci.leaderboard`).
         confidence_level : float, optional

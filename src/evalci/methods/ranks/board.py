@@ -34,7 +34,8 @@ class Leaderboard:
         One row per pair ``(a, b)`` with ``a`` ranked above ``b``: ``gap``
         (``a - b`` on the metric's scale), ``standard_error`` (bootstrap),
         ``low, high`` (the simultaneous interval of the gap, ``max-t``
-        only), ``pvalue_adjusted`` (Holm's, ``holm`` only), ``separated``.
+        only), ``pvalue_adjusted`` (Holm's, or the q-values of ``bh``/``by``),
+        ``separated``.
     better : pandas.DataFrame
         Boolean ``(G, G)``, systems in table order: ``better.loc[a, b]`` is
         True when ``a`` is significantly better than ``b``.
@@ -44,11 +45,12 @@ class Leaderboard:
         The bootstrap behind it (every system, the same draws).
     method : str
         The pairwise tests behind the rank intervals: ``"max-t"``,
-        ``"stepdown"`` or ``"holm"`` (see :func:`leaderboard`).
+        ``"stepdown"``, ``"holm"``, or the false discovery rate ``"bh"``,
+        ``"by"`` (see :func:`leaderboard`).
     critical_value : float or None
         The ``max-t`` critical value (first step of ``stepdown``); None for
-        ``holm``, and when no pair's gap has bootstrap spread (each pair is
-        then decided by the exact sign test).
+        ``holm``, ``bh``, ``by``, and when no pair's gap has bootstrap spread
+        (each pair is then decided by the exact sign test).
     confidence_level : float
         Family-wise level of the rank intervals and the tests, and the level
         of each score interval in ``table``.
@@ -146,19 +148,22 @@ class Leaderboard:
             "max-t": "max-t over all pairs",
             "stepdown": "step-down max-t over all pairs",
             "holm": "Holm over all pairs",
+            "bh": "Benjamini-Hochberg false discovery rate over all pairs",
+            "by": "Benjamini-Yekutieli false discovery rate over all pairs",
         }[self.method]
         crit = (
             f", critical value {self.critical_value:.3g}"
             if self.critical_value is not None
             else ""
-            if self.method == "holm"
+            if self.method in ("holm", "bh", "by")
             else ", no pair with bootstrap spread: exact sign tests"
         )
         s = self.scores
         order = "higher" if self.higher_is_better else "lower"
+        kind = "FDR" if self.method in ("bh", "by") else "simultaneous"
         return (
             f"{len(self.table)} systems, {order} is better, "
-            f"{self.confidence_level:.0%} simultaneous rank intervals ({how}{crit}), "
+            f"{self.confidence_level:.0%} {kind} rank intervals ({how}{crit}), "
             f"{s.strategy} bootstrap ({s.n_resamples} resamples), metric={s.metric}"
             f"{s._missing_note()}"  # "; missing ('drop'): scored 112 of 120 runs"
         )

@@ -38,12 +38,19 @@ from evalci.methods.compare import check_options, system_scores
 from evalci.methods.ranks.board import (
     Leaderboard,
 )
-from evalci.methods.ranks.simultaneous import _TOL, holm, max_t, pair_gaps, stepdown
+from evalci.methods.ranks.simultaneous import (
+    _TOL,
+    fdr,
+    holm,
+    max_t,
+    pair_gaps,
+    stepdown,
+)
 
 __all__ = ["leaderboard", "leaderboard_from_bootstrap"]
 
 #: The pairwise tests behind the simultaneous rank intervals.
-METHODS: tuple[str, ...] = ("max-t", "stepdown", "holm")
+METHODS: tuple[str, ...] = ("max-t", "stepdown", "holm", "bh", "by")
 #: Most pair-replicates (pairs x resamples): 800 MB of float64 per array.
 MAX_PAIR_VALUES = 100_000_000
 
@@ -141,8 +148,9 @@ def _leaderboard_iv(method, higher_is_better) -> None:
         method,
         "method",
         METHODS,
-        describe="'max-t' (simultaneous gap intervals), 'stepdown' (Romano-Wolf) "
-        "or 'holm'",
+        describe="'max-t' (simultaneous gap intervals), 'stepdown' (Romano-Wolf), "
+        "'holm', or the false discovery rate: 'bh' (Benjamini-Hochberg) or 'by' "
+        "(Benjamini-Yekutieli)",
     )
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise TypeError(
@@ -174,7 +182,10 @@ def _decisions(score, reps, method, level):
     elif method == "stepdown":
         separated, crit = stepdown(gap, gaps, se, flat, level)
     else:
-        separated, adj = holm(gap, se, flat, level)
+        if method == "holm":
+            separated, adj = holm(gap, se, flat, level)
+        else:
+            separated, adj = fdr(gap, se, flat, level, dependent=method == "by")
         p_adj = np.where(gap >= 0, adj[0], adj[1])
     if flat.all():  # no spread anywhere: the max is 0, a critical value of nothing
         crit = None  # (every pair is decided by the exact sign test instead)
@@ -202,7 +213,7 @@ def leaderboard_from_bootstrap(
     result : BootstrapResult
         One score per system (one ``by`` column), computed on shared draws
         (``result.paired`` True), with no undefined (NaN) score or replicate.
-    method : {'max-t', 'stepdown', 'holm'}
+    method : {'max-t', 'stepdown', 'holm', 'bh', 'by'}
         The pairwise tests behind the rank intervals, as in
         :func:`leaderboard` (default ``"max-t"``).
     confidence_level : float, optional
@@ -357,7 +368,7 @@ def leaderboard(
         Column naming the system; at least 2 systems.
     metric, strategy, strata, weight, rng, successes, trials, input, weights, backend
         As in :func:`evalci.bootstrap`.
-    method : {'max-t', 'stepdown', 'holm'}
+    method : {'max-t', 'stepdown', 'holm', 'bh', 'by'}
         The pairwise tests, all on the bootstrap of every gap ``a - b``
         standardised by its bootstrap standard error ``se``:
 
@@ -376,6 +387,13 @@ def leaderboard(
           ``method="normal", alternative="greater"``); valid under any
           dependence of the tests, usually the least powerful of the
           three. ``pairs.pvalue_adjusted``.
+        * ``"bh"``, ``"by"``: Benjamini-Hochberg (1995) or
+          Benjamini-Yekutieli (2001, any dependence) over the same one-sided
+          tests: the false discovery rate, not the family-wise error, is at
+          most ``1 - confidence_level``, so more pairs separate among many
+          systems; ``pairs.pvalue_adjusted`` holds the q-values, and the
+          rank intervals are no longer simultaneous (a share of the
+          separations behind them may be false).
     higher_is_better : bool
         Rank 1 is the highest score (True) or the lowest (False, e.g. an
         error rate or a latency).

@@ -3,7 +3,9 @@
 Every pairwise gap and its replicates (:func:`pair_gaps`), and three
 families of tests over them that control the family-wise error rate:
 max-t (simultaneous gap intervals), Romano and Wolf's step-down max-t, and
-Holm over the one-sided normal tests (see :func:`evalci.leaderboard`).
+Holm over the one-sided normal tests (see :func:`evalci.leaderboard`); and
+Benjamini-Hochberg or Benjamini-Yekutieli over the same tests, which control
+the false discovery rate instead.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from evalci._base.lazy import special
-from evalci.methods.compare import holm_adjusted
+from evalci.methods.compare import fdr_adjusted, holm_adjusted
 
-__all__ = ["pair_gaps", "max_t", "stepdown", "holm"]
+__all__ = ["pair_gaps", "max_t", "stepdown", "holm", "fdr"]
 
 _TOL = 1e-12  # a gap's bootstrap spread below this (relative) is no spread
 
@@ -115,5 +117,21 @@ def holm(gap, se, flat, level):
     t = _t(gap, se, flat)
     p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
     adj, _ = holm_adjusted(p)
+    adj = adj.reshape(2, -1)
+    return (adj < 1 - level).any(axis=0), adj
+
+
+def fdr(gap, se, flat, level, *, dependent=False):
+    """Benjamini-Hochberg (or, ``dependent``, Benjamini-Yekutieli) q-values
+    over the ``2 P`` one-sided normal tests of :func:`holm`; separated pairs.
+
+    A pair is separated when one of its q-values is below ``1 - level``: the
+    expected share of false separations among all separations is at most
+    that (BY under any dependence; BH when the tests are independent or
+    positively dependent). Returns ``(separated, q-values (2, P))``.
+    """
+    t = _t(gap, se, flat)
+    p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
+    adj, _ = fdr_adjusted(p, dependent=dependent)
     adj = adj.reshape(2, -1)
     return (adj < 1 - level).any(axis=0), adj
