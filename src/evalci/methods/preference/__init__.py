@@ -6,8 +6,9 @@ intervals paired over prompts.
 (:class:`PreferenceFit`, :class:`PreferenceResult`),
 ``data`` (battles to matchup counts per prompt), ``fit`` (vectorised Newton
 fits), ``boot`` (the paired prompt bootstrap and refits), ``simulate``
-(seeded battles with prompt effects) and ``fragility`` (the fewest battles
-whose removal flips an order). The public home is :mod:`evalci.preference`.
+(seeded battles with prompt effects), ``fragility`` (the fewest battles
+whose removal flips an order) and ``judges`` (a judge's position bias and
+self-preference, with tests). The public home is :mod:`evalci.preference`.
 
 May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``; the
 family ``ranks``.
@@ -17,6 +18,11 @@ from evalci.methods.preference.data import WINNERS, WeakPriorWarning
 from evalci.methods.preference.fragility import (
     PreferenceFragility,
     preference_fragility,
+)
+from evalci.methods.preference.judges import (
+    PositionBias,
+    position_bias,
+    self_preference,
 )
 from evalci.methods.preference.leaderboard import (
     arena_leaderboard,
@@ -29,6 +35,7 @@ from evalci.methods.preference.simulate import population_fit, simulate_battles
 
 __all__ = [
     "WINNERS",
+    "PositionBias",
     "PreferenceFit",
     "PreferenceFragility",
     "PreferenceResult",
@@ -37,7 +44,9 @@ __all__ = [
     "bradley_terry",
     "davidson",
     "population_fit",
+    "position_bias",
     "preference_ci",
     "preference_fragility",
+    "self_preference",
     "simulate_battles",
 ]
