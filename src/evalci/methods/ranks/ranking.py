@@ -476,11 +476,17 @@ def leaderboard(
     check_options("percentile", None, "two-sided", missing, None)
     if missing == "bounds":
         raise ValueError(
-            "missing='bounds' is not supported by leaderboard: worst-case bounds "
-            "move every system's score at once, and rank intervals under them "
-            "are not implemented. Bound the gaps that matter with "
-            "evalci.compare(..., missing='bounds'), or rank with missing='zero' "
-            "(a missing run is a failure) or 'drop'."
+            "missing='bounds' is not supported by leaderboard: a rank compares "
+            "each system with all the others at once, and its worst case fills "
+            "that system's missing runs with failures and every other system's "
+            "with successes (its best case the reverse): a different filling of "
+            "the whole table for each system, which one bootstrap of two "
+            "fillings cannot represent, so rank intervals under worst-case "
+            "bounds are not implemented. Instead: evalci.compare(..., "
+            "missing='bounds') bounds each gap that matters (the two systems' "
+            "opposite fillings, resampled together); or rank with "
+            "missing='zero' (a missing run is a failure) or 'drop' (the scored "
+            "runs), and say which."
         )
     result, scores = system_scores(
         data,
