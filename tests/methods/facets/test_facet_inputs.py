@@ -104,3 +104,12 @@ def test_a_score_without_spread_says_so(df):
     with pytest.warns(evalci.DegenerateDataWarning, match="zero width"):
         r = evalci.facet_ci(df.assign(y=1.0), "y", "input", "template")
     assert r.low == r.high == 1.0
+
+
+def test_pigeonhole_refuses_groups_the_draws_can_miss():
+    big = crossed(n=40, t=3, r=1, seed=22).assign(group="big")
+    small = crossed(n=40, t=3, r=1, seed=23)
+    small = small[small.input == 0].assign(input=1000, group="small")
+    with pytest.raises(ValueError, match="analyse those groups one at a time"):
+        evalci.facet_ci(pd.concat([big, small]), "y", "input", "template", by="group",
+                        method="pigeonhole", n_resamples=500, rng=0)

@@ -167,6 +167,12 @@ def facet_ci_of_cells(cells: Cells, *, method="components", confidence_level=0.9
     else:
         reps = pigeonhole_replicates(seed_sequence(rng), cells.present, cells.means(),
                                      n_resamples)
+        if np.isnan(reps).any():
+            raise ValueError(
+                "`method='pigeonhole'`: some resamples drew none of a group's cells "
+                "(groups holding few of the inputs share the draws of all of them); "
+                "analyse those groups one at a time, or use method='components'."
+            )
         low, high, _ = interval(reps, est, "percentile", level)
         se, df = reps.std(axis=1, ddof=1), np.full(len(fits), np.inf)
     if not np.all(np.asarray(se) > 0):
