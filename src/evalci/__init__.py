@@ -102,6 +102,7 @@ from evalci.methods.planning import (  # noqa: E402
 from evalci.methods.ranks import Leaderboard, leaderboard_from_bootstrap  # noqa: E402
 from evalci.methods.variance import icc  # noqa: E402
 from evalci.metrics import Metric  # noqa: E402
+from evalci.reporting.columns import score_columns  # noqa: E402
 from evalci.reporting.flaky import flaky  # noqa: E402
 from evalci.reporting.report_result import Report  # noqa: E402
 
@@ -130,6 +131,7 @@ _LAZY = {
             "sample_counts",
         )
     },
+    "read_lm_eval_results": ("evalci.io.lm_eval_results", "read_lm_eval_results"),
     "Fragility": ("evalci.methods.compare", "Fragility"),
     "pair_fragility": ("evalci.methods.compare", "pair_fragility"),
     "MissingTasksWarning": ("evalci.methods.suites", "MissingTasksWarning"),
@@ -175,6 +177,7 @@ __all__ = [
     "leaderboard_from_bootstrap",
     "report",
     "flaky",
+    "score_columns",
     "load_example",
     "BootstrapResult",
     "ComparisonResult",
@@ -210,6 +213,7 @@ __all__ = [
     "read_inspect",
     "read_jsonl",
     "read_lm_eval",
+    "read_lm_eval_results",
     "sample_counts",
     "Fragility",
     "pair_fragility",

@@ -16,6 +16,7 @@ _HOMES = {
     "read_inspect": "evalci.io.readers",
     "read_jsonl": "evalci.io.readers",
     "read_lm_eval": "evalci.io.readers",
+    "read_lm_eval_results": "evalci.io.lm_eval_results",
     "sample_counts": "evalci.io.readers",
     "choice_answer": "evalci.io.extract",
     "format_rate": "evalci.io.extract",
