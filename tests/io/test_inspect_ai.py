@@ -119,3 +119,23 @@ def test_an_eval_set_of_two_tasks_written_by_inspect_ai(tmp_path):
         assert part.includes.mean() == pytest.approx(own, abs=1e-12)
     one = read_inspect(tmp_path, task="second")
     assert set(one.task) == {"second"} and len(one) == 12
+
+
+def test_inspect_frames_equal_read_inspect(tmp_path):
+    """samples_df + evals_df of a log inspect_ai wrote give read_inspect's numbers."""
+    from inspect_ai.analysis import evals_df, samples_df
+
+    log = _inspect_written_log(tmp_path)
+    samples, evals = samples_df(log), evals_df(log)
+    got = evalci.io.from_inspect_frames(samples, evals)
+    want = read_inspect(log)
+    scorer = [c for c in got.columns if c not in ("input", "run", "system", "task",
+                                                   "error", "limit")][0]
+    key = ["input", "run"]
+    a = got.assign(input=got.input.astype(str)).sort_values(key).reset_index(drop=True)
+    b = want.assign(input=want.input.astype(str)).sort_values(key).reset_index(drop=True)
+    np.testing.assert_array_equal(a[scorer].to_numpy(), b[scorer].to_numpy())
+    assert (a.system == b.system).all() and (a.task == b.task).all()
+    r1 = evalci.cluster_ci(a, scorer, "input", n_resamples=500, rng=0)
+    r2 = evalci.cluster_ci(b, scorer, "input", n_resamples=500, rng=0)
+    assert (r1.estimate, r1.low, r1.high) == (r2.estimate, r2.low, r2.high)

@@ -17,6 +17,7 @@ _HOMES = {
     "read_jsonl": "evalci.io.readers",
     "read_lm_eval": "evalci.io.readers",
     "read_lm_eval_results": "evalci.io.lm_eval_results",
+    "from_inspect_frames": "evalci.io.inspect_frames",
     "sample_counts": "evalci.io.readers",
     "choice_answer": "evalci.io.extract",
     "format_rate": "evalci.io.extract",
