@@ -10,6 +10,10 @@ labels alone are few. Two estimators combine them, each with an interval over
   score (0/1, a grade, a probability); no model of the judge's errors.
 * :func:`ppi_compare` -- PPI++ for the gap between two systems judged on
   the same inputs with shared gold labels (one weight tuned for the gap).
+* :func:`ppi_preference` -- prediction-powered Bradley-Terry ratings and
+  rank sets (Chatzi et al. 2024): a judge's verdicts on every battle
+  corrected by human verdicts on a subset, PPI++ for the M-estimator,
+  clustered by prompt, with simultaneous rank sets.
 * :func:`rogan_gladen` -- the Rogan & Gladen (1978) correction of a 0/1
   judge's positive rate by its sensitivity and specificity, known or
   estimated on the gold subset. Assumes the judge's error rates are the same
@@ -39,12 +43,14 @@ Both PPI functions take ``strata=`` (stratified PPI, combined by known
 population shares) and ``label_prob=`` (inverse-probability weighting for
 non-uniform or active labelling), and report an ``effective_n``.
 
-Modules: ``ppi`` (:func:`ppi_mean`), ``ppi_gap`` (:func:`ppi_compare`),
+Modules: ``ppi`` (:func:`ppi_mean`), ``ppi_gap`` (:func:`ppi_compare`), ``ppi_rank``
+(:func:`ppi_preference`), ``rank_sets`` (its result and rank sets),
 ``design`` (strata, inclusion probabilities), ``misclassification``
 (:func:`rogan_gladen`), ``inputs`` (rows to inputs) and ``intervals``
 (result base, bootstrap). The public home is :mod:`evalci.judge`.
 
-May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``.
+May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``; the
+family ``preference``.
 """
 
 from evalci.methods.judge.misclassification import (
@@ -61,14 +67,22 @@ from evalci.methods.judge.ppi_gap import (
     PPICompareResult,
     ppi_compare,
 )
+from evalci.methods.judge.ppi_rank import (
+    RANK_METHODS,
+    PPIRankResult,
+    ppi_preference,
+)
 
 __all__ = [
     "PPI_METHODS",
     "RG_METHODS",
     "PPICompareResult",
+    "PPIRankResult",
     "PPIResult",
+    "RANK_METHODS",
     "RoganGladenResult",
     "ppi_compare",
     "ppi_mean",
+    "ppi_preference",
     "rogan_gladen",
 ]
