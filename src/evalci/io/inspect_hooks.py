@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -159,9 +160,13 @@ class SequentialStopping:
         """An ``EarlyStop`` for the sample once decided, else None."""
         if self.decision is None:
             return None
-        from inspect_ai.util._early_stopping import EarlyStop
-
         self._stopped.append((str(id), int(epoch)))
+        try:
+            from inspect_ai.util._early_stopping import EarlyStop
+        except ImportError:  # driven by hand, without Inspect: the same fields
+            return SimpleNamespace(
+                id=id, epoch=epoch, reason=self.reason, metadata=None
+            )
         return EarlyStop(id=id, epoch=epoch, reason=self.reason)
 
     async def complete_sample(self, id: str | int, epoch: int, scores: dict) -> None:
