@@ -246,18 +246,18 @@ def _study(p, trials, n, alpha, tmp_path):
 
 @pytest.mark.slow
 def test_a_study_of_stopped_runs(tmp_path):
-    # 120 runs of 60 samples whose true accuracy is the threshold (every
+    # 100 runs of 40 samples whose true accuracy is the threshold (every
     # decision is wrong), alpha 0.2: the share deciding is at most alpha
-    # + 3 Monte Carlo SEs (0.11; a false failure chance below 0.2% were
-    # the rate exactly alpha). Then 30 runs of 100 samples at accuracy 0.8:
+    # + 3 Monte Carlo SEs (0.12; a false failure chance below 0.2% were
+    # the rate exactly alpha). Then 20 runs of 100 samples at accuracy 0.8:
     # each decides "above", and most samples are saved.
-    decisions, _ = _study(0.5, 120, 60, 0.2, tmp_path / "null")
+    decisions, _ = _study(0.5, 100, 40, 0.2, tmp_path / "null")
     wrong = np.mean([d is not None for d in decisions])
-    assert wrong <= 0.2 + 3 * np.sqrt(0.2 * 0.8 / 120)
-    decisions, ran = _study(0.8, 30, 100, 0.05, tmp_path / "true")
-    assert decisions == ["above"] * 30
+    assert wrong <= 0.2 + 3 * np.sqrt(0.2 * 0.8 / 100)
+    decisions, ran = _study(0.8, 20, 100, 0.05, tmp_path / "true")
+    assert decisions == ["above"] * 20
     assert ran.mean() < 50
     print(
-        f"wrong decisions {wrong:.3f} (120 runs, alpha 0.2); at 0.8 run "
+        f"wrong decisions {wrong:.3f} (100 runs, alpha 0.2); at 0.8 run "
         f"{ran.mean():.1f} of 100 samples (min {ran.min()}, max {ran.max()})"
     )

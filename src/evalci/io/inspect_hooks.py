@@ -151,13 +151,41 @@ class SequentialStopping:
 
     # -- the EarlyStopping protocol ------------------------------------------
     async def start_task(self, task: Any, samples: list, epochs: int) -> str:
-        """Start afresh for a task of ``samples`` run ``epochs`` times each."""
+        """Start afresh for a task (Inspect calls it before the first sample).
+
+        Parameters
+        ----------
+        task : inspect_ai.log.EvalSpec
+            The task's spec (not read).
+        samples : list
+            The task's samples; their number is the default ``planned``.
+        epochs : int
+            How many times each sample runs: a unit is complete with them all.
+
+        Returns
+        -------
+        str
+            The manager's name, ``"evalci.SequentialStopping"``.
+        """
         self._reset(int(epochs))
         self._n = len(samples)
         return "evalci.SequentialStopping"
 
     async def schedule_sample(self, id: str | int, epoch: int):
-        """An ``EarlyStop`` for the sample once decided, else None."""
+        """Whether to run a (sample, epoch): None to run it, else its stop.
+
+        Parameters
+        ----------
+        id : str or int
+            The sample's id.
+        epoch : int
+            The epoch (from 1).
+
+        Returns
+        -------
+        inspect_ai.util.EarlyStop or None
+            Once decided, a stop carrying :attr:`reason`.
+        """
         if self.decision is None:
             return None
         self._stopped.append((str(id), int(epoch)))
@@ -170,7 +198,18 @@ class SequentialStopping:
         return EarlyStop(id=id, epoch=epoch, reason=self.reason)
 
     async def complete_sample(self, id: str | int, epoch: int, scores: dict) -> None:
-        """Record one epoch's score; a sample with all its epochs is a unit."""
+        """Record one epoch's score; a sample with all its epochs is a unit.
+
+        Parameters
+        ----------
+        id : str or int
+            The sample's id.
+        epoch : int
+            The epoch (from 1).
+        scores : dict
+            Scorer name -> Inspect ``SampleScore``; the value of ``scorer``
+            (and ``key``) is used.
+        """
         if self.decision is not None:
             self._after += 1
             return
@@ -181,7 +220,16 @@ class SequentialStopping:
             self.update(float(np.mean(runs)))
 
     async def complete_task(self) -> dict[str, Any]:
-        """What the log records under ``results.early_stopping.metadata``."""
+        """What the log records under ``results.early_stopping.metadata``.
+
+        Returns
+        -------
+        dict
+            ``decision``, ``reason``, ``units``, the interval (``estimate``,
+            ``low``, ``high``: at the stop, else after the last unit), the
+            settings, ``stopped`` (the (sample, epoch) pairs skipped) and
+            ``completed_after_stop`` (those already running).
+        """
         estimate, low, high = self.interval
         return {
             "decision": self.decision,
@@ -204,7 +252,18 @@ class SequentialStopping:
         return float(self.planned or max(self._n, 1))
 
     def update(self, value: float, count: int = 1) -> None:
-        """Add ``count`` units of score ``value`` and decide if the sequence has."""
+        """Add ``count`` units of score ``value`` and decide if the sequence has.
+
+        What :meth:`complete_sample` calls for each complete unit; a unit
+        after the decision is not counted.
+
+        Parameters
+        ----------
+        value : float
+            A unit's score (the mean of its epochs), within ``bounds``.
+        count : int, default 1
+            How many units of that score.
+        """
         lo, hi = self.bounds
         if not lo <= value <= hi:
             raise ValueError(
