@@ -28,7 +28,16 @@ from numpydoc.docscrape import ClassDoc, FunctionDoc
 from conftest import ROOT  # noqa: E402
 
 API = ROOT / "docs" / "api.md"
-ALL_OF = ["metrics", "io", "judge", "preference", "testing", "plotting", "simulate"]
+ALL_OF = [
+    "metrics",
+    "io",
+    "judge",
+    "preference",
+    "testing",
+    "plotting",
+    "simulate",
+    "inspect",
+]
 ACCESSOR = re.compile(r"^(DataFrame|DataArray|Dataset)\.evalci\.")
 
 
@@ -215,7 +224,12 @@ def test_the_api_page_is_read():
     entries = autosummary_entries(API.read_text())
     names = {name for _, name in entries}
     assert len(entries) > 100
-    assert {"cluster_ci", "engine.scaleout.finish", "plotting.forest", "EvalciWarning"} <= names
+    assert {
+        "cluster_ci",
+        "engine.scaleout.finish",
+        "plotting.forest",
+        "EvalciWarning",
+    } <= names
     assert "DataFrame.evalci.cluster_ci" in names
     # currentmodule carries over: the planning table has none of its own
     assert ("evalci", "icc") in entries

@@ -32,6 +32,7 @@ TOP = 8
 #: the public namespaces that are modules at the top, and the home of each:
 #: lists of names (docstring, one import, ``__all__``), not aliases
 FACADES = {
+    "evalci.inspect": "evalci.io.inspect_hooks",
     "evalci.judge": "evalci.methods.judge",
     "evalci.plotting": "evalci.reporting.plots",
     "evalci.preference": "evalci.methods.preference",

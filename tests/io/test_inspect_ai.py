@@ -22,6 +22,19 @@ from evalci.io.inspect_rows import _inspect_float  # noqa: E402
 from evalci.io.readers import read_inspect  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def offline_tokens(monkeypatch):
+    """Count tokens without tiktoken's o200k_base, which inspect_ai fetches
+    from the network on first use (offline, every sample would error with a
+    ConnectionError): mockllm counts an output's tokens with the model's
+    ``count_text_tokens``, which reads this module-level function."""
+    import inspect_ai.model._model as model_module
+
+    monkeypatch.setattr(
+        model_module, "count_text_tokens", lambda text: max(1, len(text.split()))
+    )
+
+
 def test_value_mapping_is_inspects():
     from inspect_ai.scorer import value_to_float
 
@@ -139,3 +152,134 @@ def test_inspect_frames_equal_read_inspect(tmp_path):
     r1 = evalci.cluster_ci(a, scorer, "input", n_resamples=500, rng=0)
     r2 = evalci.cluster_ci(b, scorer, "input", n_resamples=500, rng=0)
     assert (r1.estimate, r1.low, r1.high) == (r2.estimate, r2.low, r2.high)
+
+
+# -- evalci inside the run: evalci.inspect -----------------------------------
+
+
+def test_mockllm_runs_offline_without_usage(tmp_path):
+    # mockllm's default output has no usage, so its tokens are counted
+    from inspect_ai.dataset import Sample
+    from inspect_ai.scorer import includes
+
+    task = inspect_ai.Task(
+        dataset=[Sample(id=i, input=f"q{i}", target="Default") for i in range(3)],
+        scorer=includes(),
+    )
+    (log,) = inspect_ai.eval(
+        task, model="mockllm/model", log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    assert log.results.scores[0].metrics["accuracy"].value == 1.0
+
+
+def _coin_task(p, seed, n, stopping=None, metrics=None, name="coin"):
+    """n samples whose answer is right with probability p, drawn from a
+    generator seeded by (seed, sample, epoch): the truth is p, whatever the
+    order the samples run in. The solver sets mockllm's output itself."""
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.scorer import includes
+    from inspect_ai.solver import solver
+
+    @solver
+    def coin(p: float, seed: int):
+        async def solve(state, generate):
+            u = np.random.default_rng([seed, int(state.sample_id), state.epoch])
+            answer = "yes" if u.random() < p else "no"
+            state.output = ModelOutput.from_content("mockllm/model", answer)
+            state.output.usage = ModelUsage(input_tokens=1, output_tokens=1)
+            return state
+
+        return solve
+
+    return inspect_ai.Task(
+        dataset=[Sample(id=i, input=f"q{i}", target="yes") for i in range(n)],
+        solver=coin(p, seed),
+        scorer=includes(),
+        metrics=metrics,
+        early_stopping=stopping,
+        name=name,
+    )
+
+
+def test_the_metric_is_read_inspect_and_analytic_ci(tmp_path):
+    from inspect_ai.scorer import accuracy, stderr
+
+    from evalci.inspect import SequentialStopping, evalci_interval
+
+    stop = SequentialStopping(threshold=0.5)
+    task = _coin_task(0.8, 1, 60, stop, [accuracy(), stderr(), evalci_interval(0.9)])
+    (log,) = inspect_ai.eval(
+        task, model="mockllm/model", epochs=3, log_dir=str(tmp_path),
+        display="none", max_samples=1,
+    )  # fmt: skip
+    assert log.status == "success", log.error
+    m = log.results.scores[0].metrics
+    df = read_inspect(log.location)
+    # the analytic interval: clt, clustered on the sample, weight="input"
+    # (the mean of per-sample means, as Inspect's mean reducer gives them)
+    with pytest.warns(evalci.MissingDataWarning, match="left out 27 of 180"):
+        r = evalci.analytic_ci(
+            df, "includes", cluster="input", missing="drop", confidence_level=0.9
+        )
+    assert m["estimate"].group == "evalci_interval"
+    assert m["estimate"].value == pytest.approx(r.estimate, abs=1e-12)
+    assert m["low"].value == pytest.approx(r.low, abs=1e-12)
+    assert m["high"].value == pytest.approx(r.high, abs=1e-12)
+    assert m["estimate"].value == pytest.approx(m["accuracy"].value, abs=1e-12)
+    assert r.standard_error == pytest.approx(m["stderr"].value, abs=1e-12)
+    # the samples the manager stopped are read as stopped early, with why
+    summary = log.results.early_stopping
+    assert summary.manager == "evalci.SequentialStopping"
+    assert summary.metadata["decision"] == "above"
+    stopped = df[df.stopped_early.notna()]
+    assert len(stopped) == len(summary.early_stops) == summary.metadata["stopped"] > 0
+    assert set(stopped.stopped_early) == {stop.reason}
+    assert stopped.includes.isna().all()
+    (record,) = df.attrs["evalci_samples"]
+    assert record["stopped_early"] == len(stopped)
+    assert record["scored"] + record["stopped_early"] == record["expected"] == 180
+
+
+def _study(p, trials, n, alpha, tmp_path):
+    from evalci.inspect import SequentialStopping
+
+    tasks = [
+        _coin_task(
+            p, k, n, SequentialStopping(threshold=0.5, alpha=alpha), name=f"t{k}"
+        )
+        for k in range(trials)
+    ]
+    logs = inspect_ai.eval(
+        tasks, model="mockllm/model", log_dir=str(tmp_path), display="none",
+        max_tasks=trials, max_samples=1,
+    )  # fmt: skip
+    assert all(log.status == "success" for log in logs)
+    meta = [log.results.early_stopping.metadata for log in logs]
+    ran = [
+        log.results.total_samples - m["stopped"]
+        for log, m in zip(logs, meta, strict=True)
+    ]
+    return [m["decision"] for m in meta], np.array(ran)
+
+
+@pytest.mark.slow
+def test_a_study_of_stopped_runs(tmp_path):
+    # 100 runs of 40 samples whose true accuracy is the threshold (every
+    # decision is wrong), alpha 0.2: the share deciding is at most alpha
+    # + 3 Monte Carlo SEs (0.12; a false failure chance below 0.2% were
+    # the rate exactly alpha). Then 20 runs of 100 samples at accuracy 0.8:
+    # each decides "above", and most samples are saved. Measured (inspect-ai
+    # 0.3.285): 3 of 100 decided (0.030); at 0.8, 30.0 of 100 samples run
+    # on average (22 to 43), 70% saved; about 3 minutes.
+    decisions, _ = _study(0.5, 100, 40, 0.2, tmp_path / "null")
+    wrong = np.mean([d is not None for d in decisions])
+    assert wrong <= 0.2 + 3 * np.sqrt(0.2 * 0.8 / 100)
+    decisions, ran = _study(0.8, 20, 100, 0.05, tmp_path / "true")
+    assert decisions == ["above"] * 20
+    assert ran.mean() < 50
+    print(
+        f"wrong decisions {wrong:.3f} (100 runs, alpha 0.2); at 0.8 run "
+        f"{ran.mean():.1f} of 100 samples (min {ran.min()}, max {ran.max()})"
+    )
