@@ -498,7 +498,7 @@ def test_methods_that_need_rows_say_so_past_the_limit(gpqa, monkeypatch):
             ("correct", "input_id"),
             dict(adjust="sidak"),
             ValueError,
-            r"`adjust` must be None, 'bonferroni' or 'holm'",
+            r"`adjust` must be None, 'bonferroni', 'holm' \(family-wise error\), 'bh'",
         ),
         (
             "report",
