@@ -391,7 +391,7 @@ def _replicates(suite: _Suite, tasks, n_resamples, root, how, block=250):
         top = np.random.default_rng(streams[-1])
         copies = top.multinomial(t_count, np.full(t_count, 1 / t_count), n_resamples)
     else:
-        copies = np.ones((n_resamples, t_count), dtype=np.int64)
+        copies = np.broadcast_to(np.int64(1), (n_resamples, t_count))  # no memory
     num = np.zeros((n_resamples, n_sys))
     den = np.zeros((n_resamples, n_sys), dtype=np.int64)
     for t, y in enumerate(suite.blocks):
