@@ -188,7 +188,9 @@ def memory_needed(battles: Battles, n_resamples: int) -> tuple[float, float]:
     block = _streams_per_block(battles) * _rs.STREAM_SIZE
     out = 8.0 * _OUTPUT_COPIES * n_resamples * (g + 1)
     work = 8.0 * (block * c + 2 * _rs.STREAM_SIZE * c + 16 * block * p)
-    work += 8.0 * 6 * (3 * p + c) + (_fit._DENSE_BYTES if g <= _fit.DENSE_MAX else 0)
+    if g <= _fit.DENSE_MAX:  # a chunk of Hessians and its copy
+        work += 2 * min(_fit._DENSE_BYTES, 8.0 * block * (g + 1) ** 2)
+    work += 8.0 * 6 * (3 * p + c)
     return out, work
 
 
