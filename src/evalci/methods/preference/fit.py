@@ -7,6 +7,13 @@ or ``B`` bootstrap resamples) is fitted at once by Newton's method with
 backtracking: the log-likelihoods are concave (below), so Newton converges
 from any start where the maximum exists, and in 3-5 steps from the point fit.
 
+Memory: the negated Hessian is ``L + prior I`` with ``L`` the Laplacian of
+the pair graph weighted by each pair's curvature (Davidson adds a border for
+``lam``). Up to :data:`DENSE_MAX` models it is formed and solved densely;
+above, each step is solved by Jacobi-preconditioned conjugate gradients with
+the Hessian applied pair by pair (:func:`_cg_step`), so a fit holds arrays of
+``(B, pairs)`` and ``(B, models)`` only, never ``models ** 2``.
+
 Models (log-strengths ``theta``, ``d = theta_i - theta_j``):
 
 * Bradley & Terry (1952): ``P(i beats j) = 1 / (1 + exp(-d))``. Ties are
