@@ -374,6 +374,28 @@ def _check_memory(units, args: BootstrapArgs) -> None:
         )
 
 
+def check_resamples_fit(
+    n_resamples: int, per_replicate: float, fixed: float, what: str, default: str
+) -> None:
+    """Refuse up front ``n_resamples`` whose memory exceeds half the machine's.
+
+    ``per_replicate`` and ``fixed`` are bytes (each replicate's, and the
+    rest of the call's); ``what`` says what is resampled (for the message),
+    ``default`` the function's default number of resamples.
+    """
+    need = n_resamples * per_replicate + fixed
+    have = _physical_memory() / 2
+    if need <= have:
+        return
+    fits = max(int((have - fixed) // max(per_replicate, 1.0)), 0)
+    raise ValueError(
+        f"`n_resamples`={n_resamples:,} {what} needs about {need / 2**30:.1f} GiB, "
+        f"more than half of this machine's memory ({2 * have / 2**30:.1f} GiB); "
+        f"use at most {fits:,} ({default}, the default, is plenty for a 95% "
+        "interval)."
+    )
+
+
 #: Tests may force one kernel ("index" or "patterns") to compare their laws.
 _FORCE_PATH: str | None = None
 

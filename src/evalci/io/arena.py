@@ -19,6 +19,7 @@ battle row; ``verdict`` keeps the label with A = ``model_a``, so that
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -41,29 +42,120 @@ ARENA_COLUMNS = ("question_id", "judge", "language", "turn", "anony", "tstamp")
 _NAMES = ("model_a", "model_b", "winner")
 
 
-def _battle_file(file: Path) -> pd.DataFrame:
-    if file.suffix.lower() == ".json":
-        rows = _load_json(file.read_bytes(), file)
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise ValueError(
-                f"{file}: a battles .json file must be a list of objects (one per "
-                f"battle), as FastChat's clean_battle_*.json; it holds {_kind_of(rows)}."
-            )
-        out = pd.DataFrame(rows)
-        out.attrs["evalci_where"] = ("json", file, None)
-        return out
-    fmt = _FORMATS.get(file.suffix.lower())
+#: Records parsed into Python objects at a time (then reduced to a frame of
+#: the kept fields): memory is a small multiple of the frame, not of the file.
+CHUNK_ROWS = 50_000
+
+
+def _battle_file(file: Path, fields) -> pd.DataFrame:
+    """The file's battles; JSON and JSON Lines keep only ``fields`` (read in chunks)."""
+    suffix = file.suffix.lower()
+    if suffix == ".json":
+        frame = _json_array(file, fields)
+        # not a plain list of objects: the whole-file reader names the error
+        return _json_file(file) if frame is None else frame
+    fmt = _FORMATS.get(suffix)
     if fmt is None:
         raise ValueError(
             f"{file}: unknown extension; battles are read from .json, .jsonl, "
             ".csv or .parquet."
         )
-    if fmt != "csv":  # a JSON line's values as they are (an object too)
+    if fmt == "jsonl":  # a JSON line's values as they are (an object too)
+        return _json_lines_frame(file, fields)
+    if fmt != "csv":
         return _read_table(file, fmt, nested=False)
     # pandas reads "NA", "null", "None", "NaN" ... as missing: here they are
     # names; only an empty cell is missing (and refused below)
     text = {c: str for c in _NAMES}
     return _read_table(file, fmt, keep_default_na=False, na_values=[""], dtype=text)
+
+
+def _json_file(file: Path) -> pd.DataFrame:
+    """A ``.json`` list of battle objects, parsed whole (its errors named)."""
+    rows = _load_json(file.read_bytes(), file)
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ValueError(
+            f"{file}: a battles .json file must be a list of objects (one per "
+            f"battle), as FastChat's clean_battle_*.json; it holds {_kind_of(rows)}."
+        )
+    out = pd.DataFrame(rows)
+    out.attrs["evalci_where"] = ("json", file, None)
+    return out
+
+
+def _json_array(file: Path, fields) -> pd.DataFrame | None:
+    """A JSON list of objects as a frame of ``fields``, parsed entry by entry.
+
+    None when the file is not UTF-8, not a list, or an entry is not an
+    object or not valid JSON: :func:`_json_file` then reads it whole and
+    names the error. Only the text and the kept fields are held.
+    """
+    try:
+        text = file.read_bytes().decode("utf-8-sig")
+        dec = json.JSONDecoder()
+        frames, pos, end = _Frames(fields), _skip(text, 0), len(text)
+        if text[pos : pos + 1] != "[":
+            return None
+        pos = _skip(text, pos + 1)
+        while pos < end and text[pos] != "]":
+            obj, pos = dec.raw_decode(text, pos)
+            if not isinstance(obj, dict):
+                return None
+            frames.add(obj, None)
+            pos = _skip(text, pos)
+            if text[pos : pos + 1] == ",":
+                pos = _skip(text, pos + 1)
+                if text[pos : pos + 1] == "]":
+                    return None
+            elif text[pos : pos + 1] != "]":
+                return None
+        if pos >= end or _skip(text, pos + 1) != end:
+            return None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return frames.frame("json", file)
+
+
+def _skip(text: str, pos: int) -> int:
+    """The first position at or after ``pos`` that is not JSON whitespace."""
+    while pos < len(text) and text[pos] in " \t\n\r":
+        pos += 1
+    return pos
+
+
+class _Frames:
+    """Records reduced to ``fields``, made a frame every :data:`CHUNK_ROWS`."""
+
+    def __init__(self, fields):
+        self.fields, self.parts, self.chunk, self.lines = fields, [], [], []
+
+    def add(self, rec: dict, line) -> None:
+        self.chunk.append({k: rec[k] for k in self.fields if k in rec})
+        self.lines.append(line)
+        if len(self.chunk) == CHUNK_ROWS:
+            self.parts.append(pd.DataFrame(self.chunk))
+            self.chunk = []
+
+    def frame(self, kind: str, file: Path) -> pd.DataFrame:
+        if self.chunk or not self.parts:
+            self.parts.append(pd.DataFrame(self.chunk))
+        parts = self.parts
+        out = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        out.attrs["evalci_where"] = (kind, file, self.lines if kind == "jsonl" else None)
+        return out
+
+
+def _json_lines_frame(file: Path, fields) -> pd.DataFrame:
+    """A JSON Lines file as a frame of ``fields`` (values as they are)."""
+    frames = _Frames(fields)
+    for n, rec in _json_lines(file):
+        if not isinstance(rec, dict):
+            raise ValueError(
+                f"{file}, line {n}: the line is {_kind_of(rec)}; every JSON "
+                "line must be an object (one row)."
+            )
+        frames.add(rec, n)
+    return frames.frame("jsonl", file)
 
 
 def _at(frame: pd.DataFrame, i: int) -> str:
@@ -143,9 +235,10 @@ def read_arena(path, *, columns: list[str] | None = None) -> pd.DataFrame:
         A CSV's ``NA``, ``null`` or ``None`` is a model's name, not missing.
     """
     files = _files(path, ("*.json", "*.jsonl", "*.csv", "*.parquet"), "path", "battles")
+    fields = ["model_a", "model_b", "winner", *ARENA_COLUMNS, *(columns or [])]
     parts = []
     for file in files:
-        frame = _battle_file(file)
+        frame = _battle_file(file, fields)
         missing = [c for c in ("model_a", "model_b", "winner") if c not in frame]
         if missing:
             raise ValueError(

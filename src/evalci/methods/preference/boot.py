@@ -31,12 +31,18 @@ from evalci.engine import resampling as _rs
 from evalci.methods.preference import fit as _fit
 from evalci.methods.preference.data import Battles
 
-__all__ = ["replicate_fits", "split_counts"]
+__all__ = ["check_memory", "replicate_fits", "split_counts"]
 
 #: Spawn-key namespace of the battle-type draws (the engine uses 0-2).
 _BATTLES = 7
-#: Replicates refitted together (memory: B x G x G floats for the Hessian).
+#: Replicates refitted together at most.
 FIT_BLOCK = 256
+#: Replicate x pair cells of a block at most: the fit's temporaries are
+#: (block, pairs) arrays, so a block's memory stays near 8 x 2**22 bytes each.
+_FIT_CELLS = 2**22
+#: Copies of the (replicates, models) array a call holds at its peak (the
+#: refits, the scores, their transpose and sort, the win rates).
+_OUTPUT_COPIES = 8
 _SAFE_WEIGHTS = 2**24  # weights drawn per block at most (x 4 or 8 bytes)
 _EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
 
@@ -114,13 +120,7 @@ def replicate_fits(
     replicate with the weak prior.
     """
     total = _rs.n_streams_for(n_resamples)
-    per_block = max(
-        1,
-        min(
-            FIT_BLOCK // _rs.STREAM_SIZE,
-            _SAFE_WEIGHTS // (_rs.STREAM_SIZE * max(battles.n_units, 1)),
-        ),
-    )
+    per_block = _streams_per_block(battles)
     dtype = _dtype(battles)
     st = battles.units.T.tocsr().astype(dtype)  # (3P, C)
     thetas, lams = [], []
@@ -160,6 +160,69 @@ def replicate_fits(
         thetas.append(theta)
         lams.append(lam)
     return np.concatenate(thetas)[:n_resamples], np.concatenate(lams)[:n_resamples]
+
+
+def _streams_per_block(battles: Battles) -> int:
+    """Streams of replicates drawn and refitted together (at least one)."""
+    size = _rs.STREAM_SIZE
+    return max(
+        1,
+        min(
+            FIT_BLOCK // size,
+            _SAFE_WEIGHTS // (size * max(battles.n_units, 1)),
+            _FIT_CELLS // (size * max(len(battles.pairs.i), 1)),
+        ),
+    )
+
+
+def memory_needed(battles: Battles, n_resamples: int) -> tuple[float, float]:
+    """Bytes a bootstrap needs: ``(replicates' results, one block's work)``.
+
+    The results are ``_OUTPUT_COPIES`` arrays of ``n_resamples x models``
+    floats; a block draws ``(block, units)`` weights (with int64 draws and
+    counts for one stream), forms ``(block, 3 x pairs)`` counts and keeps a
+    dozen ``(block, pairs)`` temporaries in the fit (the dense solver adds
+    its chunk of Hessians, :data:`~evalci.methods.preference.fit._DENSE_BYTES`).
+    """
+    g, p, c = battles.pairs.n_models, len(battles.pairs.i), battles.n_units
+    block = _streams_per_block(battles) * _rs.STREAM_SIZE
+    out = 8.0 * _OUTPUT_COPIES * n_resamples * (g + 1)
+    work = 8.0 * (block * c + 2 * _rs.STREAM_SIZE * c + 16 * block * p)
+    if g <= _fit.DENSE_MAX:  # a chunk of Hessians and its copy
+        work += 2 * min(_fit._DENSE_BYTES, 8.0 * block * (g + 1) ** 2)
+    work += 8.0 * 6 * (3 * p + c)
+    return out, work
+
+
+def check_memory(battles: Battles, n_resamples: int) -> None:
+    """Refuse up front a bootstrap that cannot fit in this machine's memory.
+
+    As :func:`evalci.engine.passes._check_memory`: what the replicates need
+    (:func:`memory_needed`) against half the physical memory.
+    """
+    from evalci.engine.passes import _physical_memory
+
+    out, work = memory_needed(battles, n_resamples)
+    have = _physical_memory() / 2
+    if out + work <= have:
+        return
+    g, gib = battles.pairs.n_models, 2**30
+    if work > have:
+        raise ValueError(
+            f"{g:,} models in {len(battles.pairs.i):,} pairs over "
+            f"{battles.n_units:,} resampling units need about {work / gib:.1f} GiB "
+            "for one block of bootstrap refits, more than half of this machine's "
+            f"memory ({2 * have / gib:.1f} GiB); rank fewer models (filter the "
+            "battles) or resample coarser units (`cluster`)."
+        )
+    fits = int((have - work) // (8.0 * _OUTPUT_COPIES * (g + 1)))
+    raise ValueError(
+        f"`n_resamples`={n_resamples:,} for {g:,} models needs about "
+        f"{(out + work) / gib:.1f} GiB for the replicates alone, more than half "
+        f"of this machine's memory ({2 * have / gib:.1f} GiB); use at most "
+        f"{fits:,} (1,000, the default, is plenty for a 95% interval), or rank "
+        "fewer models (filter the battles)."
+    )
 
 
 def _code(model: str) -> str:

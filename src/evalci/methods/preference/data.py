@@ -339,10 +339,9 @@ def _reduce(names, a, b, outcome, weight, unit, cluster) -> Battles:
             (weight, (unit, cell)), shape=(n_units, n_cells)
         )  # duplicates summed
         units.sum_duplicates()
-        met = np.zeros(n_units * g, bool)  # (unit, model) pairs that played
-        met[unit * g + a] = True
-        met[unit * g + b] = True
-        n_clusters = met.reshape(n_units, g).sum(axis=0)
+        # distinct (unit, model) pairs that played, per model (linear memory)
+        met = _unique(np.r_[unit * g + a, unit * g + b])[0]
+        n_clusters = np.bincount(met % g, minlength=g)
         n_inputs, multiplicity = n_clusters, None
     return Battles(
         models=pd.Index(names, name="system"),

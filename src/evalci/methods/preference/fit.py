@@ -7,6 +7,13 @@ or ``B`` bootstrap resamples) is fitted at once by Newton's method with
 backtracking: the log-likelihoods are concave (below), so Newton converges
 from any start where the maximum exists, and in 3-5 steps from the point fit.
 
+Memory: the negated Hessian is ``L + prior I`` with ``L`` the Laplacian of
+the pair graph weighted by each pair's curvature (Davidson adds a border for
+``lam``). Up to :data:`DENSE_MAX` models it is formed and solved densely;
+above, each step is solved by Jacobi-preconditioned conjugate gradients with
+the Hessian applied pair by pair (:func:`_cg_step`), so a fit holds arrays of
+``(B, pairs)`` and ``(B, models)`` only, never ``models ** 2``.
+
 Models (log-strengths ``theta``, ``d = theta_i - theta_j``):
 
 * Bradley & Terry (1952): ``P(i beats j) = 1 / (1 + exp(-d))``. Ties are
@@ -58,6 +65,16 @@ MAX_ITER = 100
 _HALVINGS = 40
 #: Newton steps longer than this (in any coordinate) are checked by backtracking.
 LONG_STEP = 0.1
+#: Boards of at most this many models solve each Newton system densely (one
+#: LAPACK solve per replicate); larger ones by conjugate gradients on the
+#: sparse Hessian (:func:`_cg_step`), in memory linear in models and pairs.
+DENSE_MAX = 200
+#: Dense Hessians are built this many bytes at a time at most (rows of a batch).
+_DENSE_BYTES = 2**26
+#: The incidence matrix is dense while it has at most this many entries.
+_DENSE_INCIDENCE = 2**21
+#: Conjugate gradients stop at this residual relative to the gradient's.
+CG_RTOL = 1e-11
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,35 @@ class Pairs:
         out[np.arange(p), self.i] = 1.0
         out[np.arange(p), self.j] = -1.0
         return out
+
+    @property
+    def sparse_incidence(self):
+        """``A`` as a sparse CSR matrix (2 entries a pair)."""
+        p = len(self.i)
+        rows = np.r_[np.arange(p), np.arange(p)]
+        vals = np.r_[np.ones(p), -np.ones(p)]
+        cols = np.r_[self.i, self.j]
+        return sparse.csr_matrix((vals, (rows, cols)), shape=(p, self.n_models))
+
+    def scatter(self):
+        """``(A, |A|)``: dense for small boards (one BLAS call), else sparse."""
+        if len(self.i) * self.n_models <= _DENSE_INCIDENCE:
+            a = self.incidence
+            return a, np.abs(a)
+        a = self.sparse_incidence
+        return _Sparse(a.T.tocsr()), _Sparse(abs(a).T.tocsr())
+
+
+class _Sparse:
+    """``x @ A`` for a batch ``x`` (B, P) and a sparse ``A`` (P, G), given ``A.T``."""
+
+    __array_ufunc__ = None  # ``ndarray @ _Sparse`` defers to __rmatmul__
+
+    def __init__(self, at):
+        self.at = at
+
+    def __rmatmul__(self, x):
+        return np.ascontiguousarray((self.at @ np.asarray(x).T).T)
 
 
 def _bt(theta, lam, wi, wj, t, pairs, a, prior, ll_only=False):
@@ -129,6 +175,69 @@ def _hessian(h, cross, h_lam, pairs, abs_a, prior):
     return out
 
 
+def _dense_step(grad, h, cross, h_lam, pairs, a, abs_a, prior, free):
+    """Newton steps by dense solves, a chunk of replicates at a time."""
+    size = grad.shape[1]
+    rows = max(1, _DENSE_BYTES // (8 * size * size))
+    step = np.zeros_like(grad)
+    for s in range(0, len(grad), rows):
+        sl = slice(s, s + rows)
+        cr, hl = (None, None) if cross is None else (cross[sl], h_lam[sl])
+        hess = _hessian(h[sl], cr, hl, pairs, abs_a, prior)
+        sub = -hess[:, free[:, None], free[None, :]]
+        step[sl, free] = np.linalg.solve(sub, grad[sl][:, free, None])[..., 0]
+    return step
+
+
+def _cg_step(grad, h, cross, h_lam, pairs, a, abs_a, prior, free):
+    """Newton steps by Jacobi-preconditioned conjugate gradients, batched.
+
+    The negated Hessian is ``L + prior I`` (``L`` the Laplacian of the pair
+    graph weighted by the curvatures ``h``), bordered for Davidson by the
+    ``lam`` row; it is applied pair by pair, never formed. Coordinates not in
+    ``free`` (the reference model) stay 0.
+    """
+    g = pairs.n_models
+    mask = np.zeros(grad.shape[1])
+    mask[free] = 1.0
+
+    def apply(x, rows):
+        xt = x[:, :g]
+        out = np.empty_like(x)
+        out[:, :g] = (h[rows] * (xt[:, pairs.i] - xt[:, pairs.j])) @ a + prior * xt
+        if cross is not None:
+            c = cross[rows]
+            out[:, :g] -= c * x[:, [g]]
+            out[:, g] = -(c * xt).sum(axis=1) - h_lam[rows] * x[:, g]
+        return out * mask
+
+    diag = np.empty_like(grad)
+    diag[:, :g] = h @ abs_a + prior
+    if cross is not None:
+        diag[:, g] = -h_lam
+    inv = np.divide(mask, diag, out=np.zeros_like(diag), where=diag > 0)
+    x = np.zeros_like(grad)
+    r = grad * mask
+    z = inv * r
+    p = z.copy()
+    rz = (r * z).sum(axis=1)
+    stop = CG_RTOL * np.sqrt((r * r).sum(axis=1))
+    live = np.arange(len(grad))
+    for _ in range(4 * grad.shape[1] + 50):
+        live = live[np.sqrt((r[live] ** 2).sum(axis=1)) > stop[live]]
+        if not len(live):
+            break
+        q = apply(p[live], live)
+        alpha = rz[live] / (p[live] * q).sum(axis=1)
+        x[live] += alpha[:, None] * p[live]
+        r[live] -= alpha[:, None] * q
+        z_live = inv[live] * r[live]
+        rz_new = (r[live] * z_live).sum(axis=1)
+        p[live] = z_live + (rz_new / rz[live])[:, None] * p[live]
+        rz[live] = rz_new
+    return x
+
+
 def fit(
     wi,
     wj,
@@ -141,6 +250,7 @@ def fit(
     start=None,
     tol: float = TOL,
     max_iter: int = MAX_ITER,
+    solver: str = "auto",
 ):
     """Maximum-likelihood log-strengths for a batch of count tables.
 
@@ -157,6 +267,11 @@ def fit(
         Gaussian penalty on ``theta`` (0: plain maximum likelihood).
     start : tuple (theta (B, G) or (G,), lam (B,) or scalar), optional
         Warm start; default zeros (and ``lam = 0``).
+    solver : {'auto', 'dense', 'cg'}
+        The Newton system's solver: dense (exact; memory ``G ** 2`` per
+        replicate), conjugate gradients on the sparse Hessian (to
+        :data:`CG_RTOL`; memory linear in models and pairs), or dense up to
+        :data:`DENSE_MAX` models (``"auto"``).
 
     Returns
     -------
@@ -175,12 +290,12 @@ def fit(
         theta[:] = start[0]
         lam[:] = start[1]
     objective = _davidson if davidson else _bt
-    a = pairs.incidence
-    abs_a = np.abs(a)
+    a, abs_a = pairs.scatter()
     free = np.arange(g + davidson)
     if prior == 0:
         free = free[free != ref]
         theta -= theta[:, [ref]]
+    dense = g <= DENSE_MAX if solver == "auto" else solver == "dense"
     converged = np.zeros(b, bool)
     active = np.arange(b)
     for _ in range(max_iter):
@@ -189,10 +304,8 @@ def fit(
         args = (wi[active], wj[active], t[active], pairs, a, prior)
         th, lm = theta[active], lam[active]
         grad, h, cross, h_lam = objective(th, lm, *args)
-        hess = _hessian(h, cross, h_lam, pairs, abs_a, prior)
-        sub = -hess[:, free[:, None], free[None, :]]
-        step = np.zeros_like(grad)
-        step[:, free] = np.linalg.solve(sub, grad[:, free, None])[..., 0]
+        curv = (h, cross, h_lam, pairs, a, abs_a, prior, free)
+        step = _dense_step(grad, *curv) if dense else _cg_step(grad, *curv)
         scale = _backtrack(objective, th, lm, step, args, davidson)
         theta[active] = th + scale[:, None] * step[:, :g]
         if davidson:

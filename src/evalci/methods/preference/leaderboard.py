@@ -43,7 +43,7 @@ from evalci.engine import intervals as _intervals
 from evalci.engine import resampling as _rs
 from evalci.engine.results import BootstrapResult
 from evalci.methods.preference import fit as _fit
-from evalci.methods.preference.boot import replicate_fits, split_counts
+from evalci.methods.preference.boot import check_memory, replicate_fits, split_counts
 from evalci.methods.preference.data import (
     AUTO_PRIOR,
     Battles,
@@ -388,6 +388,7 @@ def preference_ci(
     cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)
     data = _encode(battles, cluster, strength, ties, model, models, cols)
     ref = _reference(data, sc)
+    check_memory(data, n_resamples)
     root = _rs.seed_sequence(rng)
     fit, theta, lam, thetas, lams = _fits(
         data, model, ties, prior, ref, sc, n_resamples, root

@@ -70,6 +70,7 @@ from evalci._base.warnings import (
 )
 from evalci._base.warnings import warn as _warn
 from evalci.engine import resampling as _rs
+from evalci.engine.passes import check_resamples_fit
 from evalci.engine.table import check_magnitude
 
 __all__ = ["SuiteResult", "suite_ci", "MissingTasksWarning"]
@@ -338,56 +339,61 @@ def _build(frame, value, task, cluster, system, missing) -> _Suite:
 
 
 # ================================================================= numbers
-def _aggregate(sums, copies, sizes, ran, weighting, metric):
-    """Suite scores ``(B, S)`` from per-task item sums.
-
-    ``sums`` ``(B, T, S)``: the summed item scores of each task's resampled
-    items (``copies * n_t`` of them); ``copies`` ``(B, T)``: how many times
-    each task was drawn (1 for fixed tasks); ``sizes`` ``(T,)``; ``ran``
-    ``(T, S)``.
-    """
-    drawn = copies[:, :, None] * ran[None, :, :]  # (B, T, S) task copies run
-    items = drawn * sizes[None, :, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(items > 0, sums / np.where(items > 0, items, 1), np.nan)
-        if metric == "win_rate":
-            return _win_rate(means, drawn)
-        if weighting == "micro":
-            return np.where(ran, sums, 0).sum(1) / items.sum(1)
-        # macro: each drawn copy of a task counts once
-        return np.nansum(means * drawn, axis=1) / drawn.sum(1)
-
-
-def _win_rate(means, drawn):
-    """Mean win rate ``(B, S)``: per task, share of others beaten (ties half)."""
-    ok = ~np.isnan(means)  # (B, T, S)
+def _task_win_rates(means):
+    """Per task (the last axis: systems), the share of others each beats."""
+    ok = ~np.isnan(means)
     x = np.where(ok, means, 0.0)
     gt = (x[..., :, None] > x[..., None, :]) & ok[..., None, :]
     eq = (x[..., :, None] == x[..., None, :]) & ok[..., None, :]
     beats = gt.sum(-1) + 0.5 * (eq.sum(-1) - 1)  # minus itself
-    others = ok.sum(-1, keepdims=True) - 1  # (B, T, 1)
+    others = ok.sum(-1, keepdims=True) - 1
     with np.errstate(invalid="ignore", divide="ignore"):
-        wr = np.where(ok & (others > 0), beats / np.maximum(others, 1), np.nan)
-    w = np.where(np.isnan(wr), 0, drawn)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.nansum(wr * w, axis=1) / w.sum(1)
+        return np.where(ok & (others > 0), beats / np.maximum(others, 1), np.nan)
 
 
-def _replicates(suite: _Suite, tasks, n_resamples, root, block=250):
-    """Task sums ``(B, T, S)`` and copies ``(B, T)`` of ``n_resamples`` draws.
+def _accumulate(num, den, sums, copies, size, ran, weighting, metric):
+    """Add one task's terms of the suite scores to the running sums.
+
+    ``sums`` ``(b, S)`` are the task's resampled item sums (``copies * n_t``
+    items), ``copies`` ``(b,)`` its draws; ``num`` and ``den`` ``(b, S)``
+    the numerator and denominator summed over the tasks so far, in task
+    order: the score is ``num / den``. Micro: item sums over items; macro:
+    task means over task copies; win rate: per task, the share of other
+    systems beaten (ties half), averaged over the task copies where defined.
+    Only ``(B, S)`` arrays are ever held.
+    """
+    drawn = copies[:, None] * ran[None, :]
+    items = drawn * size
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(items > 0, sums / np.where(items > 0, items, 1), np.nan)
+    if metric == "win_rate":
+        wr = _task_win_rates(means)
+        x, d = wr * (w := np.where(np.isnan(wr), 0, drawn)), w
+    elif weighting == "micro":
+        x, d = np.where(ran, sums, 0), items
+    else:
+        x, d = means * drawn, drawn
+    num += np.where(np.isnan(x), 0.0, x)
+    den += d
+
+
+def _replicates(suite: _Suite, tasks, n_resamples, root, how, block=250):
+    """Suite scores ``(B, S)`` of ``n_resamples`` draws (``how``: weighting, metric).
 
     One generator per task from ``root`` (tasks sorted), so the draws do not
-    depend on row order; the task draws come from their own stream.
+    depend on row order; the task draws come from their own stream. Each
+    task's resampled sums go into running sums at once (:func:`_accumulate`).
     """
-    t_count = len(suite.tasks)
+    t_count, n_sys = len(suite.tasks), len(suite.systems)
     sizes = np.array([len(b) for b in suite.blocks])
     streams = root.spawn(t_count + 1)
     if tasks == "random":
         top = np.random.default_rng(streams[-1])
         copies = top.multinomial(t_count, np.full(t_count, 1 / t_count), n_resamples)
     else:
-        copies = np.ones((n_resamples, t_count), dtype=np.int64)
-    sums = np.empty((n_resamples, t_count, len(suite.systems)))
+        copies = np.broadcast_to(np.int64(1), (n_resamples, t_count))  # no memory
+    num = np.zeros((n_resamples, n_sys))
+    den = np.zeros((n_resamples, n_sys), dtype=np.int64)
     for t, y in enumerate(suite.blocks):
         gen = np.random.default_rng(streams[t])
         y0 = np.nan_to_num(y)  # systems that did not run t: masked by `ran`
@@ -397,8 +403,13 @@ def _replicates(suite: _Suite, tasks, n_resamples, root, block=250):
             rows = np.repeat(np.arange(len(draws)), draws)
             picks = gen.integers(0, n_t, size=len(rows))  # uniform, with replacement
             w = np.bincount(rows * n_t + picks, minlength=len(draws) * n_t)
-            sums[lo : lo + block, t] = w.reshape(len(draws), n_t) @ y0
-    return sums, copies, sizes
+            part = slice(lo, lo + block)
+            sums = w.reshape(len(draws), n_t) @ y0
+            _accumulate(
+                num[part], den[part], sums, copies[part, t], n_t, suite.ran[t], *how
+            )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / den
 
 
 def _analytic_se(suite: _Suite, weighting, tasks, metric, estimate):
@@ -427,10 +438,14 @@ def _analytic_se(suite: _Suite, weighting, tasks, metric, estimate):
 def _point_estimate(suite, weighting, metric) -> np.ndarray:
     """Each system's suite score on the data itself (NaN, said, where a
     system has no one to beat)."""
-    sizes = np.array([len(b) for b in suite.blocks])
-    point = np.stack([np.nan_to_num(b).sum(0) for b in suite.blocks])[None]
-    ones = np.ones((1, len(sizes)), dtype=np.int64)
-    estimate = _aggregate(point, ones, sizes, suite.ran, weighting, metric)[0]
+    num = np.zeros((1, len(suite.systems)))
+    den = np.zeros((1, len(suite.systems)), dtype=np.int64)
+    ones = np.ones(1, dtype=np.int64)
+    for b, ran in zip(suite.blocks, suite.ran, strict=True):
+        sums = np.nan_to_num(b).sum(0)[None]
+        _accumulate(num, den, sums, ones, len(b), ran, weighting, metric)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = (num / den)[0]
     if np.isnan(estimate).any():
         alone = [s for s, e in zip(suite.systems, estimate, strict=True) if e != e]
         _warn(
@@ -535,9 +550,13 @@ def suite_ci(
             "universe of tasks.",
             FewClustersWarning,
         )
+    n_sys, n_tasks = len(suite.systems), len(suite.tasks)
+    what = f"over {n_tasks:,} tasks and {n_sys:,} systems"  # (B, S) x 6, (B, T)
+    check_resamples_fit(n_resamples, 8.0 * (6 * n_sys + n_tasks), 0.0, what, "2,000")
     estimate = _point_estimate(suite, weighting, metric)
-    sums, copies, sizes = _replicates(suite, tasks, n_resamples, _rs.seed_sequence(rng))
-    reps = _aggregate(sums, copies, sizes, suite.ran, weighting, metric).T  # (S, B)
+    root = _rs.seed_sequence(rng)
+    reps = _replicates(suite, tasks, n_resamples, root, (weighting, metric)).T
+    sizes = np.array([len(b) for b in suite.blocks])[:, None]
     alpha = 1 - level
     with warnings.catch_warnings():  # rows of NaN: systems warned about above
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -554,7 +573,7 @@ def suite_ci(
                 suite, weighting, tasks, metric, estimate
             ),
             "n_tasks": suite.ran.sum(0),
-            "n_items": (suite.ran * sizes[:, None]).sum(0),
+            "n_items": (suite.ran * sizes).sum(0),
         }
     )
     task_scores = pd.DataFrame(
