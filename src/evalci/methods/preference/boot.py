@@ -69,6 +69,8 @@ def _dtype(battles: Battles):
     traffic (about 2x faster) and changes no count when the per-unit counts
     are integers (no fractional ``strength``) and no count can reach 2**24.
     """
+    if battles.crossed is not None:  # products of counts: no simple bound
+        return np.float64
     data = battles.units.data
     whole = bool(np.all(data == np.rint(data)))
     most = float(data.max(initial=0.0)) * (
@@ -82,6 +84,8 @@ def _weights(battles: Battles, root, first: int, n_streams: int, dtype) -> np.nd
     c = battles.n_units
     size = _rs.STREAM_SIZE
     out = np.empty((n_streams * size, c), dtype)
+    if battles.crossed is not None:
+        return _crossed_weights(battles.crossed, root, first, n_streams, out)
     if battles.multiplicity is None:
         bounds = np.array([0, c])
         offsets = (np.arange(size) * c)[:, None]
@@ -97,6 +101,29 @@ def _weights(battles: Battles, root, first: int, n_streams: int, dtype) -> np.nd
     for s in range(n_streams):
         gen = _rs.stream(root, _BATTLES, first + s)
         out[s * size : (s + 1) * size] = gen.multinomial(n, m / n, size=size)
+    return out
+
+
+def _crossed_weights(crossed, root, first: int, n_streams: int, out) -> np.ndarray:
+    """Pigeonhole weights: a unit (prompt, judge) counts ``W_prompt W_judge``.
+
+    Each cluster column's levels are drawn with replacement on their own;
+    the first column's draws are those of the prompt bootstrap (stream
+    ``(BOOT, 0, s)``), so with one level of the others the weights are the
+    ordinary ones; column ``d > 0`` draws from stream ``(BOOT, 16 + d, s)``.
+    """
+    size = _rs.STREAM_SIZE
+    for s in range(n_streams):
+        rows = slice(s * size, (s + 1) * size)
+        out[rows] = 1.0
+        for d, codes in enumerate(crossed):
+            levels = int(codes.max()) + 1
+            key = (_rs._BOOT, 0, first + s) if d == 0 else (_rs._BOOT, 16 + d, first + s)
+            gen = _rs.stream(root, *key)
+            idx = _rs.draw_clusters(gen, size, np.array([0, levels]))
+            idx = idx + (np.arange(size) * levels)[:, None]
+            counts = np.bincount(idx.ravel(), minlength=size * levels).reshape(size, levels)
+            out[rows] *= counts[:, codes]
     return out
 
 

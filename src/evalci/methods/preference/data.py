@@ -18,7 +18,7 @@ Units are sorted by their key, so results never depend on row order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -96,6 +96,9 @@ class Battles:
     n_inputs: np.ndarray  # (G,) distinct prompts per model (or battles)
     n_clusters: np.ndarray  # (G,) distinct clusters per model
     cluster: tuple
+    #: with crossed clusters (prompt x judge): each unit's code in each
+    #: cluster column, for the pigeonhole weights; None otherwise
+    crossed: tuple | None = None
 
     @property
     def n_units(self) -> int:
@@ -234,12 +237,14 @@ def encode(
     strength=None,
     ties: str = "keep",
     models=None,
+    crossed: bool = False,
 ) -> Battles:
     """Validate a battle table and reduce it to :class:`Battles`.
 
     ``ties="drop"`` leaves tied battles out (and models that only tied);
     ``models`` names models that must all be ranked (one that never plays
-    raises).
+    raises); ``crossed`` keeps each unit's code in every cluster column (the
+    units are then their crossed cells, e.g. prompt x judge).
     """
     check_frame(data, name="battles", rows=True)
     cluster_cols = as_columns(cluster, "cluster")
@@ -272,7 +277,18 @@ def encode(
     a, b = code_a[keep], code_b[keep]
     outcome, weight = outcome[keep], weight[keep]
     unit = None if unit is None else unit[keep]
-    return _reduce(names, a, b, outcome, weight, unit, tuple(cluster_cols))
+    parts = ([_keys(data, [c], "cluster")[keep] for c in cluster_cols]
+             if crossed else None)
+    battles = _reduce(names, a, b, outcome, weight, unit, tuple(cluster_cols))
+    if parts is None:
+        return battles
+    _, dense, _ = _unique(unit)
+    per_unit = []
+    for part in parts:
+        codes = np.zeros(battles.n_units, np.int64)
+        codes[dense] = _unique(part)[1]
+        per_unit.append(codes)
+    return replace(battles, crossed=tuple(per_unit))
 
 
 def _check_models(models, names, played) -> None:

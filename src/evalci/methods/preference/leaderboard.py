@@ -142,13 +142,23 @@ def _point(battles, model, ties, prior, ref, scale) -> tuple:
     return fit, theta, lam
 
 
-def _encode(data, cluster, strength, ties, model, models, columns):
+def _encode(data, cluster, strength, ties, model, models, columns, judge=None):
+    if judge is not None:
+        if not isinstance(cluster, str) or not isinstance(judge, str):
+            raise ValueError(
+                "`judge` needs `cluster` to be one column (the prompt) and "
+                "`judge` one column (the judge); both are resampled, crossed."
+            )
+        if judge == cluster:
+            raise ValueError("`judge` and `cluster` name the same column; the "
+                             "judge is a facet crossed with the prompts.")
     return encode(
         data,
-        cluster=cluster,
+        cluster=cluster if judge is None else [cluster, judge],
         strength=strength,
         ties="drop" if (ties == "drop" and model == "bradley-terry") else "keep",
         models=models,
+        crossed=judge is not None,
         **columns,
     )
 
@@ -319,6 +329,7 @@ def preference_ci(
     model_b: str = "model_b",
     winner: str = "winner",
     verdict: str = "verdict",
+    judge: str | None = None,
 ) -> PreferenceResult:
     """Scores of models from battles, with a paired prompt-level bootstrap.
 
@@ -341,6 +352,15 @@ def preference_ci(
         The resampled unit: ``"question_id"`` (default: prompts), ``"judge"``
         (users or judges), several columns, or None (battles resampled as if
         independent: FastChat's construction, shown for comparison).
+    judge : str, optional
+        A column naming who judged each battle (several LLM judges on the
+        same prompts): the judge is then a random facet crossed with the
+        prompts, and every replicate draws prompts and judges independently
+        (the pigeonhole bootstrap; a battle counts ``W_prompt x W_judge``), so
+        the interval generalises over new judges as well as new prompts. With
+        one judge it is the prompt bootstrap. With two or three judges the
+        judge's share is under-estimated (a bootstrap over few levels); with
+        many it is conservative (see the docs page "Facets").
     n_resamples : int
         Bootstrap replicates (default 1,000).
     confidence_level : float
@@ -386,7 +406,7 @@ def preference_ci(
         method, "method", _INTERVALS, describe="'percentile', 'basic' or 'normal'"
     )
     cols = dict(model_a=model_a, model_b=model_b, winner=winner, verdict=verdict)
-    data = _encode(battles, cluster, strength, ties, model, models, cols)
+    data = _encode(battles, cluster, strength, ties, model, models, cols, judge)
     ref = _reference(data, sc)
     check_memory(data, n_resamples)
     root = _rs.seed_sequence(rng)
