@@ -90,7 +90,9 @@ def arena_rank_rows(
     """
     missing = [c for c in (model_a, model_b, winner) if c not in battles.columns]
     if missing:
-        raise ValueError(f"battles: no column {missing[0]!r} (columns: {list(battles.columns)}).")
+        raise ValueError(
+            f"battles: no column {missing[0]!r} (columns: {list(battles.columns)})."
+        )
     if len(battles) == 0:
         raise ValueError("battles: no rows.")
     both = pd.concat([battles[model_a], battles[model_b]]).astype(str)
@@ -103,30 +105,36 @@ def arena_rank_rows(
     return list(models), pairs, unique[:, 2].copy(), counts.astype(float)
 
 
-def _fit(pairs, y, w, m, tol=1e-12, max_iter=200) -> np.ndarray:
-    """The sum-zero maximum of ``sum w (y d - softplus(d))``, Newton's method
-    with step halving (the optimum arena-rank's L-BFGS approaches)."""
+def _fit(pairs, y, w, m, ftol=1e-9, max_iter=1000) -> np.ndarray:
+    """The sum-zero maximum of ``sum w (y d - softplus(d))``: Newton's method
+    with step halving, stopped as arena-rank stops its L-BFGS (the mean loss
+    changes by less than ``ftol`` relative, or the gradient vanishes). Newton
+    converges quadratically, so the stop leaves the exact optimum to
+    rounding; where there is none (a model that wins, or loses, every
+    battle: separated data), the ratings stop at a finite, large value that
+    depends on the optimiser, here as in arena-rank."""
     a, b = pairs[:, 0], pairs[:, 1]
-    r = np.zeros(m)
+    r, total = np.zeros(m), max(float(np.sum(w)), 1e-300)
     center = np.ones((m, m)) / m
 
-    def loglik(r):
+    def loss(r):
         d = r[a] - r[b]
-        return np.sum(w * (y * d + log_expit(-d)))
+        return -np.sum(w * (y * d + log_expit(-d))) / total
 
+    now = loss(r)
     for _ in range(max_iter):
-        d = r[a] - r[b]
-        p = expit(d)
+        p = expit(r[a] - r[b])
         g = np.bincount(a, w * (y - p), m) - np.bincount(b, w * (y - p), m)
-        if np.max(np.abs(g)) <= tol * max(np.sum(w), 1.0):
+        if np.max(np.abs(g)) / total <= 1e-14:
             break
-        h = _pairwise(pairs, w * p * (1 - p), m)
-        step = np.linalg.solve(h + center, g)
+        step = np.linalg.solve(_pairwise(pairs, w * p * (1 - p), m) + center, g)
         step -= step.mean()
-        base, t = loglik(r), 1.0
-        while loglik(r + t * step) < base - 1e-12 * abs(base) and t > 1e-8:
+        t = 1.0
+        while loss(r + t * step) > now + 1e-15 * abs(now) and t > 1e-10:
             t /= 2
-        r = r + t * step
+        r, before, now = r + t * step, now, loss(r + t * step)
+        if abs(now - before) / max(abs(now), abs(before), 1.0) < ftol:
+            break
     return r - r.mean()
 
 
@@ -160,7 +168,9 @@ def _rank(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 def _boot_counts(n, n_resamples, seed, counts) -> np.ndarray:
     if counts is None:
         rng = np.random.default_rng(seed)
-        return rng.multinomial(int(n.sum()), n / n.sum(), size=n_resamples).astype(float)
+        return rng.multinomial(int(n.sum()), n / n.sum(), size=n_resamples).astype(
+            float
+        )
     counts = np.asarray(counts, dtype=float)
     if counts.ndim != 2 or counts.shape[1] != len(n):
         raise ValueError(
@@ -221,7 +231,7 @@ def arena_rank(
     Returns
     -------
     pandas.DataFrame
-        Indexed by model (sorted names), columns ``rating``,
+        Indexed by model name (sorted), columns ``rating``,
         ``rating_q025``, ``rating_q975`` (the interval's bounds, the names
         LMArena publishes), ``variance`` and ``rank``.
 
@@ -238,7 +248,9 @@ def arena_rank(
     ({'x': 1212.1, 'y': 1060.5, 'z': 727.4}, [1, 1, 2])
     """
     if interval not in ("covariance", "bootstrap"):
-        raise ValueError(f"interval must be 'covariance' or 'bootstrap', not {interval!r}.")
+        raise ValueError(
+            f"interval must be 'covariance' or 'bootstrap', not {interval!r}."
+        )
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}.")
     models, pairs, y, n = arena_rank_rows(
@@ -250,17 +262,28 @@ def arena_rank(
         var = _sandwich(r, pairs, y, n, hessian_reg)
         half = norm.ppf(1 - (1 - level) / 2) * np.sqrt(var)
         lower, upper = r - half, r + half
-        lower, upper, var = lower * alpha + init_rating, upper * alpha + init_rating, var * alpha**2
+        lower, upper, var = (
+            lower * alpha + init_rating,
+            upper * alpha + init_rating,
+            var * alpha**2,
+        )
     else:
         draws = _boot_counts(n, n_resamples, seed, counts)
         reps = np.array([_fit(pairs, y, c, m) for c in draws]) * alpha + init_rating
         tail = (1 - level) / 2
-        lower, upper = np.quantile(reps, tail, axis=0), np.quantile(reps, 1 - tail, axis=0)
+        lower, upper = (
+            np.quantile(reps, tail, axis=0),
+            np.quantile(reps, 1 - tail, axis=0),
+        )
         var = np.var(reps, axis=0)
     out = pd.DataFrame(
-        {"rating": r * alpha + init_rating, "rating_q025": lower, "rating_q975": upper,
-         "variance": var},
-        index=pd.Index(models, name="model"),
+        {
+            "rating": r * alpha + init_rating,
+            "rating_q025": lower,
+            "rating_q975": upper,
+            "variance": var,
+        },
+        index=pd.Index(models),
     )
     out["rank"] = _rank(out["rating_q025"].to_numpy(), out["rating_q975"].to_numpy())
     out.attrs["evalci_arena_rank"] = {"interval": interval, "level": level}
@@ -293,9 +316,13 @@ def to_arena_json(frame: pd.DataFrame, category: str = "full") -> dict:
     {'full': {'a': {'rating': 1010.0, 'rating_q975': 1019.0, 'rating_q025': 1001.0}, \
 'b': {'rating': 990.0, 'rating_q975': 1000.0, 'rating_q025': 980.0}}}
     """
-    missing = [c for c in ("rating", "rating_q025", "rating_q975") if c not in frame.columns]
+    missing = [
+        c for c in ("rating", "rating_q025", "rating_q975") if c not in frame.columns
+    ]
     if missing:
-        raise ValueError(f"frame: no column {missing[0]!r} (columns: {list(frame.columns)}).")
+        raise ValueError(
+            f"frame: no column {missing[0]!r} (columns: {list(frame.columns)})."
+        )
     order = np.argsort(-frame["rating"].to_numpy(float), kind="stable")
     rows = frame.iloc[order]
     return {
