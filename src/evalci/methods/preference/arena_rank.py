@@ -235,6 +235,15 @@ def arena_rank(
         ``rating_q025``, ``rating_q975`` (the interval's bounds, the names
         LMArena publishes), ``variance`` and ``rank``.
 
+    Notes
+    -----
+    A bootstrap draw in which a model never loses (or never wins) has no
+    finite maximum likelihood; arena-rank's L-BFGS and this Newton fit both
+    stop where the loss stops changing (relative change under 1e-9), at
+    large values that depend on the optimiser. Where such draws set a bound,
+    the bound is an artefact (small arenas; ``preference_ci`` keeps them
+    finite with a weak prior and warns).
+
     Examples
     --------
     >>> import pandas as pd
