@@ -12,6 +12,7 @@ _HOMES = {
     "SAMPLE_KEYS": "evalci.io.readers",
     "read_arena": "evalci.io.readers",
     "read_arena_hard": "evalci.io.readers",
+    "read_arena_rank_json": "evalci.io.readers",
     "read_helm": "evalci.io.readers",
     "read_inspect": "evalci.io.readers",
     "read_jsonl": "evalci.io.readers",

@@ -32,7 +32,7 @@ from evalci.io._shared import _files, _get, _json_lines, _kind_of, _load_json
 from evalci.io.tables import _FORMATS, _read_table, where
 from evalci.methods.preference.data import _VERDICTS, WINNERS
 
-__all__ = ["read_arena", "read_arena_hard"]
+__all__ = ["read_arena", "read_arena_hard", "read_arena_rank_json"]
 
 #: Columns kept from Arena battles when present (besides the three required).
 ARENA_COLUMNS = ("question_id", "judge", "language", "turn", "anony", "tstamp")
@@ -404,3 +404,81 @@ def read_arena_hard(path, *, baseline: str) -> pd.DataFrame:
     if out["category"].isna().all():
         out = out.drop(columns="category")
     return out
+
+
+def _bounds(rec, where: str) -> dict:
+    """One model's entry of an LMArena leaderboard JSON, checked."""
+    if not isinstance(rec, dict):
+        raise ValueError(
+            f"{where}: expected an object with rating, rating_q025, rating_q975, got {_kind_of(rec)}."
+        )
+    out = {}
+    for key in ("rating", "rating_q025", "rating_q975"):
+        v = rec.get(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
+            raise ValueError(f"{where}: {key!r} must be a finite number, got {v!r}.")
+        out[key] = float(v)
+    if not out["rating_q025"] <= out["rating"] <= out["rating_q975"]:
+        raise ValueError(
+            f"{where}: expected rating_q025 <= rating <= rating_q975, got "
+            f"{out['rating_q025']}, {out['rating']}, {out['rating_q975']}."
+        )
+    return out
+
+
+def read_arena_rank_json(path) -> pd.DataFrame:
+    """Read a leaderboard JSON as LMArena publishes it (arena-rank's ratings).
+
+    The format of ``lmarena/arena-catalog``'s ``data/leaderboard-*.json``
+    and of :func:`evalci.preference.to_arena_json`:
+    ``{category: {model: {"rating", "rating_q975", "rating_q025"}}}``.
+
+    Parameters
+    ----------
+    path : path
+        The ``.json`` file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per category and model (in the file's order): ``category``,
+        ``model``, ``rating``, ``rating_q025``, ``rating_q975`` and
+        ``rank``, LMArena's rank within the category (1 + the number of
+        models whose ``rating_q025`` exceeds this model's ``rating_q975``).
+
+    Examples
+    --------
+    >>> import evalci
+    >>> t = evalci.io.read_arena_rank_json("tests/data/arena_rank_leaderboard.json")
+    >>> t[["model", "rank"]].head(2).to_dict("list")
+    {'model': ['deepseek-coder-fim', 'llama-3.1-405b-instruct'], 'rank': [1, 1]}
+    """
+    file = Path(path)
+    data = _load_json(file.read_bytes(), file)
+    if not isinstance(data, dict) or not data:
+        raise ValueError(
+            f"{file}: expected an object {{category: {{model: {{rating, rating_q975, "
+            f"rating_q025}}}}}} (LMArena's leaderboard JSON), got {_kind_of(data)}."
+        )
+    rows = []
+    for category, models in data.items():
+        if not isinstance(models, dict) or not models:
+            raise ValueError(
+                f"{file}: category {category!r} must map model names to entries, got {_kind_of(models)}."
+            )
+        block = [
+            {
+                "category": category,
+                "model": model,
+                **_bounds(rec, f"{file}, [{category!r}][{model!r}]"),
+            }
+            for model, rec in models.items()
+        ]
+        lower = np.array([r["rating_q025"] for r in block])
+        for r in block:
+            r["rank"] = int(1 + np.sum(lower > r["rating_q975"]))
+        rows.extend(block)
+    return pd.DataFrame(
+        rows,
+        columns=["category", "model", "rating", "rating_q025", "rating_q975", "rank"],
+    )

@@ -53,7 +53,7 @@ from evalci.io._shared import (
     OUTCOMES,
     SAMPLE_KEYS,
 )
-from evalci.io.arena import read_arena, read_arena_hard
+from evalci.io.arena import read_arena, read_arena_hard, read_arena_rank_json
 from evalci.io.helm import read_helm
 from evalci.io.inspect import read_inspect
 from evalci.io.lm_eval import read_lm_eval
@@ -66,6 +66,7 @@ from evalci.io.tables import (  # noqa: F401  (_FORMATS, _read_table: the CLI)
 __all__ = [
     "read_arena",
     "read_arena_hard",
+    "read_arena_rank_json",
     "read_helm",
     "read_inspect",
     "read_jsonl",

@@ -4,6 +4,8 @@ intervals paired over prompts.
 ``leaderboard`` (:func:`bradley_terry`, :func:`davidson`,
 :func:`preference_ci`, :func:`arena_leaderboard`), ``results``
 (:class:`PreferenceFit`, :class:`PreferenceResult`),
+``arena_rank`` (LMArena's arena-rank construction, reproduced:
+:func:`arena_rank`, :func:`to_arena_json`),
 ``data`` (battles to matchup counts per prompt), ``fit`` (vectorised Newton
 fits), ``boot`` (the paired prompt bootstrap and refits), ``simulate``
 (seeded battles with prompt effects), ``fragility`` (the fewest battles
@@ -14,6 +16,11 @@ May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``; the
 family ``ranks``.
 """
 
+from evalci.methods.preference.arena_rank import (
+    arena_rank,
+    arena_rank_rows,
+    to_arena_json,
+)
 from evalci.methods.preference.data import WINNERS, WeakPriorWarning
 from evalci.methods.preference.fragility import (
     PreferenceFragility,
@@ -41,6 +48,8 @@ __all__ = [
     "PreferenceResult",
     "WeakPriorWarning",
     "arena_leaderboard",
+    "arena_rank",
+    "arena_rank_rows",
     "bradley_terry",
     "davidson",
     "population_fit",
@@ -49,4 +58,5 @@ __all__ = [
     "preference_fragility",
     "self_preference",
     "simulate_battles",
+    "to_arena_json",
 ]
