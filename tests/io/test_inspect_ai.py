@@ -283,3 +283,24 @@ def test_a_study_of_stopped_runs(tmp_path):
         f"wrong decisions {wrong:.3f} (100 runs, alpha 0.2); at 0.8 run "
         f"{ran.mean():.1f} of 100 samples (min {ran.min()}, max {ran.max()})"
     )
+
+
+def test_the_bootstrap_metric_is_read_inspect_and_cluster_ci(tmp_path):
+    """evalci_interval(method="bootstrap") in the log header equals
+    read_inspect + cluster_ci on the log's rows (3 epochs a sample) to 1e-12."""
+    from inspect_ai.scorer import accuracy
+
+    from evalci.inspect import evalci_interval
+
+    metric = evalci_interval(0.9, method="bootstrap", n_resamples=1000, rng=7)
+    task = _coin_task(0.7, 1, 40, None, [accuracy(), metric])
+    (log,) = inspect_ai.eval(task, model="mockllm/model", epochs=3,
+                             log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    m = log.results.scores[0].metrics
+    df = read_inspect(log.location)
+    r = evalci.cluster_ci(df, "includes", "input", confidence_level=0.9,
+                          n_resamples=1000, rng=7)
+    assert m["estimate"].value == pytest.approx(r.estimate, abs=1e-12)
+    assert m["low"].value == pytest.approx(r.low, abs=1e-12)
+    assert m["high"].value == pytest.approx(r.high, abs=1e-12)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.validate import check_number
+from evalci.engine.bootstrap import cluster_ci
 from evalci.io.inspect_rows import _inspect_float
 from evalci.methods.analytic import analytic_ci
 from evalci.methods.testing import confidence_sequence
@@ -319,9 +320,10 @@ class SequentialStopping:
         return _inspect_float(value, where)
 
 
-def _interval(sample_ids: list, values: list[float], confidence_level: float) -> dict:
+def _interval(sample_ids: list, values: list[float], confidence_level: float,
+              method: str = "clt", n_resamples: int = 2000, rng: int = 0) -> dict:
     """evalci's interval of the mean of per-sample values (already epoch means)."""
-    frame = pd.DataFrame({"input": [str(i) for i in sample_ids], "run": 1})
+    frame = pd.DataFrame({"input": list(sample_ids), "run": 1})
     frame["value"] = np.asarray(values, dtype=float)
     if len(frame) < 2:
         return {
@@ -331,13 +333,18 @@ def _interval(sample_ids: list, values: list[float], confidence_level: float) ->
         }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = analytic_ci(
-            frame, "value", cluster="input", confidence_level=confidence_level
-        )
+        if method == "bootstrap":
+            r = cluster_ci(frame, "value", "input", confidence_level=confidence_level,
+                           n_resamples=n_resamples, rng=rng)
+        else:
+            r = analytic_ci(
+                frame, "value", cluster="input", confidence_level=confidence_level
+            )
     return {"estimate": float(r.estimate), "low": float(r.low), "high": float(r.high)}
 
 
-def evalci_interval(confidence_level: float = 0.95):
+def evalci_interval(confidence_level: float = 0.95, *, method: str = "clt",
+                    n_resamples: int = 2000, rng: int = 0):
     """An Inspect metric: evalci's interval of the mean score, clustered over epochs.
 
     Use it in a scorer's or task's metrics (``metrics=[evalci_interval()]``):
@@ -349,11 +356,21 @@ def evalci_interval(confidence_level: float = 0.95):
     quantile times ``s / sqrt(N)``, ``s`` their SD (``ddof=1``) over the
     ``N`` samples. On the same log, ``read_inspect`` and ``analytic_ci(df,
     scorer, cluster="input", missing="drop")`` give the same numbers.
+    ``method="bootstrap"``: :func:`evalci.cluster_ci` on the per-sample
+    means (percentile, ``n_resamples``, seed ``rng``), equal to
+    ``cluster_ci(read_inspect(log), scorer, "input", rng=rng, ...)`` on the
+    log's rows (the mean of a sample's epochs is what the cluster bootstrap
+    resamples).
 
     Parameters
     ----------
     confidence_level : float, default 0.95
         The interval's confidence level.
+    method : {'clt', 'bootstrap'}
+        The analytic interval (default) or the cluster bootstrap.
+    n_resamples, rng : int
+        ``"bootstrap"`` only: replicates and seed (fixed, so the log's
+        numbers are reproducible).
 
     Returns
     -------
@@ -376,12 +393,15 @@ def evalci_interval(confidence_level: float = 0.95):
         high_open=True,
     )
 
+    if method not in ("clt", "bootstrap"):
+        raise ValueError(f"`method` must be 'clt' or 'bootstrap', not {method!r}.")
+
     @metric(name="evalci_interval", scores="reduced")
     def _evalci_interval(confidence_level: float = level):
         def compute(scores) -> dict:
             ids = [s.sample_id for s in scores]
             values = [s.score.as_float() for s in scores]
-            return _interval(ids, values, confidence_level)
+            return _interval(ids, values, confidence_level, method, n_resamples, rng)
 
         # Inspect passes SampleScores to a metric whose argument says so
         compute.__annotations__["scores"] = list[SampleScore]
