@@ -233,7 +233,7 @@ def bayes_ci(
     ``mu = a / (a + b)`` (or of these inputs' mean) under a weak hyperprior
     is computed by deterministic quadrature over ``(a, b)`` (a 2-D grid in
     ``(logit mu, log(a + b))``), so it needs no MCMC: 3-8 ms for 30 to 1,000
-    inputs, 50-90 ms with ``estimand="inputs"`` (measured on a 2-core
+    inputs, 10-25 ms with ``estimand="inputs"`` (measured on a 2-core
     machine). With one run per input and the default prior it is exactly
     the ``Beta(1 + s, 1 + N - s)`` posterior. Page "Small samples" gives its
     frequentist coverage beside Wilson, clustered Wilson, Clopper-Pearson
