@@ -41,7 +41,7 @@ minimises ``trace(H^-1 M(lam) H^-1)`` (``M`` is quadratic in ``lam``),
 clipped to [0, 1], at the PPI (``lam = 1``) fit; then ``theta`` is refitted.
 
 Rank sets: the rating differences are jointly normal with covariance from
-``V``; simultaneous intervals on all ``G (G - 1) / 2`` differences (max-|t|
+``V``; simultaneous intervals on all ``G (G - 1) / 2`` differences (``max |t|``
 critical value by simulation, or Bonferroni as Chatzi et al.); a model's
 ranks run from ``1 + #(models surely better)`` to ``G - #(models surely
 worse)``.
@@ -477,7 +477,7 @@ def ppi_preference(
         Known labelling probabilities (Poisson sampling): a column with each
         battle's, or ``{stratum: probability}`` with ``strata=``.
     rank_method : {'max-t', 'bonferroni'}
-        Simultaneous intervals on the differences: the max-|t| quantile of
+        Simultaneous intervals on the differences: the ``max |t|`` quantile of
         the estimated joint normal (by simulation; seeded by ``rng``), or
         Bonferroni over the ``G (G - 1) / 2`` pairs (Chatzi et al.).
     anchor, anchor_score, scale, base
@@ -485,7 +485,7 @@ def ppi_preference(
         ``rating = anchor_score + scale * log_base(pi / pi_anchor)``; no
         anchor: the mean rating is ``anchor_score``.
     rng : int or numpy.random.Generator
-        Seeds the max-|t| simulation.
+        Seeds the ``max |t|`` simulation.
 
     Returns
     -------

@@ -2,7 +2,7 @@
 
 :class:`PPIRankResult` (ratings, intervals, rank sets, effective sample
 size) and the simultaneous intervals on all rating differences behind the
-rank sets: the max-|t| critical value of the estimated joint normal (by
+rank sets: the ``max |t|`` critical value of the estimated joint normal (by
 simulation) or Bonferroni's (Chatzi et al. 2024). A model's rank set runs
 from ``1 + #(models surely better)`` to ``G - #(models surely worse)``.
 """
@@ -19,7 +19,7 @@ from evalci.methods.judge.intervals import _z
 __all__ = ["RANK_METHODS", "PPIRankResult", "critical_value", "rank_sets", "result"]
 
 RANK_METHODS = ("max-t", "bonferroni")
-#: draws of the joint normal behind the max-|t| critical value
+#: draws of the joint normal behind the ``max |t|`` critical value
 N_DRAWS = 100_000
 
 
