@@ -36,11 +36,11 @@ import platform
 from importlib.metadata import version
 from pathlib import Path
 
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from arena_rank.models.bradley_terry import BradleyTerry, fit_single_bootstrap_sample
-from arena_rank.utils.data_utils import PairDataset
+
+# arena-rank and jax are imported where used: pytest's --doctest-modules
+# imports this file in the project's environment, which has neither
 
 HERE = Path(__file__).parent
 DATA = HERE / "copilot_arena_battles_v1.csv"
@@ -50,6 +50,9 @@ BOARD = HERE / "arena_rank_leaderboard.json"
 
 
 def _run(df, ci_method, counts_out):
+    from arena_rank.models.bradley_terry import BradleyTerry
+    from arena_rank.utils.data_utils import PairDataset
+
     dataset = PairDataset.from_pandas(df)
     model = BradleyTerry(n_competitors=len(dataset.competitors))
     res = model.compute_ratings_and_cis(dataset, ci_method=ci_method, n_jobs=-1)
@@ -70,6 +73,8 @@ def _replicates(model, dataset, out, counts_out):
     worker, fit_single_bootstrap_sample, on each, in this process; checked
     against the quantiles compute_ratings_and_cis returned."""
     import jax
+    import jax.numpy as jnp
+    from arena_rank.models.bradley_terry import fit_single_bootstrap_sample
 
     total = jnp.sum(dataset.counts)
     draws = jax.random.multinomial(
