@@ -331,8 +331,11 @@ def test_simultaneous_rank_intervals_cover_all_true_ranks():
     # At a true joint coverage of 0.95, P(Binomial(300, 0.95) < 270) = 1.3e-4
     # (stats.binom.cdf(269, 300, 0.95)); the three methods are strongly
     # correlated, so the false-failure rate of the three asserts is < 4e-4.
-    for m in R.METHODS:
+    for m in ("max-t", "stepdown", "holm"):
         assert covered[m] / trials >= 0.90, (m, covered[m])
+    # The false-discovery-rate methods promise no joint coverage, and have
+    # none: BH covers every rank in 248 of 300 (83%); they separate more.
+    assert covered["bh"] < covered["holm"], (covered["bh"], covered["holm"])
     # The check can fail: unadjusted pairwise tests cover all ranks jointly in
     # 228 of 300 (76%); at 0.76, P(Binomial(300, 0.76) >= 255) = 9e-5.
     assert covered_naive / trials < 0.85, covered_naive

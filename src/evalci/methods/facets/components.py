@@ -73,7 +73,7 @@ class Fit:
         """
         se = np.sqrt(np.clip(np.diag(self.cov), 0, None))
         tail = (1 - level) / 2
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             nu = 2 * self.variance**2 / se**2
             low = nu * self.variance / stats.chi2.ppf(1 - tail, nu)
             high = nu * self.variance / stats.chi2.ppf(tail, nu)
