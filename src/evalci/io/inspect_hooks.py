@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalci._base.validate import check_number
+from evalci._base.validate import check_level, check_number
 from evalci.engine.bootstrap import cluster_ci
 from evalci.io.inspect_rows import _inspect_float
 from evalci.methods.analytic import analytic_ci
@@ -384,14 +384,7 @@ def evalci_interval(confidence_level: float = 0.95, *, method: str = "clt",
     """
     from inspect_ai.scorer import SampleScore, metric
 
-    level = check_number(
-        confidence_level,
-        "confidence_level",
-        low=0,
-        high=1,
-        low_open=True,
-        high_open=True,
-    )
+    level = check_level(confidence_level)
 
     if method not in ("clt", "bootstrap"):
         raise ValueError(f"`method` must be 'clt' or 'bootstrap', not {method!r}.")

@@ -52,11 +52,9 @@ def score_columns(result, name: str) -> pd.DataFrame:
         raise ValueError(f"`result`: its frame has no {missing[0]!r} column; give a "
                          "result with an estimate, a standard error and an interval.")
     groups = getattr(result, "groups", None)
-    if groups is not None and not isinstance(frame.index, pd.MultiIndex) and \
-            len(frame.index) == len(groups) and list(frame.index) != list(groups):
-        keys = [c for c in (groups.names or []) if c in frame.columns]
-        if keys:
-            frame = frame.set_index(keys)
+    keys = [c for c in (groups.names if groups is not None else []) if c in frame.columns]
+    if keys:  # the groups are columns of the frame (BootstrapResult): index by them
+        frame = frame.set_index(keys)
     out = frame[list(_NEEDED)].rename(columns={
         "estimate": f"{name}_avg", "standard_error": f"{name}_std_err",
         "low": f"{name}_ci_low", "high": f"{name}_ci_high"})

@@ -83,7 +83,7 @@ class Fit:
         return low, high
 
 
-def component_names(dims, effects, top: bool) -> list:
+def component_names(dims, effects) -> list:
     """``"input"``, ``"input:template"``, ..., ``"residual"``."""
     names = [":".join(dims[d] for d in e) for e in effects]
     return [*names, "residual"]
@@ -117,7 +117,7 @@ def fit_group(cells: Cells, g: int) -> Fit:
         raw, cov = _reml_components(cells, n, s, q, effects)
         estimator = "reml"
     weight = mean_weights(present, n, effects)
-    return Fit(component_names(cells.dims, effects, replicated),
+    return Fit(component_names(cells.dims, effects),
                np.clip(raw, 0.0, None), raw, cov, weight, estimate, estimator)
 
 

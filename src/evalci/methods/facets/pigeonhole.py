@@ -36,21 +36,30 @@ PIGEONHOLE = 7
 BLOCK_FLOATS = 2**23
 
 
+#: Bins of one bincount call: a chunk of replicates' counts stays in cache.
+CACHE_BINS = 2**14
+
+
 def _counts(root, d: int, size: int, first: int, n_rep: int) -> np.ndarray:
     """Counts of dimension ``d`` (``size`` levels) for replicates ``first...``.
 
-    Stream ``s`` draws ``integers(0, size, (64, size), dtype=int32)``; one
-    bincount per replicate (a row's bins stay in cache: twice as fast as one
-    bincount over the block).
+    Stream ``s`` draws ``integers(0, size, (64, size), dtype=int32)``; the
+    counts come from one bincount per chunk of replicates whose bins fit in
+    cache (about twice as fast as one bincount over the whole block).
     """
     out = np.empty((n_rep, size), dtype=np.float64)
+    rows = max(1, min(STREAM_SIZE, CACHE_BINS // size))
+    offsets = (np.arange(rows) * size)[:, None]
     s0, s1 = first // STREAM_SIZE, -(-(first + n_rep) // STREAM_SIZE)
     for s in range(s0, s1):
         idx = stream(root, PIGEONHOLE, d, s).integers(0, size, (STREAM_SIZE, size),
                                                       dtype=np.int32)
         lo, hi = max(first, s * STREAM_SIZE), min(first + n_rep, (s + 1) * STREAM_SIZE)
-        for b in range(lo, hi):
-            out[b - first] = np.bincount(idx[b - s * STREAM_SIZE], minlength=size)
+        for b in range(lo, hi, rows):
+            k = min(rows, hi - b)
+            part = idx[b - s * STREAM_SIZE:b - s * STREAM_SIZE + k] + offsets[:k]
+            out[b - first:b - first + k] = np.bincount(
+                part.ravel(), minlength=k * size).reshape(k, size)
     return out
 
 

@@ -87,14 +87,9 @@ def _weights(battles: Battles, root, first: int, n_streams: int, dtype) -> np.nd
     if battles.crossed is not None:
         return _crossed_weights(battles.crossed, root, first, n_streams, out)
     if battles.multiplicity is None:
-        bounds = np.array([0, c])
-        offsets = (np.arange(size) * c)[:, None]
         for s in range(n_streams):
             gen = _rs.stream(root, _rs._BOOT, 0, first + s)
-            idx = _rs.draw_clusters(gen, size, bounds) + offsets
-            out[s * size : (s + 1) * size] = np.bincount(
-                idx.ravel(), minlength=size * c
-            ).reshape(size, c)
+            out[s * size : (s + 1) * size] = _cluster_counts(gen, c)
         return out
     m = battles.multiplicity
     n = int(m.sum())
@@ -102,6 +97,14 @@ def _weights(battles: Battles, root, first: int, n_streams: int, dtype) -> np.nd
         gen = _rs.stream(root, _BATTLES, first + s)
         out[s * size : (s + 1) * size] = gen.multinomial(n, m / n, size=size)
     return out
+
+
+def _cluster_counts(gen, levels: int) -> np.ndarray:
+    """One stream's counts ``(STREAM_SIZE, levels)`` of levels drawn with replacement."""
+    size = _rs.STREAM_SIZE
+    idx = _rs.draw_clusters(gen, size, np.array([0, levels]))
+    idx = idx + (np.arange(size) * levels)[:, None]
+    return np.bincount(idx.ravel(), minlength=size * levels).reshape(size, levels)
 
 
 def _crossed_weights(crossed, root, first: int, n_streams: int, out) -> np.ndarray:
@@ -117,12 +120,8 @@ def _crossed_weights(crossed, root, first: int, n_streams: int, out) -> np.ndarr
         rows = slice(s * size, (s + 1) * size)
         out[rows] = 1.0
         for d, codes in enumerate(crossed):
-            levels = int(codes.max()) + 1
             key = (_rs._BOOT, 0, first + s) if d == 0 else (_rs._BOOT, 16 + d, first + s)
-            gen = _rs.stream(root, *key)
-            idx = _rs.draw_clusters(gen, size, np.array([0, levels]))
-            idx = idx + (np.arange(size) * levels)[:, None]
-            counts = np.bincount(idx.ravel(), minlength=size * levels).reshape(size, levels)
+            counts = _cluster_counts(_rs.stream(root, *key), int(codes.max()) + 1)
             out[rows] *= counts[:, codes]
     return out
 

@@ -102,6 +102,12 @@ def stepdown(gap, gaps, se, flat, level):
     return ~active.all(axis=0), first
 
 
+def _one_sided(gap, se, flat) -> np.ndarray:
+    """The ``2 P`` one-sided normal p-values: ``theta_a <= theta_b``, then the mirror."""
+    t = _t(gap, se, flat)
+    return np.concatenate([special.ndtr(-t), special.ndtr(t)])
+
+
 def holm(gap, se, flat, level):
     """Holm (1979) over the ``2 P`` one-sided normal tests; separated pairs.
 
@@ -114,9 +120,7 @@ def holm(gap, se, flat, level):
     ``B > 2 P / (1 - level)`` (18,600 resamples for 31 systems). Returns
     ``(separated, adjusted p-values (2, P))``.
     """
-    t = _t(gap, se, flat)
-    p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
-    adj, _ = holm_adjusted(p)
+    adj, _ = holm_adjusted(_one_sided(gap, se, flat))
     adj = adj.reshape(2, -1)
     return (adj < 1 - level).any(axis=0), adj
 
@@ -130,8 +134,6 @@ def fdr(gap, se, flat, level, *, dependent=False):
     that (BY under any dependence; BH when the tests are independent or
     positively dependent). Returns ``(separated, q-values (2, P))``.
     """
-    t = _t(gap, se, flat)
-    p = np.concatenate([special.ndtr(-t), special.ndtr(t)])
-    adj, _ = fdr_adjusted(p, dependent=dependent)
+    adj, _ = fdr_adjusted(_one_sided(gap, se, flat), dependent=dependent)
     adj = adj.reshape(2, -1)
     return (adj < 1 - level).any(axis=0), adj
