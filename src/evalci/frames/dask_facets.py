@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalci._base.validate import check_finite
 from evalci.frames import dask_frame
 from evalci.methods import facets as _facets
 
@@ -18,18 +17,11 @@ __all__ = ["cells", "facet_ci", "facet_compare", "g_study"]
 _SUMS = ["n", "s", "q"]
 
 
-def _partition(frame: pd.DataFrame, value: str, keys: list) -> pd.DataFrame:
+def _partition(frame: pd.DataFrame, value: str, cluster: str, facets: list,
+               by: list) -> pd.DataFrame:
     """One partition's cells, after the row checks of the pandas path."""
-    for col in [value, *keys]:
-        na = frame[col].isna()
-        if na.any():
-            role = "value" if col == value else "a key"
-            raise ValueError(
-                f"column {col!r} ({role}) has {int(na.sum())} missing values in "
-                "a partition; drop those rows or fill them first."
-            )
-    check_finite(frame, [value], "value")
-    return _facets.reduce_rows(frame, value, keys)
+    _facets.check_rows(frame, value, cluster, facets, by, rows=False)
+    return _facets.reduce_rows(frame, value, [*by, cluster, *facets])
 
 
 def cells(ddf, value, cluster, facets, by=None):
@@ -42,7 +34,8 @@ def cells(ddf, value, cluster, facets, by=None):
                         f"{meta[value].dtype}.")
     keys = [*by, cluster, *facets]
     empty = _facets.reduce_rows(meta[[*keys, value]], value, keys)
-    parts = ddf[[*keys, value]].map_partitions(_partition, value, keys, meta=empty)
+    parts = ddf[[*keys, value]].map_partitions(_partition, value, cluster, facets, by,
+                                               meta=empty)
     reduced = parts.compute()
     reduced = reduced.groupby(keys, sort=True, observed=True)[_SUMS].sum().reset_index()
     return _facets.from_reduced(reduced, value, cluster, facets, by)

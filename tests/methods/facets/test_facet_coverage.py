@@ -19,7 +19,9 @@ The pigeonhole bootstrap's variance, against the true variance of the mean:
 by (T - 1) / T), 1.25 in D and 1.57 with 200 inputs x 30 templates and one
 run: with many levels it counts the interaction and the run noise more than
 once (Owen 2007) and over-covers, as McCullagh (2000) showed no
-resampling of crossed arrays is unbiased. The default, ``"components"``,
+resampling of crossed arrays is unbiased (the pigeonhole column of the
+table was measured with 500 trials of B = 400; the test asserts design D).
+The default, ``"components"``,
 lands in 93-97% in every design, so it is what ``facet_ci`` uses.
 
 False failures: with 1,500 trials a coverage of 0.95 has a Monte Carlo SE
@@ -56,22 +58,18 @@ def draw(rng, n, t, j, r, sd, binary=False) -> Cells:
     return Cells(dims, tuple(pd.RangeIndex(k) for k in sizes), (), None, n_, s, q, "y")
 
 
-def coverage(design, trials, *, binary=False, pigeonhole=0, seed=0):
+def coverage(design, trials, *, binary=False, seed=0):
     rng = np.random.default_rng(seed)
     truth = 0.5 if binary else 0.0
-    hits = dict(components=0, multiway=0, inputs_only=0, pigeonhole=0)
-    for k in range(trials):
+    hits = dict(components=0, multiway=0, inputs_only=0)
+    for _ in range(trials):
         cells = draw(rng, *design, binary=binary)
         c = facet_ci_of_cells(cells)
         m = facet_ci_of_cells(cells, method="multiway")
         hits["components"] += c.low <= truth <= c.high
         hits["multiway"] += m.low <= truth <= m.high
         hits["inputs_only"] += abs(c.estimate - truth) <= Z * c.naive_standard_error
-        if k < pigeonhole:
-            p = facet_ci_of_cells(cells, method="pigeonhole", n_resamples=400, rng=k)
-            hits["pigeonhole"] += p.low <= truth <= p.high
-    return {k: v / (pigeonhole if k == "pigeonhole" else trials) if v or k != "pigeonhole"
-            else np.nan for k, v in hits.items()}
+    return {k: v / trials for k, v in hits.items()}
 
 
 @pytest.mark.parametrize(

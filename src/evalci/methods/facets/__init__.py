@@ -18,6 +18,7 @@ May import: ``evalci._base``, ``evalci.metrics``, ``evalci.engine``.
 from evalci.methods.facets.cells import (
     Cells,
     cells_of,
+    check_rows,
     facet_columns,
     from_reduced,
     reduce_rows,
@@ -39,6 +40,7 @@ __all__ = [
     "FacetResult",
     "GStudy",
     "cells_of",
+    "check_rows",
     "facet_ci",
     "facet_ci_of_cells",
     "facet_compare",

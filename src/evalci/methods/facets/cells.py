@@ -24,7 +24,15 @@ from evalci._base.validate import (
 )
 from evalci.engine.cube import sorted_factorize
 
-__all__ = ["Cells", "cells_of", "differences", "facet_columns", "from_reduced", "reduce_rows"]
+__all__ = [
+    "Cells",
+    "cells_of",
+    "check_rows",
+    "differences",
+    "facet_columns",
+    "from_reduced",
+    "reduce_rows",
+]
 
 #: Dense cells (groups x product of the levels) refused above this many.
 MAX_CELLS = 50_000_000
@@ -146,8 +154,9 @@ def _check_labels(data: pd.DataFrame, name: str, col) -> None:
         )
 
 
-def _check_rows(data: pd.DataFrame, value, cluster, facets, by) -> None:
-    check_frame(data, rows=True)
+def check_rows(data: pd.DataFrame, value, cluster, facets, by, *, rows=True) -> None:
+    """The row checks of a facet table (a Dask partition: ``rows=False``)."""
+    check_frame(data, rows=rows)
     fix = ("drop those rows or fill them first (a missing run is not a "
            "failure unless you say so)")
     check_no_missing(data, value, "value", fix)
@@ -202,7 +211,7 @@ def _check_runs(data, cluster, facets, by, run) -> None:
 def cells_of(data: pd.DataFrame, value, cluster, facets, by=None, run=None) -> Cells:
     """Reduce a tidy pandas table to its :class:`Cells`."""
     value, cluster, facets, by, run = facet_columns(data, value, cluster, facets, by, run)
-    _check_rows(data, value, cluster, facets, by)
+    check_rows(data, value, cluster, facets, by)
     if run is not None:
         _check_runs(data, cluster, facets, by, run)
     reduced = reduce_rows(data, value, [*by, cluster, *facets])
