@@ -606,7 +606,7 @@ def section_kappa(rep: Report, n: int, k: int, b: int, repeat: int):
         repeat,
     )
     rep.ratio(
-        f"evalci kappa / evalci accuracy, BCa, k={k}", "kappa_bca", "acc_bca3", 2.0
+        f"evalci kappa / evalci accuracy, BCa, k={k}", "kappa_bca", "acc_bca3", 4.0
     )
     rep.ratio(
         "scipy / evalci, kappa k=1, BCa (evalci faster)",

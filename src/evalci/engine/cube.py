@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalci._base.lazy import sparse
 from evalci._base.text import as_written
 from evalci.engine.resampling import Unit
 
@@ -271,6 +272,8 @@ class Cube:
             out[cell] = x
             out += 0.0
             return out
+        if x.shape[1] > 2:  # many columns: one pass over the rows
+            return cell_sums_of(cell, x, n * g)
         out = np.empty((n * g, x.shape[1]))
         for j in range(x.shape[1]):
             if _all_ones(x[:, j]):  # the runs column of a mean: the row counts
@@ -391,6 +394,23 @@ class Cube:
                 x = x * kr[:, None]
             rows.append(x)
         return starts, counts, rows
+
+
+def cell_sums_of(cell: np.ndarray, x: np.ndarray, size: int) -> np.ndarray:
+    """Sums of the rows ``x`` (R, m) per cell code, ``(size, m)``, in one pass.
+
+    Each cell's rows are added in row order from 0.0, as
+    ``np.bincount(cell, weights=x[:, j])`` adds them column by column: the
+    same bits (any rows, whole or not), without m strided passes. The
+    product of the transposed one-hot rows with ``x`` (scipy's CSC kernel
+    walks the rows in order and adds each into its cell).
+    """
+    x = np.ascontiguousarray(x, dtype=float)
+    r = len(cell)
+    ones = sparse.csr_array(
+        (np.ones(r), np.asarray(cell), np.arange(r + 1)), shape=(r, size)
+    )
+    return np.asarray(ones.T @ x).reshape(size, x.shape[1])
 
 
 def _all_ones(col: np.ndarray) -> bool:

@@ -126,6 +126,13 @@ def _row_codes(x, lead: np.ndarray | None = None, radix0: int = 1):
     mixed-radix key is re-numbered densely whenever the next digit could
     overflow int64. Returns dense codes ``0 .. U-1`` and U.
     """
+    whole = _whole_key(x)
+    if whole is not None and radix0 * whole[1] <= _INT64_MAX:
+        key, radix = whole
+        if lead is not None:  # the same key, digit by digit, as below
+            key += lead.astype(np.int64) * radix
+            radix *= radix0
+        return _dense(key, radix)
     columns = list(x.T) if isinstance(x, np.ndarray) else list(x)
     n = len(lead) if lead is not None else len(columns[0]) if columns else 0
     key = None if lead is None else lead.astype(np.int64)
@@ -145,6 +152,35 @@ def _row_codes(x, lead: np.ndarray | None = None, radix0: int = 1):
     if key is None:
         return np.zeros(n, dtype=np.int64), 1
     return _dense(key, radix)
+
+
+def _whole_key(x) -> tuple[np.ndarray, int] | None:
+    """:func:`_row_codes`'s mixed-radix key of a 2-D float array of whole
+    numbers, in one product instead of a column at a time, and its radix.
+
+    Each column's digit is ``value - min`` with radix ``max - min + 1`` (a
+    constant column: radix 1, no digit), as :func:`_sorted_codes` codes it.
+    When the radix product is at most 2**53 every partial sum of
+    ``(x - min) @ place`` is a whole number below it, so the float product
+    is the key exactly; otherwise (or for other arrays) None.
+    """
+    if not isinstance(x, np.ndarray) or x.ndim != 2 or x.dtype != np.float64:
+        return None
+    if x.shape[0] == 0 or x.shape[1] < 2:
+        return None
+    lo, hi = x.min(axis=0), x.max(axis=0)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return None
+    if (hi - lo > _SMALL_RANGE).any():
+        return None
+    radices = [int(r) + 1 for r in (hi - lo).tolist()]
+    place = [1] * len(radices)  # the weight of each column's digit
+    for j in range(len(radices) - 2, -1, -1):
+        place[j] = place[j + 1] * radices[j + 1]
+    if place[0] * radices[0] > 2**53 or not np.array_equal(x, np.trunc(x)):
+        return None
+    key = (x - lo) @ np.array(place, dtype=float)
+    return key.astype(np.int64), place[0] * radices[0]
 
 
 def _dense(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:

@@ -518,10 +518,11 @@ def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> Non
             f"metric {as_written(args.metric.name)}: `statistics` must return an array of "
             f"shape (n_rows, m); got {stats.shape}."
         )
-    check_magnitude(stats, args.value, f"metric {as_written(args.metric.name)}")
-    cube.stats = stats
-    if raw.dtype.kind in "biu":  # whole numbers, known without a scan
+    if raw.dtype.kind in "biu":  # whole numbers (below 2**64), known without a scan
         cube.whole_stats = stats
+    else:
+        check_magnitude(stats, args.value, f"metric {as_written(args.metric.name)}")
+    cube.stats = stats
     if args.trials is not None:
         cube.runs = frame[args.trials].to_numpy().astype(float)
     elif args.row_runs is not None:

@@ -18,9 +18,11 @@ _NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boole
 _TEXT_KINDS = {"string", "bytes"}
 
 
-def _value_kind(values) -> str:
-    """'number', 'text' or 'mixed': the kind of value a label column holds."""
-    kind = pd.api.types.infer_dtype(values, skipna=True)
+def _value_kind(values, kind: str | None = None) -> str:
+    """'number', 'text' or 'mixed': the kind of value a label column holds
+    (``kind``: its ``infer_dtype``, when already known)."""
+    if kind is None:
+        kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind == "categorical":
         kind = pd.api.types.infer_dtype(np.asarray(values), skipna=True)
     if kind in _NUMBER_KINDS:
@@ -35,15 +37,31 @@ def check_comparable(pred, true, value: str, truth: str) -> None:
 
     ``1 == "1"`` is False, so int predictions against string labels would
     score 0 on every row: a silent wrong answer rather than a result.
+
+    Parameters
+    ----------
+    pred : array-like
+        The predictions (the value column).
+    true : array-like
+        The true labels.
+    value : str
+        Name of the value column, for the message.
+    truth : str
+        Name of the truth column, for the message.
     """
-    kp, kt = _value_kind(pred), _value_kind(true)
-    for col, role, values in ((value, "value", pred), (truth, "truth", true)):
-        if pd.api.types.infer_dtype(values, skipna=True) == "mixed-integer":
+    inferred = [pd.api.types.infer_dtype(v, skipna=True) for v in (pred, true)]
+    for col, role, kind in zip(
+        (value, truth), ("value", "truth"), inferred, strict=True
+    ):
+        if kind == "mixed-integer":
             raise ValueError(
                 f"`{role}` column {as_written(col)} mixes numbers and text (e.g. 1 and '1'), "
                 f"which never compare equal; convert it to one type, e.g. "
                 f"df[{as_written(col)}].astype(str)."
             )
+    kp, kt = (
+        _value_kind(v, kind) for v, kind in zip((pred, true), inferred, strict=True)
+    )
     if {kp, kt} == {"number", "text"}:
         dp, dt = np.asarray(pred).dtype, np.asarray(true).dtype
         raise ValueError(
@@ -87,9 +105,43 @@ def _codes(values, cats: list, name: str) -> np.ndarray:
 
 
 def _one_hot(cell: np.ndarray, width: int) -> np.ndarray:
-    out = np.zeros((len(cell), width))
-    out[np.arange(len(cell)), cell] = 1.0
-    return out
+    """Rows of 0/1 (uint8: whole numbers the engine need not scan)."""
+    return (np.asarray(cell)[:, None] == np.arange(width)).view(np.uint8)
+
+
+def _factorized(values):
+    """``(codes, uniques)`` of a label column by one hash pass, or None when it
+    holds a missing value (then the labels are coded value by value)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "US":
+        values = values.astype(object)
+    codes, uniques = pd.factorize(values)
+    if len(codes) and codes.min() < 0:
+        return None
+    return codes, np.asarray(uniques, dtype=object)
+
+
+def _coded_labels(columns, fixed, ordered: bool, name: str, role: str):
+    """The label set of ``columns`` and each column's codes in it.
+
+    What :func:`_label_set` of the columns joined and :func:`_codes` of each
+    give, from the columns' distinct values: a column is hashed once
+    (``pd.factorize``) and only its few distinct labels are looked up.
+    """
+    found = [_factorized(c) for c in columns]
+    if any(f is None for f in found):
+        cats = _label_set(np.concatenate(columns), fixed, ordered, name, role)
+        return cats, [_codes(c, cats, name) for c in columns]
+    seen = np.concatenate([u for _, u in found])
+    cats = _label_set(seen, fixed, ordered, name, role)
+    index = pd.Index(cats, dtype=object)
+    out = []
+    for col, (codes, uniques) in zip(columns, found, strict=True):
+        where = index.get_indexer(uniques)
+        if (where < 0).any():  # the first row whose label is not in `labels`
+            _codes(np.asarray(col)[where[codes] < 0][:1], cats, name)
+        out.append(where.astype(np.int64)[codes])
+    return cats, out
 
 
 def _confusion_statistics(truth, fixed, name: str, ordered=False):
@@ -97,9 +149,8 @@ def _confusion_statistics(truth, fixed, name: str, ordered=False):
 
     def statistics(data, value):
         check_comparable(data[value], data[truth], value, truth)
-        both = np.concatenate([np.asarray(data[value]), np.asarray(data[truth])])
-        cats = _label_set(both, fixed, ordered, name, "`weights`")
-        p, t = _codes(data[value], cats, name), _codes(data[truth], cats, name)
+        columns = [np.asarray(data[value]), np.asarray(data[truth])]
+        cats, (p, t) = _coded_labels(columns, fixed, ordered, name, "`weights`")
         return _one_hot(t * len(cats) + p, len(cats) ** 2)
 
     return statistics
