@@ -162,13 +162,16 @@ def _whole_key(x) -> tuple[np.ndarray, int] | None:
     constant column: radix 1, no digit), as :func:`_sorted_codes` codes it.
     When the radix product is at most 2**53 every partial sum of
     ``(x - min) @ place`` is a whole number below it, so the float product
-    is the key exactly; otherwise (or for other arrays) None.
+    is the key exactly (and ``x @ place - min @ place`` is, without the
+    copy, when ``|x| @ place`` stays below 2**53 too); otherwise (two
+    columns or fewer, other arrays) None.
     """
     if not isinstance(x, np.ndarray) or x.ndim != 2 or x.dtype != np.float64:
         return None
-    if x.shape[0] == 0 or x.shape[1] < 2:
+    if x.shape[0] == 0 or x.shape[1] <= 2:  # few columns: as quick one by one
         return None
-    lo, hi = x.min(axis=0), x.max(axis=0)
+    lo = np.array([col.min() for col in x.T])  # column by column: no
+    hi = np.array([col.max() for col in x.T])  # strided axis-0 reduction
     if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
         return None
     if (hi - lo > _SMALL_RANGE).any():
@@ -179,7 +182,11 @@ def _whole_key(x) -> tuple[np.ndarray, int] | None:
         place[j] = place[j + 1] * radices[j + 1]
     if place[0] * radices[0] > 2**53 or not np.array_equal(x, np.trunc(x)):
         return None
-    key = (x - lo) @ np.array(place, dtype=float)
+    weights = np.array(place, dtype=float)
+    if float(np.maximum(-lo, hi) @ weights) < 2.0**53:  # x @ weights exact too
+        key = x @ weights - float(lo @ weights)
+    else:
+        key = (x - lo) @ weights
     return key.astype(np.int64), place[0] * radices[0]
 
 
