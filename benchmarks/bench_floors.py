@@ -139,6 +139,9 @@ def section_systems(table: Table, n: int, b: int, repeat: int) -> None:
         {
             "draws": lambda: bare_draws(n, b),
             "by": lambda: call(df, b, value="correct", cluster="input_id", by="system"),
+            "apart": lambda: call(
+                df, b, value="correct", cluster="input_id", by="system", paired=False
+            ),
             "compare": lambda: evalci.compare(df, "correct", system="system", **kw),
             "board": lambda: evalci.leaderboard(df, "correct", system="system", **kw),
             "singles": singles,

@@ -21,6 +21,7 @@ from evalci._base.validate import (
     as_columns,
     check_columns,
     check_counts_args,
+    check_flag,
     check_frame,
     check_level,
     check_n_resamples,
@@ -59,6 +60,8 @@ class BootstrapArgs:
     # inputs per tile, read from evalci.set_options in the caller's process
     # (None: resampling.TILE_SIZE); it travels with the call to Dask tasks
     tile_size: int | None = None
+    # groups with the same inputs share their draws (False: one unit a group)
+    paired: bool = True
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -99,6 +102,7 @@ def bootstrap_iv(
     backend=None,
     block_length=None,
     missing=None,
+    paired=True,
 ) -> BootstrapArgs:
     """Validate and normalise the arguments of :func:`bootstrap`, in one pass:
     the table, the settings (:func:`_settings`), the columns
@@ -155,6 +159,7 @@ def bootstrap_iv(
         block_length=block_length,
         missing=missing,
         tile_size=get_option("tile_size"),
+        paired=check_flag(paired, "paired"),
     )
 
 
@@ -254,6 +259,7 @@ def bootstrap_iv_of(data, bound, **given) -> BootstrapArgs:
         weights=a.get("weights", "multinomial"),
         backend=a.get("backend"),
         block_length=a.get("block_length"),
+        paired=a.get("paired", True),
     )
 
 

@@ -272,6 +272,7 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
         weight,
         fast and args.metric.scale_invariant,
         per_input=args.metric.per_input if fast else None,
+        paired=args.paired,
     )
     if args.block_length:
         units = [
