@@ -354,15 +354,9 @@ def cluster_ci(
         One interval per group. Groups with the same set of inputs (e.g.
         ``by="system"``) share the same draws, so gaps between them are paired.
     paired : bool
-        ``True`` (default): groups with the same inputs share their draws
-        (above). ``False``: each group is drawn on its own, from its own
-        streams, as if it were called alone -- the same law for every
-        group's interval, at the cost of separate calls, which is far less
-        when the groups' joint per-input patterns are many (10 systems of
-        0/1 scores at k = 5: their own 6 patterns each, against about as
-        many joint patterns as inputs). Gaps between the groups are then
-        not paired (``result.paired`` is False): use :func:`compare` for
-        them.
+        ``True`` (default): groups with the same inputs share their draws.
+        ``False``: each group drawn on its own streams, as if called alone
+        (the cost of separate calls; see :func:`bootstrap`).
     strata : str, optional
         Column constant within each input; inputs are drawn within strata.
     method : {'percentile', 'basic', 'bca', 'normal'}
