@@ -93,3 +93,24 @@ def test_dask_draws_each_group_apart_with_the_same_bits(client):
         got = evalci.cluster_ci(ddf, "correct", by="system", paired=False, **KW)
     assert got.paired is False
     assert np.array_equal(reps(got), reps(want))
+
+
+def test_dataarray_draws_each_system_apart_as_the_table_does():
+    xr = pytest.importorskip("xarray")
+    gen = np.random.default_rng(5)
+    da = xr.DataArray(
+        (gen.random((3, 60, 4)) < 0.6).astype(float),
+        dims=("system", "input", "run"),
+        coords={"system": ["a", "b", "c"]},
+    )
+    kw = dict(n_resamples=300, rng=0, paired=False)
+    ds = da.evalci.cluster_ci(**kw)
+    table = da.to_dataframe(name="v").reset_index()
+    want = evalci.cluster_ci(table, "v", cluster="input", by="system", **kw)
+    got = ds.bootstrap_distribution.transpose("system", "resample").values
+    assert np.array_equal(got, reps(want)) and ds.attrs["paired"] == 0
+    lazy = da.chunk({"input": 25}).evalci.cluster_ci(**kw).compute()
+    assert np.array_equal(
+        lazy.bootstrap_distribution.values, ds.bootstrap_distribution.values
+    )
+    assert lazy.attrs["paired"] == 0
