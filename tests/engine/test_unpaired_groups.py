@@ -114,3 +114,12 @@ def test_dataarray_draws_each_system_apart_as_the_table_does():
         lazy.bootstrap_distribution.values, ds.bootstrap_distribution.values
     )
     assert lazy.attrs["paired"] == 0
+
+
+def test_bounds_refuse_groups_drawn_apart():
+    df = systems(n=30)
+    df.loc[df.index[:3], "correct"] = np.nan
+    with pytest.raises(ValueError, match="paired=False.*missing='bounds'"):
+        evalci.cluster_ci(
+            df, "correct", by="system", paired=False, missing="bounds", **KW
+        )

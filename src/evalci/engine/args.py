@@ -159,8 +159,21 @@ def bootstrap_iv(
         block_length=block_length,
         missing=missing,
         tile_size=get_option("tile_size"),
-        paired=check_flag(paired, "paired"),
+        paired=_check_paired(paired, missing),
     )
+
+
+def _check_paired(paired, missing) -> bool:
+    """``paired`` as a bool; worst-case bounds need it (each system's two
+    fillings are resampled with the same draws)."""
+    paired = check_flag(paired, "paired")
+    if not paired and missing == "bounds":
+        raise ValueError(
+            "`paired=False` draws every group apart, but missing='bounds' "
+            "resamples each system's two fillings with the same draws; leave "
+            "`paired` at True for bounds, or choose missing='drop' or 'zero'."
+        )
+    return paired
 
 
 def _settings(
