@@ -104,3 +104,15 @@ def test_count_rows_flat_and_row_by_row_agree_with_a_loop(n):
     got = products.count_rows(idx, n, np.empty((4, n), dtype=np.float32))
     for i in range(4):
         assert np.array_equal(got[i], np.bincount(idx[i], minlength=n))
+
+
+def test_a_plan_goes_with_its_statistics():
+    import gc
+
+    T = _binary(500, 3, 5, 9)
+    key = id(T)
+    products._plan(T, T.reshape(500, -1), np.array([0, 500]))
+    assert key in products._PLANS
+    del T
+    gc.collect()
+    assert key not in products._PLANS

@@ -164,5 +164,7 @@ def _plan(T: np.ndarray, t: np.ndarray, bounds: np.ndarray) -> tuple:
         plan = (False, [None] * c, list(range(c)), None)
     if len(_PLANS) >= 8:
         _PLANS.clear()
-    _PLANS[key] = (weakref.ref(T), np.array(bounds), plan)
+    # the entry (and its float32 copy) goes when the statistics do
+    gone = weakref.ref(T, lambda _, key=key: _PLANS.pop(key, None))
+    _PLANS[key] = (gone, np.array(bounds), plan)
     return plan
