@@ -61,6 +61,7 @@ def _result(rep: Replicates, args: BootstrapArgs, flat=None) -> BootstrapResult:
         cluster=tuple(args.cluster),
         input=tuple(args.input or args.cluster),
         kernel=rep.kernel,
+        metric_calls=rep.metric_calls,
         z0=z0,
         acceleration=accel,
         method=args.method,
