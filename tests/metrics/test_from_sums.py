@@ -227,7 +227,7 @@ def test_compare_and_dask_take_it():
         (
             dict(finalize=lambda s: s["corect"] / s["n"]),
             ValueError,
-            "reads the sum 'corect', which is not one of `columns` \\['correct'\\]",
+            "reads the sum 'corect', which is not one of the names in `columns` \\['correct'\\]",
         ),
         (
             dict(finalize=lambda s: float(s["correct"].sum())),
@@ -404,3 +404,102 @@ def test_same_law_as_the_callable_where_draws_differ():
     assert (
         stats.ks_2samp(a.bootstrap_distribution, b.bootstrap_distribution).pvalue > 1e-3
     )
+
+
+# ------------------------------------------------- per-input statistics
+def all_runs_by_hand():
+    """pass^k at k = every run, as a hand-written per-input Metric."""
+
+    def per_input(t):
+        return np.stack(
+            [(t[..., 0] == t[..., 1]).astype(float), np.ones(t.shape[:-1])], -1
+        )
+
+    hand = by_hand(["correct"], lambda s: s[..., 0] / s[..., 1])
+    return evalci.Metric(
+        "by_hand",
+        statistics=hand.statistics,
+        finalize=hand.finalize,
+        per_input=per_input,
+    )
+
+
+ALL_RUNS = dict(
+    name="all_runs",
+    columns="correct",
+    finalize=lambda s: s["all"] / s["n"],
+    per_input=lambda s: {"all": s["correct"] == s["n"]},
+)
+
+
+@pytest.mark.parametrize("path", ["index", "patterns"])
+def test_per_input_equals_the_metric_by_hand_bit_for_bit(monkeypatch, path):
+    monkeypatch.setattr(passes, "_FORCE_PATH", path)
+    df = clustered(n=70, k=3, seed=12, unequal=True)
+    kw = dict(cluster="input_id", by="system", method="bca", n_resamples=300, rng=2)
+    a = evalci.cluster_ci(df, "correct", metric=M.from_sums(**ALL_RUNS), **kw)
+    same(a, evalci.cluster_ci(df, "correct", metric=all_runs_by_hand(), **kw))
+    assert a.kernel == path
+
+
+def test_per_input_equals_the_callable_on_the_same_draws(monkeypatch):
+    # each drawn copy of an input is its own input on the callable path (its
+    # key relabelled), as the per-input sums count it
+    monkeypatch.setattr(passes, "_FORCE_PATH", "index")
+    df = clustered(n=40, k=4, seed=13)
+    one = df[df.system == "sys1"]
+    kw = dict(cluster="input_id", method="bca", n_resamples=200, rng=6)
+    a = evalci.cluster_ci(one, "correct", metric=M.from_sums(**ALL_RUNS), **kw)
+    b = evalci.cluster_ci(
+        one,
+        "correct",
+        metric=lambda d: d.groupby("input_id").correct.min().mean(),
+        **kw,
+    )
+    np.testing.assert_allclose(
+        a.bootstrap_distribution, b.bootstrap_distribution, rtol=1e-12
+    )
+    assert a.estimate == pytest.approx(b.estimate, rel=1e-14)
+    assert a.acceleration == pytest.approx(b.acceleration, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("per_input", "error", "match"),
+    [
+        (3, TypeError, "`per_input` must be a callable"),
+        (lambda s: s["correct"], ValueError, "must return a non-empty mapping"),
+        (lambda s: {"n": s["correct"]}, ValueError, "without the count 'n'"),
+        (
+            lambda s: {"all": s["corect"]},
+            ValueError,
+            "`per_input` of metric 'all_runs' reads the sum 'corect'",
+        ),
+        (
+            lambda s: {"all": s["correct"][..., :1, None]},
+            ValueError,
+            r"numbers of the shape of its sums, \(2, 3\)",
+        ),
+        (
+            lambda s: {"some": s["correct"] > 0},
+            ValueError,
+            "`finalize` of metric 'all_runs' reads the sum 'all', which is not one of "
+            r"the names in `per_input` \['some'\]",
+        ),
+    ],
+)
+def test_bad_per_input_fails_at_once_naming_it(per_input, error, match):
+    with pytest.raises(error, match=match):
+        M.from_sums(**{**ALL_RUNS, "per_input": per_input})
+
+
+def test_per_input_needs_whole_inputs():
+    df = clustered(n=20, k=2, seed=1)
+    with pytest.raises(ValueError, match="`strategy`='hierarchical' cannot be used"):
+        evalci.bootstrap(
+            df[df.system == "sys0"],
+            "correct",
+            cluster="input_id",
+            strategy="hierarchical",
+            metric=M.from_sums(**ALL_RUNS),
+            n_resamples=50,
+        )

@@ -51,18 +51,28 @@ class _SumsError(ValueError):
 
 
 class _Sums(dict):
-    """The named sums ``finalize`` reads; an unknown name says what there is."""
+    """The named sums a function reads; an unknown name says what there is.
 
-    def __init__(self, values, metric: str, count: str):
+    ``role`` is the argument reading them (``finalize`` or ``per_input``),
+    ``listed`` where the names come from (``columns`` or ``per_input``).
+    """
+
+    def __init__(self, values, metric, count, role="finalize", listed="columns"):
         super().__init__(values)
         self._metric, self._count = metric, count
+        self._role, self._listed = role, listed
 
     def __missing__(self, key):
         names = [k for k in self if k != self._count]
+        fix = (
+            "add the column to `columns`"
+            if self._listed == "columns"
+            else "return it from `per_input`"
+        )
         raise _SumsError(
-            f"`finalize` of metric {as_written(self._metric)} reads the sum "
-            f"{as_written(key)}, which is not one of `columns` {names} or the row "
-            f"count {as_written(self._count)} (`count`); add the column to `columns`."
+            f"`{self._role}` of metric {as_written(self._metric)} reads the sum "
+            f"{as_written(key)}, which is not one of the names in `{self._listed}` "
+            f"{names} or the count {as_written(self._count)} (`count`); {fix}."
         )
 
 
@@ -111,15 +121,16 @@ def _statistics(name: str, cols: tuple[str, ...]):
     return statistics
 
 
-def _finalize(name: str, cols: tuple[str, ...], count: str, fn: Callable):
-    """``fn`` on the named sums of a block of replicates, its shape checked."""
+def _finalize(name: str, cols, count: str, fn: Callable, listed: str = "columns"):
+    """``fn`` on the named sums of a block of replicates, its shape checked
+    (``listed``: the argument that names them, for the message)."""
 
     def finalize(sums: np.ndarray) -> np.ndarray:
         sums = np.asarray(sums)
         named = {c: sums[..., i] for i, c in enumerate(cols)}
         named[count] = sums[..., len(cols)]
         with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.asarray(fn(_Sums(named, name, count)))
+            out = np.asarray(fn(_Sums(named, name, count, "finalize", listed)))
         if out.dtype.kind not in "biuf":
             raise _SumsError(
                 f"`finalize` of metric {as_written(name)} must return numbers; got "
@@ -137,12 +148,76 @@ def _finalize(name: str, cols: tuple[str, ...], count: str, fn: Callable):
     return finalize
 
 
+def _per_input(name: str, cols: tuple[str, ...], count: str, fn: Callable):
+    """``fn`` on each input's named sums -> its named statistics, stacked.
+
+    The names ``fn`` returns (in its order) are fixed by its first call, on
+    the probe block when the metric is built: ``names`` is filled then.
+    """
+    names: list[str] = []
+
+    def per_input(sums: np.ndarray) -> np.ndarray:
+        sums = np.asarray(sums)
+        named = {c: sums[..., i] for i, c in enumerate(cols)}
+        named[count] = sums[..., len(cols)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = fn(_Sums(named, name, count, "per_input"))
+        if not isinstance(out, Mapping) or not out or count in out:
+            raise _SumsError(
+                f"`per_input` of metric {as_written(name)} must return a non-empty "
+                "mapping from a statistic's name to its array (one value per "
+                f"input), without the count {as_written(count)} (added for you)."
+            )
+        if not names:
+            names.extend(out)
+        if list(out) != names:
+            raise _SumsError(
+                f"`per_input` of metric {as_written(name)} returned {list(out)}, "
+                f"not the statistics {names} it returned before."
+            )
+        shape = sums.shape[:-1]
+        try:
+            stats = [
+                np.broadcast_to(np.asarray(out[k], dtype=float), shape) for k in names
+            ]
+        except (TypeError, ValueError):
+            raise _SumsError(
+                f"`per_input` of metric {as_written(name)} must return numbers of "
+                f"the shape of its sums, {shape} here (or scalars)."
+            ) from None
+        return np.stack([*stats, np.ones(shape)], axis=-1)
+
+    return per_input, names
+
+
+def _probe(fn: Callable, probe: np.ndarray, role: str, name: str) -> np.ndarray:
+    """``fn(probe)``: what is wrong with ``fn`` fails at once, naming ``role``."""
+    try:
+        return fn(probe)
+    except _SumsError as e:
+        raise ValueError(str(e)) from None
+    except Exception as e:
+        raise TypeError(
+            f"`{role}` of metric {as_written(name)} failed on a block of sums "
+            f"(arrays of shape {probe.shape[:-1]}): {type(e).__name__}: {e}. It "
+            "must take arrays: write it with array operations on the sums."
+        ) from e
+
+
+def _probe_sums(m: int) -> np.ndarray:
+    """A small block of positive sums, ``(2, 3, m + 1)``, the count the largest."""
+    probe = np.arange(1.0, 1.0 + 6 * (m + 1)).reshape(2, 3, m + 1)
+    probe[..., -1] += probe.max()
+    return probe
+
+
 def from_sums(
     name: str,
     columns,
     finalize: Callable[[Mapping[str, np.ndarray]], np.ndarray],
     *,
     count: str = "n",
+    per_input: Callable[[Mapping[str, np.ndarray]], Mapping] | None = None,
     scale_invariant: bool = False,
 ) -> Metric:
     """A :class:`Metric` from a function of named column sums.
@@ -178,6 +253,15 @@ def from_sums(
     count : str
         The key of the row count in ``sums``; default ``"n"`` (must not be
         in ``columns``).
+    per_input : callable, optional
+        For a metric of each input's runs taken together (pass^k: all runs
+        correct): ``per_input(sums) -> {statistic: array}`` maps the sums of
+        each input's own runs (``sums[c]``, ``sums[count]`` its runs) to that
+        input's statistics, which are then summed over the drawn inputs and
+        passed to ``finalize`` by name, with ``sums[count]`` the number of
+        inputs. Applied once to the per-input sums, never per resample. As
+        for every per-input Metric: ``strategy="cluster"`` only, and
+        ``weight`` has nothing to weight (each input counts once).
     scale_invariant : bool
         Declare that ``finalize`` gives the same value when every sum,
         the count included, is multiplied by one constant (true of ratios
@@ -194,9 +278,9 @@ def from_sums(
     ------
     TypeError, ValueError
         At once, naming the argument: ``columns`` empty, repeated or not
-        names, ``count`` in ``columns``, ``finalize`` not callable, reading a
-        sum not listed, or returning another shape than its sums (tried on a
-        small block of sums). At the call: a column missing from the table
+        names, ``count`` in ``columns``, ``finalize`` or ``per_input`` not
+        callable, reading a sum not listed, or returning another shape than
+        its sums (both are tried on a small block of sums). At the call: a column missing from the table
         or not numeric, or holding a missing or infinite value.
 
     See Also
@@ -220,6 +304,17 @@ def from_sums(
     ...                       n_resamples=2000, rng=0)
     >>> bool(r.low == m.low and r.high == m.high), r.kernel
     (True, 'patterns')
+
+    pass^k at k = every run of an input (all its runs correct), the callable
+    ``lambda d: d.groupby("input_id").correct.min().mean()``, as sums:
+
+    >>> all_runs = evalci.metrics.from_sums(
+    ...     "all_runs", "correct", lambda s: s["all"] / s["n"],
+    ...     per_input=lambda s: {"all": s["correct"] == s["n"]})
+    >>> r = evalci.cluster_ci(one, "correct", cluster="input_id",
+    ...                       metric=all_runs, n_resamples=2000, rng=0)
+    >>> round(r.estimate, 4)
+    0.4949
     """
     if not callable(finalize):
         raise TypeError(
@@ -231,24 +326,23 @@ def from_sums(
     cols = _check_columns(columns, count)
     if not isinstance(scale_invariant, bool):
         raise TypeError("`scale_invariant` must be True or False.")
-    fin = _finalize(name, cols, count, finalize)
-    probe = np.arange(1.0, 1.0 + 6 * (len(cols) + 1)).reshape(2, 3, len(cols) + 1)
-    probe[..., -1] += probe.max()  # the count above every column's sum
-    try:  # unknown names and wrong shapes fail here, not mid-bootstrap
-        fin(probe)
-    except _SumsError as e:
-        raise ValueError(str(e)) from None
-    except Exception as e:
-        raise TypeError(
-            f"`finalize` of metric {as_written(name)} failed on a block of sums "
-            f"(arrays of shape {probe.shape[:-1]}): {type(e).__name__}: {e}. It "
-            "must take arrays: write it with array operations on the sums."
-        ) from e
+    hook, names = None, cols
+    if per_input is not None:
+        if not callable(per_input):
+            raise TypeError(
+                f"`per_input` must be a callable or None; got {type(per_input).__name__}."
+            )
+        hook, out = _per_input(name, cols, count, per_input)
+        _probe(hook, _probe_sums(len(cols)), "per_input", name)
+        names = tuple(out)
+    fin = _finalize(name, names, count, finalize, "per_input" if hook else "columns")
+    _probe(fin, _probe_sums(len(names)), "finalize", name)
     return SumsMetric(
         name,
         statistics=_statistics(name, cols),
         finalize=fin,
         columns=cols,
         scale_invariant=scale_invariant,
+        per_input=hook,
         sums=cols,
     )
