@@ -134,7 +134,7 @@ def bootstrap(
         ``"mean"`` (accuracy of a 0/1 column), a :class:`~evalci.metrics.Metric`
         such as ``evalci.metrics.kappa(truth="label")``, a registered name, or a
         callable ``f(DataFrame) -> float`` (slower general path: it is called
-        on the gathered rows of every resample, about 1,400x the same mean as
+        on the gathered rows of every resample, about 1,200x the same mean as
         a Metric at 1,000 inputs, and the result's ``metric_calls`` counts the
         calls; a function of column sums is a Metric in one line with
         :func:`evalci.metrics.from_sums`, docs/tutorial.md). The callable receives the
