@@ -29,7 +29,7 @@ from evalci._base.validate import (
     check_value,
 )
 from evalci.engine.missing import policy as _missing_policy
-from evalci.metrics import Metric, get_metric
+from evalci.metrics import Metric, for_value, get_metric
 
 __all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv", "bootstrap_iv_of"]
 
@@ -231,7 +231,7 @@ def _columns(
             "compressed rows (Dask input) support strategy='cluster' only."
         )
     value = check_value(value)
-    metric = get_metric(metric)
+    metric = for_value(get_metric(metric), value)  # from_sums may sum the value
     cluster, by, strata = _key_columns(data, value, cluster, by, strata, strategy)
     if isinstance(metric, Metric):
         check_columns(data, list(metric.columns), "metric")
