@@ -5,8 +5,8 @@ by input block (``evalci-cells``, ``evalci-sum``). The reference is the
 pandas path on the same rows (bit for bit, ``np.array_equal``), and for the
 cells themselves the canonical-order sums of the whole table
 (:func:`evalci.engine.cells.cell_statistics`, which the shuffle path runs).
-Layouts: an input's runs split across partitions (rows shuffled), 1 to 40
-partitions (more than ``FAN_IN``: a tree of several levels and several
+Layouts: an input's runs split across partitions (rows shuffled), 1 to 24
+partitions (a tree of several levels, ``FAN_IN`` lowered, and several
 blocks), several systems, strata, integer and float 0/1 columns, string and
 integer input keys.
 """
@@ -68,14 +68,14 @@ CASES = [
 
 
 @pytest.mark.parametrize(
-    "kw, npartitions", [(CASES[0], 1), (CASES[1], 7), (CASES[2], 5), (CASES[1], 40)]
+    "kw, npartitions", [(CASES[0], 1), (CASES[1], 7), (CASES[2], 5), (CASES[1], 24)]
 )
 def test_0_1_outcomes_equal_pandas_without_a_shuffle(
     kw, npartitions, no_shuffle, monkeypatch
 ):
-    # 40 partitions: 5 blocks, each a tree of three levels (at most 3 a task)
-    monkeypatch.setattr(dask_cells, "FAN_IN", 3 if npartitions > 10 else 64)
-    df = table(n=60 if npartitions > 10 else 150)
+    # 24 partitions: 3 blocks, each a tree of five levels (at most 2 a task)
+    monkeypatch.setattr(dask_cells, "FAN_IN", 2 if npartitions > 10 else 64)
+    df = table(n=50 if npartitions > 10 else 120)
     if "by" not in kw:
         df = df[df.system == "sys1"]
     ref = evalci.cluster_ci(df, "correct", "input_id", **KW, **kw)
@@ -88,18 +88,18 @@ def test_0_1_outcomes_equal_pandas_without_a_shuffle(
         identical(ref, lazy.compute())
     assert any(n.startswith("evalci-cells") for n in names)
     assert not any("shuffle" in n for n in names)
-    if npartitions > 10:  # 40 -> 14 -> 5 -> 2 -> 1: four levels
-        assert any(n.startswith("evalci-sum-") and n.endswith("-3-0") for n in names)
+    if npartitions > 10:  # 24 -> 12 -> 6 -> 3 -> 2 -> 1: five levels
+        assert any(n.startswith("evalci-sum-") and n.endswith("-4-0") for n in names)
 
 
-@pytest.mark.parametrize("dtype, keys", [(float, "str"), (bool, "int"), (int, "str")])
-def test_float_bool_and_string_keys_on_a_local_cluster(dtype, keys, no_shuffle):
-    df = table(dtype=dtype, keys=keys, seed=1)
-    ref = evalci.cluster_ci(df, "correct", "input_id", by="system", **KW)
-    ddf = dd.from_pandas(df, npartitions=11, sort=False)
+def test_float_bool_and_string_keys_on_a_local_cluster(no_shuffle):
     with local_cluster(n_workers=2, processes=False) as (_, client):
-        got = evalci.cluster_ci(ddf, "correct", "input_id", by="system", **KW)
-    identical(ref, got)
+        for dtype, keys in [(float, "str"), (bool, "int"), (int, "str")]:
+            df = table(n=80, dtype=dtype, keys=keys, seed=1)
+            ref = evalci.cluster_ci(df, "correct", "input_id", by="system", **KW)
+            ddf = dd.from_pandas(df, npartitions=11, sort=False)
+            got = evalci.cluster_ci(ddf, "correct", "input_id", by="system", **KW)
+            identical(ref, got)
 
 
 def test_the_blocks_hold_the_canonical_sums_of_the_whole_table():
