@@ -1,6 +1,6 @@
 """Kappa's fast path (issue 39): the same bits as before, from cheaper steps.
 
-Four steps changed, none of them the draws, so every result must be bit for
+Three steps changed, none of them the draws, so every result must be bit for
 bit what main gave before the change:
 
 * the label metrics code each label column by one ``pd.factorize`` and look
@@ -9,9 +9,7 @@ bit what main gave before the change:
 * ``Cube._per_cell`` sums many statistic columns in one sparse pass
   (``cube.cell_sums_of``; was: one ``np.bincount`` per column);
 * ``_row_codes`` keys a float array of small whole numbers with one product
-  (``patterns_find._whole_key``; was: a column at a time);
-* the index kernel counts draws per distinct row of whole numbers and
-  multiplies P rows, not N (``tiles.distinct_rows``).
+  (``patterns_find._whole_key``; was: a column at a time).
 
 Each is checked against the old code kept here (or reached by switching the
 new step off), and end to end against digests recorded from main
@@ -27,7 +25,7 @@ import pandas as pd
 import pytest
 
 import evalci
-from evalci.engine import patterns_find, tiles
+from evalci.engine import patterns_find
 from evalci.engine.cube import cell_sums_of
 from evalci.metrics import labels
 
@@ -271,48 +269,3 @@ def test_row_codes_one_product_equals_column_by_column(seed, monkeypatch):
     assert fast[1] == slow[1]
     assert fast[0].dtype == slow[0].dtype
     np.testing.assert_array_equal(fast[0], slow[0])
-
-
-# ------------------------------------------------- index kernel on rows
-
-
-def test_distinct_rows_only_where_the_product_is_exact():
-    t = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
-    inverse, rows = tiles.distinct_rows(t)
-    np.testing.assert_array_equal(rows[inverse], t)
-    assert tiles.distinct_rows(t + 0.5) is None  # not whole
-    assert tiles.distinct_rows(-t) is None  # negative (and -0.0)
-    assert tiles.distinct_rows(np.eye(4)) is None  # P > N / 2
-    assert tiles.distinct_rows(t * 2.0**52) is None  # sums could reach 2**53
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        dict(method="bca"),
-        dict(method="percentile", by="sys"),
-    ],
-)
-def test_index_kernel_counts_per_row_same_bits(call, monkeypatch):
-    """Counting draws per distinct row gives the per-input product's bits."""
-    df = _table(3000, 4, seed=12)  # 2 runs of each system per input
-    kw = dict(
-        value="pred",
-        cluster="input_id",
-        metric=evalci.metrics.kappa(truth="label"),
-        n_resamples=640,
-        rng=3,
-        **call,
-    )
-    used = []
-    find = tiles.distinct_rows
-    monkeypatch.setattr(
-        tiles, "distinct_rows", lambda t: used.append(find(t)) or used[-1]
-    )
-    new = evalci.bootstrap(df, **kw)
-    assert used and all(u is not None for u in used)  # the rows path ran
-    monkeypatch.setattr(tiles, "distinct_rows", lambda t: None)
-    old = evalci.bootstrap(df, **kw)
-    assert new.kernel == old.kernel == "index"
-    assert new.bootstrap_distribution.tobytes() == old.bootstrap_distribution.tobytes()
-    np.testing.assert_array_equal(np.asarray(new.low), np.asarray(old.low))

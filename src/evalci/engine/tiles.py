@@ -13,7 +13,7 @@ import numpy as np
 
 from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
-from evalci.engine.patterns_find import _first_index, _row_codes
+from evalci.engine.products import CountProduct, constant_sums
 
 
 def stream_replicate_sums(
@@ -94,16 +94,18 @@ def _one_stage_sums(
         # A column constant within every stratum (the runs column at equal k)
         # sums to the same value in every replicate, n_h draws per stratum:
         # no need to gather it (21-29% of the time for accuracy).
-        fixed = _fixed_sums(t, unit.strata_bounds) if gather else []
+        fixed = constant_sums(t, unit.strata_bounds) if gather else []
         cols = [np.ascontiguousarray(t[:, j]) for j in range(g * m)] if gather else []
         # the product runs per block of groups, the blocks a Dask task holds
         spans = [(0, g)] if group_block else group_blocks(n, g, m)
-        spans = [(lo * m, hi * m) for lo, hi in spans]
-        inverse, parts = (None, [t]) if gather else _product_rows(t, spans)
-        width = parts[0].shape[0]  # the rows counted: inputs, or distinct rows
+        product = (
+            None
+            if gather
+            else CountProduct(
+                unit.T, unit.strata_bounds, [(lo * m, hi * m) for lo, hi in spans]
+            )
+        )
         rows_per = _rs.STREAM_SIZE if unit.block_length else _rs.draw_rows(n, tile_size)
-        offsets = (np.arange(rows_per) * width)[:, None]
-        w = np.empty((rows_per, width))
         flat = out.reshape(n_rep, g * m)
         gens = streams(root, (_rs._BOOT, unit.index), first, n_streams)
         for s, gen in enumerate(gens):
@@ -111,19 +113,14 @@ def _one_stage_sums(
                 rows = slice(
                     s * _rs.STREAM_SIZE + r0, s * _rs.STREAM_SIZE + r0 + rows_per
                 )
-                if gather:
-                    for j, col in enumerate(cols):
-                        if fixed[j] is None:
-                            flat[rows, j] = np.take(col, block).sum(axis=1)
-                        else:
-                            flat[rows, j] = fixed[j]
+                if product is not None:
+                    product(block, flat[rows])
                     continue
-                if inverse is not None:
-                    block = inverse[block]
-                block += offsets
-                w[...] = _rs._counts(block.ravel(), rows_per, width)
-                for (a, b), part in zip(spans, parts, strict=True):
-                    np.matmul(w, part, out=flat[rows, a:b])
+                for j, col in enumerate(cols):
+                    if fixed[j] is None:
+                        flat[rows, j] = np.take(col, block).sum(axis=1)
+                    else:
+                        flat[rows, j] = fixed[j]
         return out
     # Run-level strategies, also one stream at a time: per group, the drawn
     # rows of each replicate; their statistics are gathered and summed (few
@@ -137,42 +134,6 @@ def _one_stage_sums(
             )
             out[rows, j, :] = _sum_rows(unit.rows[j], rep, row)
     return out
-
-
-def _product_rows(t: np.ndarray, spans: list) -> tuple[np.ndarray | None, list]:
-    """What the count product multiplies: ``(inverse, parts)``.
-
-    The inputs' rows ``t`` (``inverse`` None), or, where that gives the same
-    bits, their distinct rows (:func:`distinct_rows`; draws are counted per
-    distinct row through ``inverse``). ``parts`` holds one block of columns
-    per span, each contiguous: a chunk's product then reads its block only.
-    """
-    found = distinct_rows(t)
-    inverse, rows = (None, t) if found is None else found
-    if len(spans) == 1:
-        return inverse, [rows]
-    return inverse, [np.ascontiguousarray(rows[:, a:b]) for a, b in spans]
-
-
-def distinct_rows(t: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(inverse, rows)`` with ``rows[inverse] == t`` (N, c), when a replicate's
-    product over the P distinct rows is the product over the N inputs bit
-    for bit, and P is at most N / 2; else None.
-
-    So when ``t`` holds non-negative whole numbers and no sum over N draws
-    can reach 2**53: every partial sum of either product is then exact, in
-    any order. Kappa's confusion cells (16 columns, a few hundred distinct
-    rows) are the case: the count and the product shrink from N columns to P.
-    """
-    n = t.shape[0]
-    if n < 2 or t.size == 0 or float(t.max()) * n >= 2.0**53:
-        return None
-    if not (t >= 0).all() or np.signbit(t).any() or not np.array_equal(t, np.trunc(t)):
-        return None
-    inverse, p = _row_codes(t)
-    if 2 * p > n:
-        return None
-    return inverse, t[_first_index(inverse, p)]
 
 
 def group_blocks(n: int, g: int, m: int) -> list[tuple[int, int]]:
@@ -446,21 +407,6 @@ def combine_pieces(parts) -> np.ndarray:
     for part in it:
         acc = acc + part
     return acc
-
-
-def _fixed_sums(t: np.ndarray, bounds: np.ndarray) -> list:
-    """Per column, its replicate sum when constant within every stratum, else None."""
-    out = []
-    for j in range(t.shape[1]):
-        col, total = t[:, j], 0.0
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            if hi > lo and not (col[lo:hi] == col[lo]).all():
-                out.append(None)
-                break
-            total += (hi - lo) * col[lo] if hi > lo else 0.0
-        else:
-            out.append(total)
-    return out
 
 
 def _sum_rows(x: np.ndarray, rep: np.ndarray | None, row: np.ndarray) -> np.ndarray:
