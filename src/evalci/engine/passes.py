@@ -31,7 +31,7 @@ from evalci.engine import blocks, patterns
 from evalci.engine import intervals as _intervals
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs
-from evalci.engine.cube import Cube
+from evalci.engine.cube import Cube, unit_cells
 from evalci.engine.table import prepare
 from evalci.metrics import Metric
 
@@ -228,6 +228,20 @@ class Pass:
     def fast(self) -> bool:
         return isinstance(self.args.metric, Metric)
 
+    def with_run_rows(self) -> Pass:
+        """This pass with its cube in canonical order and its units holding
+        their run rows (as the index kernel reads them); the same plans.
+
+        A cube left unordered (:meth:`Cube.settle`) gives units without run
+        rows, which the pattern kernel never reads.
+        """
+        if self.cube.pending_order is None:
+            return self
+        self.cube.settle()
+        weight = "run" if self.cube.input_weighted else self.args.weight
+        units = _units_of(self.cube, self.strategy, weight, self.args)
+        return replace(self, units=units)
+
     def work(self, u: int) -> UnitWork:
         """The resampling work of unit ``u`` (Metric paths only)."""
         plan = self.plans[u]
@@ -263,10 +277,29 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
     fast = isinstance(args.metric, Metric)
     if not fast:
         _check_callable(cube, args)
+    if args.strategy in patterns.RUN_LEVEL and not _counts_only(cube, args):
+        cube.settle()  # the run-level patterns read the run rows
     strategy = (
         "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
     )
     weight = "run" if cube.input_weighted else args.weight
+    units = _units_of(cube, strategy, weight, args)
+    check_units(units, cube, args)
+    _check_memory(units, args)
+    plans = [
+        _pattern_plan(unit, groups, clusters, cube, strategy, weight, args)
+        if fast
+        else None
+        for unit, groups, clusters in units
+    ]
+    p = Pass(args, root, cube, n_runs, strategy, units, plans)
+    # the index kernel draws run rows by offset: canonical order first
+    return p.with_run_rows() if None in plans else p
+
+
+def _units_of(cube: Cube, strategy: str, weight: str, args: BootstrapArgs) -> list:
+    """The cube's draw units (:meth:`Cube.units`), with the block length."""
+    fast = isinstance(args.metric, Metric)
     units = cube.units(
         strategy,
         weight,
@@ -278,15 +311,7 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
             (replace(unit, block_length=args.block_length), groups, clusters)
             for unit, groups, clusters in units
         ]
-    check_units(units, cube, args)
-    _check_memory(units, args)
-    plans = [
-        _pattern_plan(unit, groups, clusters, cube, strategy, weight, args)
-        if fast
-        else None
-        for unit, groups, clusters in units
-    ]
-    return Pass(args, root, cube, n_runs, strategy, units, plans)
+    return units
 
 
 def _check_callable(cube: Cube, args: BootstrapArgs) -> None:
@@ -428,7 +453,9 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     if _FORCE_PATH == "index" and not counts_runs:
         return None
     if strategy in patterns.RUN_LEVEL:
-        kk = np.rint(cube.cell_runs()[np.ix_(clusters, groups)]).astype(np.int64)
+        kk = unit_cells(cube.cell_runs(), clusters, groups)
+        if kk.dtype.kind != "i":  # summed runs of a counts table
+            kk = np.rint(kk).astype(np.int64)
         found = _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args)
         n_runs = int(kk.sum()) if strategy == "hierarchical" else kk.size
     else:
@@ -452,15 +479,23 @@ def _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args):
         low = np.tile([0.0, 1.0], (len(groups), 1))
         high = np.tile([1.0, 1.0], (len(groups), 1))
     else:
-        pairs = [patterns.two_values(cube.stats[cube.row_group == g]) for g in groups]
+        pairs = cube.two_valued()
+        if pairs is None:  # NaN or -0.0: the group's rows in canonical order
+            pairs = [
+                patterns.two_values(cube.stats[cube.row_group == g]) for g in groups
+            ]
+        else:
+            pairs = [pairs[g] for g in groups]
         if any(v is None for v in pairs):
             return patterns.run_level_patterns(unit)
         low, high = (np.array(v) for v in zip(*pairs, strict=True))
-    sums = cube.cell_sums()[np.ix_(clusters, groups)]  # raw, unweighted
+    sums = unit_cells(cube.cell_sums(), clusters, groups)  # raw, unweighted
     c = patterns.binary_counts(sums, kk, low, high)
     # the factor Cube.units applies to each run row (exact grid at equal k)
     constant = args.metric.scale_invariant & (kk == kk[:1]).all(axis=0)
-    if strategy == "hierarchical" and weight == "input":
+    if constant.all():  # a factor of 1 everywhere: the same values and patterns
+        scale = None
+    elif strategy == "hierarchical" and weight == "input":
         scale = np.where(constant, 1.0, 1.0 / kk)
     elif strategy == "single_draw" and weight == "run":
         scale = np.where(constant, 1.0, kk.astype(float))
@@ -469,6 +504,16 @@ def _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args):
     return patterns.binary_run_patterns(
         unit.T, c, kk, low, high, unit.strata_bounds, scale
     )
+
+
+def _counts_only(cube: Cube, args: BootstrapArgs) -> bool:
+    """Whether the run-level patterns of every group come from per-input
+    counts (:func:`_run_patterns`), which read no run row: a counts table, or
+    groups of two-valued rows that :meth:`Cube.two_valued` reads in any order."""
+    if cube.runs is not None:
+        return True
+    pairs = cube.two_valued()
+    return pairs is not None and all(v is not None for v in pairs)
 
 
 def _kernel(p: Pass) -> str:
