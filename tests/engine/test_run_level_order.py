@@ -99,6 +99,23 @@ def test_bits_equal_the_sorted_cube(monkeypatch, strategy, kind, systems, extra)
     same(shuffled, old)
 
 
+@pytest.mark.parametrize(
+    ("strategy", "extra"),
+    [
+        ("iid", {"weights": "poisson"}),
+        ("iid", {"weights": "poisson", "strata": "subject"}),
+        ("hierarchical", {"backend": "dask"}),
+        ("single_draw", {"backend": "dask", "method": "bca"}),
+        ("iid", {"backend": "dask"}),
+    ],
+)
+def test_poisson_weights_and_dask_equal_the_sorted_cube(monkeypatch, strategy, extra):
+    df = tidy(300, 2, seed=5)
+    new = run(df, strategy, **extra)
+    settled_at_once(monkeypatch)
+    same(new, run(df, strategy, **extra))
+
+
 @pytest.mark.parametrize("strategy", ["hierarchical", "single_draw", "iid"])
 def test_index_kernel_sorts_first(monkeypatch, strategy):
     """Forced onto the index kernel (which draws rows by offset): the rows

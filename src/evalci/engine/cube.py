@@ -315,8 +315,13 @@ class Cube:
         """Runs per (cluster, group): rows, or summed ``runs`` for counts tables."""
         if self.runs is None:
             return self.cell_counts()
-        n, g = self.n_clusters, self.n_groups
-        return self._per_cell(self.runs[:, None]).reshape(n, g)
+        c = self._cache()
+        if c.get("runs", (None,))[0] is not self.runs:
+            n, g = self.n_clusters, self.n_groups
+            k = self._per_cell(self.runs[:, None]).reshape(n, g)
+            k.flags.writeable = False  # shared by every caller
+            c["runs"] = (self.runs, k)
+        return c["runs"][1]
 
     def cell_sums(self) -> np.ndarray:
         """Summed statistics per (cluster, group): ``T`` of shape (N, G, m)."""
@@ -339,7 +344,8 @@ class Cube:
         cell = self.cell_codes()
         if len(cell) == n * g and int(self.cell_counts().max(initial=0)) == 1:
             if self._cells_in_order():  # rows in cell order already
-                return np.asarray(x, dtype=float) + 0.0
+                y = np.asarray(x, dtype=float)
+                return y if x is self.whole_stats else y + 0.0  # (integers: no -0.0)
             out = np.empty((n * g, x.shape[1]))
             out[cell] = x
             out += 0.0
@@ -476,10 +482,15 @@ def _all_ones(col: np.ndarray) -> bool:
 
 
 def _is_range(codes: np.ndarray, n: int) -> bool:
-    """Whether ``codes`` is ``0, 1, ..., n - 1``."""
-    return len(codes) == n and (
-        n == 0 or (codes[0] == 0 and (np.diff(codes) == 1).all())
-    )
+    """Whether ``codes`` is ``0, 1, ..., n - 1`` (in chunks that stay in cache)."""
+    if len(codes) != n or (n and (codes[0] != 0 or codes[-1] != n - 1)):
+        return False
+    step = 1 << 16
+    for lo in range(0, n - 1, step):
+        chunk = codes[lo : lo + step + 1]
+        if not (chunk[1:] - chunk[:-1] == 1).all():
+            return False
+    return True
 
 
 def unit_cells(a: np.ndarray, clusters: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -317,9 +317,7 @@ def _order_rows(
     if _order_free(args, input_codes):
         _add_statistics(cube, frame, args)
 
-        def order():
-            return _canonical_order(frame, args, cluster_codes, group_codes)
-
+        order = partial(_canonical_order, frame, args, cluster_codes, group_codes)
         if not _sums_exact(cube):  # float sums: add each cell's rows in order
             cube.reorder(order())
         elif args.strategy in _RUN_LEVEL:  # sorted if the run rows are read
@@ -510,7 +508,10 @@ def _rows_as_inputs(frame, args, group_codes, cluster_codes) -> bool:
     """Whether strategy='iid' makes every row its own input (False when each
     is already), with a warning when inputs have several runs."""
     if cluster_codes is not None:
-        cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
+        n_groups = int(group_codes.max()) + 1
+        cell = (
+            cluster_codes if n_groups == 1 else cluster_codes * n_groups + group_codes
+        )
         k_max = int(np.bincount(cell).max())
         if k_max == 1:
             return False
