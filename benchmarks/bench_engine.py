@@ -309,7 +309,7 @@ def section_run_level(quick):
     print(f"\n2. Run-level strategies against cluster, k=5, B={b:,}: <= 1.3x")
     sizes = [1_000] if quick else [1_000, 100_000, 1_000_000]
     for n in sizes:
-        rounds = 3 if quick else 15 if n <= 1_000 else 7 if n <= 100_000 else 3
+        rounds = 3 if quick else 15 if n <= 100_000 else 5
         cases = [
             ("tidy", tidy_table(n), dict(value="correct")),
             ("tidy 3 sys", systems_table(n, 3), dict(value="correct", by="system")),
