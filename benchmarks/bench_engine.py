@@ -388,37 +388,68 @@ def section_moving_block(quick):
             )
 
 
+def _share_mean(d):
+    return d.correct.mean()
+
+
 def section_callable(quick):
-    """A callable metric against the same metric written as a Metric (issue 27).
+    """A callable metric against the same mean as a Metric (issues 27, 39).
 
     The callable ``lambda d: d.correct.mean()`` is called on the gathered
-    rows of every resample; the Metric (per-row statistics ``correct, 1``
-    and ``finalize = sum / sum``) is resampled as sums, on the engine's own
-    kernel and forced onto the index kernel. The callable runs with 640
-    resamples, scaled linearly (its cost is B calls).
+    rows of every resample; the Metric written by hand (per-row statistics
+    ``correct, 1`` and ``finalize = sum / sum``) and the same Metric from
+    ``evalci.metrics.from_sums`` are resampled as sums, on the engine's own
+    kernel (and forced onto the index kernel). Each round times the three in
+    turn, so load falls on all; the medians over the rounds are printed with
+    their ratios. The callable runs with 640 resamples, scaled linearly (its
+    cost is B calls).
     """
     b = 2_000 if quick else 10_000
     print(f"\n2c. A callable metric against a Metric, tidy 0/1, k=5, B={b:,}")
-    share = evalci.Metric(
+    hand = evalci.Metric(
         "share_correct",
         statistics=lambda d, v: np.column_stack([d[v], np.ones(len(d[v]))]),
         finalize=lambda s: s[..., 0] / s[..., 1],
         scale_invariant=True,
     )
+    sums = evalci.metrics.from_sums(
+        "share_correct",
+        "correct",
+        lambda s: s["correct"] / s["n"],
+        scale_invariant=True,
+    )
+    b_c, rounds = 640, 3 if quick else 5
+    scale = -(-b // STREAM) / -(-b_c // STREAM)
     for n in [1_000] if quick else [1_000, 10_000]:
         df = tidy_table(n)
         kw = dict(cluster="input_id", value="correct", method="percentile")
-        t_m, res = timed(lambda d=df, k=kw: run(d, b, metric=share, **k), 5)
-        t_i, _ = timed(lambda d=df, k=kw: run(d, b, "index", metric=share, **k), 3)
-        b_c = 640
-        t_c, _ = timed(
-            lambda d=df, k=kw, c=b_c: run(d, c, metric=lambda x: x.correct.mean(), **k)
+        calls = {
+            "hand": lambda d=df, k=kw: run(d, b, metric=hand, **k),
+            "from_sums": lambda d=df, k=kw: run(d, b, metric=sums, **k),
+            "hand, index": lambda d=df, k=kw: run(d, b, "index", metric=hand, **k),
+            "from_sums, index": lambda d=df, k=kw: run(d, b, "index", metric=sums, **k),
+            "callable": lambda d=df, k=kw: run(d, b_c, metric=_share_mean, **k),
+        }
+        times = {name: [] for name in calls}
+        out = {name: f() for name, f in calls.items()}  # warm-up
+        for _ in range(rounds):
+            for name, f in calls.items():
+                t = time.perf_counter()
+                f()
+                times[name].append(time.perf_counter() - t)
+        t = {name: float(np.median(v)) for name, v in times.items()}
+        t["callable"] *= scale
+        same = all(
+            np.array_equal(out[x].bootstrap_distribution, out[y].bootstrap_distribution)
+            for x, y in [("hand", "from_sums"), ("hand, index", "from_sums, index")]
         )
-        t_c *= -(-b // STREAM) / -(-b_c // STREAM)
+        r_sums = np.median(np.divide(times["from_sums"], times["hand"]))
         print(
-            f"   N={n:>7,}: Metric {fmt(t_m)} ({res.kernel}), on the index kernel "
-            f"{fmt(t_i)}; callable ~{fmt(t_c)} = {t_c / t_m:.0f}x the Metric, "
-            f"{t_c / t_i:.0f}x its index kernel"
+            f"   N={n:>7,}: Metric by hand {fmt(t['hand'])} ({out['hand'].kernel}), "
+            f"from_sums {fmt(t['from_sums'])} = {r_sums:.2f}x (bit-identical: {same}); "
+            f"index kernel {fmt(t['hand, index'])} / {fmt(t['from_sums, index'])}; "
+            f"callable ~{fmt(t['callable'])} = {t['callable'] / t['from_sums']:,.0f}x "
+            f"from_sums, {t['callable'] / t['from_sums, index']:,.0f}x on the index kernel"
         )
 
 

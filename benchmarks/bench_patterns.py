@@ -112,8 +112,9 @@ def check_units():
             got = make_unit(c, K, strategy)
             ref = start_pass(tidy(c, K), strategy, "system" if g > 1 else None)
             ref = ref.units[0][0]
-            assert len(ref.rows) == len(got.rows), strategy
             np.testing.assert_array_equal(got.T, ref.T)
+            if strategy == "cluster":  # the engine keeps no run rows for it
+                continue
             for a, b in zip(got.rows + got.starts + got.counts,
                             ref.rows + ref.starts + ref.counts, strict=True):  # fmt: skip
                 np.testing.assert_array_equal(a, b)
@@ -394,38 +395,50 @@ def section_systems(sizes, b, b_index, repeat, root, time_rejected=True):
 
 
 def section_crossover(repeat, root):
-    """Index vs pattern kernel as P/N grows: the data behind should_use_patterns."""
+    """Index vs pattern kernel as P/N grows: the data behind should_use_patterns.
+
+    Continuous statistics (the float64 product), and whole numbers of ten
+    systems (0..5 correct of k = 5; the index kernel's exact float32
+    product since issue 39), whose P is counted after the patterns merge.
+    """
     b = 640
     print(
         f"\n4. Crossover: cluster replicate sums (+ find_patterns), B={b} "
         f"(load {load()}); inputs spread uniformly over P distinct rows"
     )
     print(
-        f"  {'N':>7} {'cols':>4} {'P/N':>7} {'index':>10} {'patterns':>10} "
-        f"{'index/patterns':>15}"
+        f"  {'N':>7} {'cols':>4} {'data':>10} {'P/N':>7} {'index':>10} "
+        f"{'patterns':>10} {'index/patterns':>15}"
     )
     gen = np.random.default_rng(3)
-    for n in (2_000, 20_000):
-        for g in (1, 2, 10):
-            for frac in (1 / 256, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2):
-                p = max(1, int(n * frac))
+    cases = [(n, g, "normal") for n in (2_000, 20_000) for g in (1, 2, 10)]
+    cases += [(n, 10, "whole") for n in (20_000, 100_000)]
+    for n, g, data in cases:
+        for frac in (1 / 256, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2):
+            p = max(1, int(n * frac))
+            if data == "normal":
                 table = gen.normal(size=(p, g, 2))
-                ids = np.concatenate([np.arange(p), gen.integers(0, p, n - p)])
-                unit = rs.Unit(index=0, T=table[ids], strata_bounds=np.array([0, n]))
-                ti = timed(
-                    lambda u=unit: tiles.replicate_sums(u, root, "cluster", b), repeat
-                )[0]
-                tp = timed(
-                    lambda u=unit: pt.replicate_sums(
-                        pt.find_patterns(u.T, u.strata_bounds), root, 0, "cluster", b
-                    ),
-                    repeat,
-                )[0]
-                rule = pt.should_use_patterns(n, p, 2 * g)
-                print(
-                    f"  {n:>7,} {2 * g:>4} {frac:>7.4f} {fmt(ti)} {fmt(tp)} "
-                    f"{ti / tp:>14.2f}x {'patterns' if rule else 'index'}"
-                )
+            else:
+                table = np.full((p, g, 2), 5.0)
+                table[:, :, 0] = gen.integers(0, 6, (p, g))
+            ids = np.concatenate([np.arange(p), gen.integers(0, p, n - p)])
+            unit = rs.Unit(index=0, T=table[ids], strata_bounds=np.array([0, n]))
+            found = pt.find_patterns(unit.T, unit.strata_bounds)
+            ti = timed(
+                lambda u=unit: tiles.replicate_sums(u, root, "cluster", b), repeat
+            )[0]
+            tp = timed(
+                lambda u=unit: pt.replicate_sums(
+                    pt.find_patterns(u.T, u.strata_bounds), root, 0, "cluster", b
+                ),
+                repeat,
+            )[0]
+            rule = pt.should_use_patterns(n, found.n_patterns, 2 * g)
+            print(
+                f"  {n:>7,} {2 * g:>4} {data:>10} {found.n_patterns / n:>7.4f} "
+                f"{fmt(ti)} {fmt(tp)} {ti / tp:>14.2f}x "
+                f"{'patterns' if rule else 'index'}"
+            )
 
 
 def section_table(n, repeat):

@@ -48,6 +48,7 @@ from evalci._base.warnings import (  # noqa: E402
     FewResamplesWarning,
     MissingDataWarning,
     PooledGroupsWarning,
+    SlowMetricWarning,
 )
 from evalci.engine.results import BootstrapResult  # noqa: E402
 from evalci.frames.accessors import (  # noqa: E402
@@ -229,6 +230,7 @@ __all__ = [
     "MissingDataWarning",
     "MissingInputsWarning",
     "PooledGroupsWarning",
+    "SlowMetricWarning",
     "EvalciDataArrayAccessor",
     "EvalciDataFrameAccessor",
     "metrics",

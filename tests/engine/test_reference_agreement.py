@@ -510,6 +510,7 @@ B_CALLABLE = 3_000  # the callable is called once per replicate: slower
         ("unequal_k_run", "hierarchical"),
     ],
 )
+@pytest.mark.filterwarnings("ignore::evalci.SlowMetricWarning")  # a mean, on purpose
 def test_callable_metric_agrees_with_reference(scenario, strategy):
     df, kw = SCENARIOS[scenario]
     kw = {"weight": "run", **kw}  # a callable sees pooled rows

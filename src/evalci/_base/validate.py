@@ -19,6 +19,7 @@ __all__ = [
     "as_columns",
     "check_columns",
     "check_finite",
+    "check_flag",
     "check_frame",
     "check_integer",
     "check_level",
@@ -178,6 +179,17 @@ def check_option(value, name, choices, *, describe=None):
         what = f"one of {tuple(choices)}" if describe is None else describe
         raise ValueError(f"`{name}` must be {what}, not {as_written(value)}.")
     return value
+
+
+def check_flag(value, name: str) -> bool:
+    """``value`` as a bool if it is True or False (numpy's too); else a TypeError.
+
+    >>> check_flag(np.True_, "paired")
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`{name}` must be True or False, not {as_written(value)}.")
+    return bool(value)
 
 
 # ============================================================ frames, columns

@@ -40,6 +40,15 @@ class PooledGroupsWarning(EvalciWarning):
     """Rows of one input differ in a system-like column: systems are being pooled."""
 
 
+class SlowMetricWarning(EvalciWarning):
+    """A callable metric computes what a Metric would resample far faster.
+
+    A callable is called on gathered rows once per resample; one that
+    returns the mean of the value column is ``metric="mean"``, and any
+    function of column totals is :func:`evalci.metrics.from_sums`.
+    """
+
+
 class MissingDataWarning(EvalciWarning):
     """Samples with a missing value were left out (``missing="drop"``).
 

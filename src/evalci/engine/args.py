@@ -21,6 +21,7 @@ from evalci._base.validate import (
     as_columns,
     check_columns,
     check_counts_args,
+    check_flag,
     check_frame,
     check_level,
     check_n_resamples,
@@ -28,7 +29,7 @@ from evalci._base.validate import (
     check_value,
 )
 from evalci.engine.missing import policy as _missing_policy
-from evalci.metrics import Metric, get_metric
+from evalci.metrics import Metric, for_value, get_metric
 
 __all__ = ["BootstrapArgs", "MIN_RESAMPLES", "bootstrap_iv", "bootstrap_iv_of"]
 
@@ -59,6 +60,8 @@ class BootstrapArgs:
     # inputs per tile, read from evalci.set_options in the caller's process
     # (None: resampling.TILE_SIZE); it travels with the call to Dask tasks
     tile_size: int | None = None
+    # groups with the same inputs share their draws (False: one unit a group)
+    paired: bool = True
 
 
 def _counts_metric(trials: str) -> Metric:
@@ -99,6 +102,7 @@ def bootstrap_iv(
     backend=None,
     block_length=None,
     missing=None,
+    paired=True,
 ) -> BootstrapArgs:
     """Validate and normalise the arguments of :func:`bootstrap`, in one pass:
     the table, the settings (:func:`_settings`), the columns
@@ -155,7 +159,21 @@ def bootstrap_iv(
         block_length=block_length,
         missing=missing,
         tile_size=get_option("tile_size"),
+        paired=_check_paired(paired, missing),
     )
+
+
+def _check_paired(paired, missing) -> bool:
+    """``paired`` as a bool; worst-case bounds need it (each system's two
+    fillings are resampled with the same draws)."""
+    paired = check_flag(paired, "paired")
+    if not paired and missing == "bounds":
+        raise ValueError(
+            "`paired=False` draws every group apart, but missing='bounds' "
+            "resamples each system's two fillings with the same draws; leave "
+            "`paired` at True for bounds, or choose missing='drop' or 'zero'."
+        )
+    return paired
 
 
 def _settings(
@@ -213,7 +231,7 @@ def _columns(
             "compressed rows (Dask input) support strategy='cluster' only."
         )
     value = check_value(value)
-    metric = get_metric(metric)
+    metric = for_value(get_metric(metric), value)  # from_sums may sum the value
     cluster, by, strata = _key_columns(data, value, cluster, by, strata, strategy)
     if isinstance(metric, Metric):
         check_columns(data, list(metric.columns), "metric")
@@ -254,6 +272,7 @@ def bootstrap_iv_of(data, bound, **given) -> BootstrapArgs:
         weights=a.get("weights", "multinomial"),
         backend=a.get("backend"),
         block_length=a.get("block_length"),
+        paired=a.get("paired", True),
     )
 
 

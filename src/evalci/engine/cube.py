@@ -364,6 +364,7 @@ class Cube:
         weight: str,
         scale_invariant: bool = False,
         per_input=None,
+        paired: bool = True,
     ) -> list[tuple[Unit, np.ndarray, np.ndarray]]:
         """Split into draw units: groups with the same set of inputs share draws.
 
@@ -381,10 +382,16 @@ class Cube:
         ``per_input`` (a Metric's per-input hook) maps each input's raw sums
         ``(..., m)`` to its statistics ``(..., m2)`` *instead of* the weight
         division: each input then contributes one value (pass@k, coincidences).
+
+        ``paired=False``: one unit a group (its position the stream key), so
+        each group draws as if alone.
         """
         k = self.cell_counts()
         present = k > 0
-        first = _same_inputs(present)
+        if paired:
+            first = _same_inputs(present)
+        else:
+            first = [[g] for g in range(present.shape[1])]
         with_stats = self.stats is not None
         sums = self.cell_sums() if with_stats else None
         run_rows = with_stats and strategy in ("single_draw", "hierarchical")

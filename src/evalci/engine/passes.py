@@ -25,7 +25,12 @@ import numpy as np
 import pandas as pd
 
 from evalci._base.text import as_written
-from evalci._base.warnings import FEW_CLUSTERS, FEW_INPUTS, FewClustersWarning
+from evalci._base.warnings import (
+    FEW_CLUSTERS,
+    FEW_INPUTS,
+    FewClustersWarning,
+    SlowMetricWarning,
+)
 from evalci._base.warnings import warn as _warn
 from evalci.engine import blocks, patterns
 from evalci.engine import intervals as _intervals
@@ -49,10 +54,14 @@ def _callable_value(fn, rows: pd.DataFrame) -> float:
 
 
 def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_jack):
+    """Estimate, replicates and jackknife of a callable, and its number of calls."""
     fn = args.metric
     g_frames = [cube.frame.iloc[np.flatnonzero(cube.row_group == g)] for g in groups]
     estimate = np.array([_callable_value(fn, f) for f in g_frames])
     reps = np.empty((args.n_resamples, len(groups)))
+    n_jack = len(clusters) * len(groups) if need_jack else 0
+    calls = len(groups) * (1 + args.n_resamples) + n_jack
+    hint = calls >= MEAN_HINT_CALLS and _is_mean(estimate, g_frames, args.value)
     # Each drawn copy of an input is a distinct input of the resample: its
     # `cluster` (and `input`) key becomes (original key, copy number), so a
     # callable that aggregates per input sees it twice, as the bootstrap means.
@@ -68,13 +77,45 @@ def _run_unit_callable(cube, unit, groups, clusters, strategy, args, root, need_
                 }
             )
         reps[b, j] = _callable_value(fn, sample)
+        if hint and b == 0:  # a mean on a resample too: say what is faster
+            hint = False
+            if _is_mean(reps[:1, j], [sample], args.value):
+                _warn_mean(fn, args.value, calls)
     jack = np.full((len(clusters), len(groups)), np.nan)
     if need_jack:
         for j, f in enumerate(g_frames):
             local = cube.row_cluster[cube.row_group == groups[j]]
             for i, c in enumerate(clusters):
                 jack[i, j] = _callable_value(fn, f.iloc[np.flatnonzero(local != c)])
-    return estimate, reps, jack
+    return estimate, reps, jack, calls
+
+
+#: A callable making at least this many calls that returns a mean is told of
+#: ``metric="mean"`` and ``from_sums`` (a SlowMetricWarning); fewer is quick.
+MEAN_HINT_CALLS = 1_000
+
+
+def _is_mean(values: np.ndarray, frames, value: str) -> bool:
+    """Whether ``values`` are the means of the value column of ``frames``."""
+    col = frames[0][value]
+    if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
+        return False
+    means = np.array([f[value].to_numpy(dtype=float).mean() for f in frames])
+    return bool(np.allclose(values, means, rtol=1e-12, atol=0.0))
+
+
+def _warn_mean(fn, value: str, calls: int) -> None:
+    name = getattr(fn, "__name__", "callable")
+    _warn(
+        f"the callable `metric` {as_written(name)} returns the mean of "
+        f"{as_written(value)} (on the data and on a resample), and a callable is "
+        f"called on gathered rows once per resample: {calls:,} calls here, "
+        "hundreds to thousands of times slower than resampling sums. "
+        "metric='mean' resamples the same mean on the fast kernels; for another "
+        "function of column totals use evalci.metrics.from_sums(name, columns, "
+        "finalize).",
+        SlowMetricWarning,
+    )
 
 
 def _fast_unit(p: Pass, u: int, reps=None):
@@ -188,6 +229,7 @@ class Replicates:
     fast: bool
     n_clusters: np.ndarray  # resampled units per group (= n_inputs unless nested)
     kernel: str = "index"  # "patterns", "index", "patterns+index" or "rows"
+    metric_calls: int | None = None  # a callable's calls (kernel "rows")
 
     @property
     def jackknife(self) -> list:
@@ -305,6 +347,7 @@ def _units_of(cube: Cube, strategy: str, weight: str, args: BootstrapArgs) -> li
         weight,
         fast and args.metric.scale_invariant,
         per_input=args.metric.per_input if fast else None,
+        paired=args.paired,
     )
     if args.block_length:
         units = [
@@ -537,12 +580,13 @@ def finish_pass(p: Pass, finished=None) -> Replicates:
     reps = np.full((n_groups, args.n_resamples), np.nan)
     n_inputs = np.zeros(n_groups, dtype=np.int64)
     jackknife = []
+    calls = None if p.fast else 0
     for u, (unit, groups, clusters) in enumerate(p.units):
         if p.fast:
             unit_reps = None if finished is None else finished[u][: args.n_resamples]
             est_u, reps_u, jack_u, accel_u = _fast_unit(p, u, unit_reps)
         else:
-            est_u, reps_u, jack_u = _run_unit_callable(
+            est_u, reps_u, jack_u, calls_u = _run_unit_callable(
                 cube,
                 unit,
                 groups,
@@ -553,6 +597,7 @@ def finish_pass(p: Pass, finished=None) -> Replicates:
                 need_jack=args.method == "bca",
             )
             accel_u = _intervals.acceleration(jack_u.T, unit.strata_bounds)
+            calls += calls_u
         estimate[groups] = est_u
         reps[groups] = reps_u.T
         accel[groups] = accel_u
@@ -573,4 +618,5 @@ def finish_pass(p: Pass, finished=None) -> Replicates:
         p.fast,
         n_clusters,
         _kernel(p),
+        calls,
     )

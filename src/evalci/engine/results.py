@@ -156,6 +156,12 @@ class BootstrapResult(_GroupedResult):
         distinct per-input patterns (exact, fast when patterns repeat);
         ``"index"``, one index per input and replicate; ``"rows"``, gathered
         rows for a callable metric. Chosen from the data's shape only.
+    metric_calls : int or None
+        A callable metric's calls (kernel ``"rows"``), over all groups of the
+        call: one per group on its rows, one per resample and group on the
+        gathered rows of its drawn inputs, and with BCa one per input and
+        group for the jackknife. None for a :class:`~evalci.metrics.Metric`
+        (resampled as sums: no call per resample). The repr says it.
     groups : pandas.Index or None
         The groups (one per ``by`` value; a MultiIndex for several ``by``
         columns) that index each per-group Series; None without ``by``.
@@ -204,6 +210,7 @@ class BootstrapResult(_GroupedResult):
     cluster: tuple = ()
     input: tuple = ()
     kernel: str = "index"
+    metric_calls: int | None = None
     missing: str = "raise"
     counts: pd.DataFrame | None = field(default=None, repr=False)
     share_scored: object = None
@@ -448,6 +455,16 @@ class BootstrapResult(_GroupedResult):
             f"{self.confidence_level:.0%} {self.method} interval, {self.strategy} "
             f"bootstrap ({self.n_resamples} resamples), metric={self.metric}, "
             f"weight={self.weight}{self._resampling()}{self._missing_note()}"
+            f"{self._calls_note()}"
+        )
+
+    def _calls_note(self) -> str:
+        """``"; callable metric: 10,001 calls on gathered rows ..."`` (or "")."""
+        if self.metric_calls is None:
+            return ""
+        return (
+            f"; callable metric: {self.metric_calls:,} calls on gathered rows "
+            "(kernel='rows'; a Metric, e.g. evalci.metrics.from_sums, resamples sums)"
         )
 
     def _missing_note(self) -> str:
@@ -486,4 +503,5 @@ class BootstrapResult(_GroupedResult):
             + f"method={as_written(self.method)}, "
             f"strategy={as_written(self.strategy)}, confidence_level={self.confidence_level})"
             + ("" if self.counts is None else f"\n  {self._missing_note()[2:]}")
+            + ("" if self.metric_calls is None else f"\n  {self._calls_note()[2:]}")
         )

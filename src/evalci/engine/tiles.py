@@ -13,6 +13,7 @@ import numpy as np
 
 from evalci._base.streams import streams
 from evalci.engine import resampling as _rs
+from evalci.engine.products import CountProduct, constant_sums
 
 
 def stream_replicate_sums(
@@ -93,20 +94,18 @@ def _one_stage_sums(
         # A column constant within every stratum (the runs column at equal k)
         # sums to the same value in every replicate, n_h draws per stratum:
         # no need to gather it (21-29% of the time for accuracy).
-        fixed = _fixed_sums(t, unit.strata_bounds) if gather else []
+        fixed = constant_sums(t, unit.strata_bounds) if gather else []
         cols = [np.ascontiguousarray(t[:, j]) for j in range(g * m)] if gather else []
         # the product runs per block of groups, the blocks a Dask task holds
         spans = [(0, g)] if group_block else group_blocks(n, g, m)
-        spans = [(lo * m, hi * m) for lo, hi in spans]
-        # each block contiguous: a chunk's product then reads its block only
-        parts = (
-            [t]
-            if len(spans) == 1
-            else [np.ascontiguousarray(t[:, a:b]) for a, b in spans]
+        product = (
+            None
+            if gather
+            else CountProduct(
+                unit.T, unit.strata_bounds, [(lo * m, hi * m) for lo, hi in spans]
+            )
         )
         rows_per = _rs.STREAM_SIZE if unit.block_length else _rs.draw_rows(n, tile_size)
-        offsets = (np.arange(rows_per) * n)[:, None]
-        w = np.empty((rows_per, n))
         flat = out.reshape(n_rep, g * m)
         gens = streams(root, (_rs._BOOT, unit.index), first, n_streams)
         for s, gen in enumerate(gens):
@@ -114,17 +113,14 @@ def _one_stage_sums(
                 rows = slice(
                     s * _rs.STREAM_SIZE + r0, s * _rs.STREAM_SIZE + r0 + rows_per
                 )
-                if gather:
-                    for j, col in enumerate(cols):
-                        if fixed[j] is None:
-                            flat[rows, j] = np.take(col, block).sum(axis=1)
-                        else:
-                            flat[rows, j] = fixed[j]
+                if product is not None:
+                    product(block, flat[rows])
                     continue
-                block += offsets
-                w[...] = _rs._counts(block.ravel(), rows_per, n)
-                for (a, b), part in zip(spans, parts, strict=True):
-                    np.matmul(w, part, out=flat[rows, a:b])
+                for j, col in enumerate(cols):
+                    if fixed[j] is None:
+                        flat[rows, j] = np.take(col, block).sum(axis=1)
+                    else:
+                        flat[rows, j] = fixed[j]
         return out
     # Run-level strategies, also one stream at a time: per group, the drawn
     # rows of each replicate; their statistics are gathered and summed (few
@@ -411,21 +407,6 @@ def combine_pieces(parts) -> np.ndarray:
     for part in it:
         acc = acc + part
     return acc
-
-
-def _fixed_sums(t: np.ndarray, bounds: np.ndarray) -> list:
-    """Per column, its replicate sum when constant within every stratum, else None."""
-    out = []
-    for j in range(t.shape[1]):
-        col, total = t[:, j], 0.0
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            if hi > lo and not (col[lo:hi] == col[lo]).all():
-                out.append(None)
-                break
-            total += (hi - lo) * col[lo] if hi > lo else 0.0
-        else:
-            out.append(total)
-    return out
 
 
 def _sum_rows(x: np.ndarray, rep: np.ndarray | None, row: np.ndarray) -> np.ndarray:

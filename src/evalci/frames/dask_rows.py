@@ -115,7 +115,7 @@ def flaky(ddf, value, cluster, **kwargs):
 
 def report(ddf, value, cluster, system="system", **kwargs):
     """:func:`evalci.report` from one reduction (rows rebuilt, or counts if taken)."""
-    from evalci.metrics import Metric, get_metric
+    from evalci.metrics import Metric, for_value, get_metric
     from evalci.reporting.report import report as _report
 
     check_value(value)
@@ -130,7 +130,7 @@ def report(ddf, value, cluster, system="system", **kwargs):
             "trials": None,
         },
     )
-    metric = get_metric(a["metric"])
+    metric = for_value(get_metric(a["metric"]), value)
     cols = as_columns(cluster, "cluster", allow_none=False)
     keys = [*cols, system, *as_columns(a["strata"], "strata")]
     if isinstance(metric, Metric):

@@ -165,6 +165,7 @@ def bootstrap(
     rng=None,
     weights: str = "multinomial",
     missing: str | None = None,
+    paired: bool = True,
 ) -> xr.Dataset:
     """Bootstrap CI of a DataArray over ``(input, run, ...)``; any strategy.
 
@@ -203,6 +204,10 @@ def bootstrap(
         ``n_inputs_unscored`` (and, under ``"bounds"``, ``share_scored``,
         ``bound_low``, ``bound_high``). A Dask-backed array is computed
         first for an explicit policy.
+    paired : bool
+        ``True`` (default): the broadcast dims share their draws. ``False``:
+        each of their cells drawn on its own streams, as in
+        :func:`evalci.bootstrap`.
 
     Returns
     -------
@@ -231,17 +236,23 @@ def bootstrap(
         weight=weight,
         rng=_rs.seed_sequence(rng),
         weights=weights,
+        paired=paired,
     )
     _check_args(da, input_dim, run_dim, strata, by, kwargs)
     if missing is not None:
-        return policy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, missing)
-    da = _load_coords(da)
-    _check_coords(da, input_dim, run_dim, strata, by)
-    if da.chunks is None:
-        with caller_warnings():
-            return _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
-    where = caller_location()
-    return _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where)
+        ds = policy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, missing)
+    else:
+        da = _load_coords(da)
+        _check_coords(da, input_dim, run_dim, strata, by)
+        if da.chunks is None:
+            with caller_warnings():
+                ds = _numpy_bootstrap(da, input_dim, run_dim, strata, by, kwargs)
+        else:
+            where = caller_location()
+            ds = _lazy_bootstrap(da, input_dim, run_dim, strata, by, kwargs, where)
+    if not kwargs["paired"]:  # the broadcast cells drew apart
+        ds.attrs["paired"] = 0
+    return ds
 
 
 def cluster_ci(

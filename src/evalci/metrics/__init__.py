@@ -11,7 +11,9 @@ The modules: :mod:`~evalci.metrics.base` (the blueprint),
 :mod:`~evalci.metrics.passk` (pass@k, pass^k),
 :mod:`~evalci.metrics.agreement` (kappa, Krippendorff's alpha) and
 :mod:`~evalci.metrics.classification` (precision, recall, F1), and
-:mod:`~evalci.metrics.registry` (names for ``metric=``).
+:mod:`~evalci.metrics.registry` (names for ``metric=``), and
+:mod:`~evalci.metrics.sums` (:func:`from_sums`: a Metric from a function of
+named column sums, the fast form of a callable that reads only totals).
 """
 
 from evalci.metrics.agreement import kappa, krippendorff_alpha
@@ -20,6 +22,7 @@ from evalci.metrics.classification import f1, precision, recall
 from evalci.metrics.passk import pass_at_k, pass_hat_k
 from evalci.metrics.registry import available_metrics, get_metric, register_metric
 from evalci.metrics.scores import accuracy, mean, quantile, ratio
+from evalci.metrics.sums import for_value, from_sums  # noqa: F401  (for_value: engine)
 
 __all__ = [
     "Metric",
@@ -34,6 +37,7 @@ __all__ = [
     "krippendorff_alpha",
     "ratio",
     "quantile",
+    "from_sums",
     "register_metric",
     "get_metric",
     "available_metrics",

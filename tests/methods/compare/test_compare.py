@@ -356,6 +356,7 @@ def two_systems(a, b, k=1):
 @pytest.mark.parametrize(
     "metric", ["mean", lambda d: d.correct.mean()], ids=["mean", "callable"]
 )
+@pytest.mark.filterwarnings("ignore::evalci.SlowMetricWarning")  # a mean, on purpose
 def test_dropna_drops_missing_rows_before_pairing(metric):
     # 12-9-19 split at k=1; A's only run of input 0 and B's of input 5 are NaN.
     # missing='drop' must drop those runs *before* checking that every input is
