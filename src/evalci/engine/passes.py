@@ -319,7 +319,7 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
     fast = isinstance(args.metric, Metric)
     if not fast:
         _check_callable(cube, args)
-    if args.strategy in patterns.RUN_LEVEL and not _counts_only(cube, args):
+    if args.strategy in patterns.RUN_LEVEL and not patterns.counts_suffice(cube):
         cube.settle()  # the run-level patterns read the run rows
     strategy = (
         "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
@@ -499,7 +499,9 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
         kk = unit_cells(cube.cell_runs(), clusters, groups)
         if kk.dtype.kind != "i":  # summed runs of a counts table
             kk = np.rint(kk).astype(np.int64)
-        found = _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args)
+        found = patterns.run_patterns(
+            unit, groups, clusters, kk, cube, strategy, weight, args.metric
+        )
         n_runs = int(kk.sum()) if strategy == "hierarchical" else kk.size
     else:
         found, n_runs = patterns.find_patterns(unit.T, unit.strata_bounds), 0
@@ -510,53 +512,6 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     if use or _FORCE_PATH == "patterns" or counts_runs:
         return found, plan
     return None
-
-
-def _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args):
-    """Run-level patterns: from per-input counts when every group's runs take
-    two values (0/1 data, counts tables), else from the unit's run rows.
-
-    ``kk`` (N_u, G_u) are the runs of each input and group.
-    """
-    if cube.runs is not None:  # counts table: a run is [0, 1] or [1, 1]
-        low = np.tile([0.0, 1.0], (len(groups), 1))
-        high = np.tile([1.0, 1.0], (len(groups), 1))
-    else:
-        pairs = cube.two_valued()
-        if pairs is None:  # NaN or -0.0: the group's rows in canonical order
-            pairs = [
-                patterns.two_values(cube.stats[cube.row_group == g]) for g in groups
-            ]
-        else:
-            pairs = [pairs[g] for g in groups]
-        if any(v is None for v in pairs):
-            return patterns.run_level_patterns(unit)
-        low, high = (np.array(v) for v in zip(*pairs, strict=True))
-    sums = unit_cells(cube.cell_sums(), clusters, groups)  # raw, unweighted
-    c = patterns.binary_counts(sums, kk, low, high)
-    # the factor Cube.units applies to each run row (exact grid at equal k)
-    constant = args.metric.scale_invariant & (kk == kk[:1]).all(axis=0)
-    if constant.all():  # a factor of 1 everywhere: the same values and patterns
-        scale = None
-    elif strategy == "hierarchical" and weight == "input":
-        scale = np.where(constant, 1.0, 1.0 / kk)
-    elif strategy == "single_draw" and weight == "run":
-        scale = np.where(constant, 1.0, kk.astype(float))
-    else:
-        scale = None
-    return patterns.binary_run_patterns(
-        unit.T, c, kk, low, high, unit.strata_bounds, scale
-    )
-
-
-def _counts_only(cube: Cube, args: BootstrapArgs) -> bool:
-    """Whether the run-level patterns of every group come from per-input
-    counts (:func:`_run_patterns`), which read no run row: a counts table, or
-    groups of two-valued rows that :meth:`Cube.two_valued` reads in any order."""
-    if cube.runs is not None:
-        return True
-    pairs = cube.two_valued()
-    return pairs is not None and all(v is not None for v in pairs)
 
 
 def _kernel(p: Pass) -> str:
