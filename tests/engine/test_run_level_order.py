@@ -107,9 +107,11 @@ def test_bits_equal_the_sorted_cube(monkeypatch, strategy, kind, systems, extra)
         ("hierarchical", {"backend": "dask"}),
         ("single_draw", {"backend": "dask", "method": "bca"}),
         ("iid", {"backend": "dask"}),
+        ("hierarchical", {"paired": False}),
+        ("single_draw", {"paired": False, "method": "bca"}),
     ],
 )
-def test_poisson_weights_and_dask_equal_the_sorted_cube(monkeypatch, strategy, extra):
+def test_poisson_dask_and_unpaired_equal_the_sorted_cube(monkeypatch, strategy, extra):
     df = tidy(300, 2, seed=5)
     new = run(df, strategy, **extra)
     settled_at_once(monkeypatch)
