@@ -1,6 +1,6 @@
 """Scale out (issue 12): evalci on a ``distributed.LocalCluster`` against pandas.
 
-Five cases (``--case a|b|c|d|e`` runs one; all by default):
+Six cases (``--case a|b|c|d|e|f`` runs one; all by default):
 
 a. a tidy table from Parquet, k=5, B=10,000: a 2-worker LocalCluster
    (``dd.read_parquet`` then ``ddf.evalci.cluster_ci``) against pandas
@@ -21,7 +21,12 @@ e. (issue 23) 10 systems x 1,000,000 inputs x 5 runs, B=2,048: first on 2
    skips it), then on 1 and 2 workers at
    ``--fit-limit`` (default 1GB) with the tile size the memory check names
    when it names one (phases, speed-up, each worker's peak resident set),
-   then 10,000,000 inputs x 1 run x 1 system.
+   then 10,000,000 inputs x 1 run x 1 system;
+f. (issue 39) 10**7 inputs x 5 runs of 0/1 outcomes from Parquet (5 x 10**7
+   rows, 50 files), B=10,000: pandas against 1, 2 and 4 workers, each
+   ``--repeats`` times round-robin; medians, ratios and the load. The
+   reduction sums each partition's cells and adds them by input block (no
+   shuffle: ``evalci-cells``, ``evalci-sum``).
 
 Times are wall-clock seconds of one call (data read included); memory is the
 peak above the level before the call: the client's resident set sampled every
@@ -32,7 +37,7 @@ workers (no worker meter; the tile size lowered to 4,096 inputs in case d so
 the tile tasks run), under a minute. The script only prints; targets are never
 asserted.
 
-    python benchmarks/bench_scaleout.py [--quick] [--case a|b|c|d] [--kind ...]
+    python benchmarks/bench_scaleout.py [--quick] [--case a|...|f] [--kind ...] [--repeats R]
 """
 
 from __future__ import annotations
@@ -224,6 +229,14 @@ def on_cluster(client, call):
     return out, seconds, peak.above, worker_mb, tasks
 
 
+def on_parquet(client, path: str, value: str, kw: dict):
+    """:func:`on_cluster` of ``dd.read_parquet(path).evalci.cluster_ci``."""
+    return on_cluster(
+        client,
+        lambda: dd.read_parquet(path).evalci.cluster_ci(value, "input_id", **kw),
+    )
+
+
 def on_pandas(call):
     """Run ``call()`` here: (result, seconds, client MB)."""
     with PeakRSS() as peak:
@@ -366,12 +379,7 @@ def case_c(tmp, quick: bool) -> None:
     times, spans = {}, {}
     for workers in (1, 2):
         with cluster(workers) as client:
-            res, t, c, w, tasks = on_cluster(
-                client,
-                lambda: dd.read_parquet(path).evalci.cluster_ci(
-                    "value", "input_id", **kw
-                ),
-            )
+            res, t, c, w, tasks = on_parquet(client, path, "value", kw)
             row(f"dask DataFrame (Parquet), {workers}x1", t, c, w, tasks)
             times[workers] = t
             lo, hi, busy = PHASES.get("evalci-resample", (0.0, 0.0, 0.0))
@@ -424,6 +432,88 @@ def case_d(tmp, quick: bool) -> None:
         f"  {'':<52}pandas/dask {t_pd / t:5.2f}x  same numbers: {same(ref, res)}  "
         f"evalci-tile tasks seen: {tasks.get('evalci-tile', 0)}"
     )
+
+
+#: Case f: (inputs, runs, rows per Parquet file); ``--quick`` divides by 1,000.
+CASE_F = (10_000_000, 5, 1_000_000)
+#: Case f: timed rounds (pandas, then 1, 2 and 4 workers, each round).
+REPEATS_F = 3
+
+
+def write_binary(where: str, n: int, k: int, rows: int) -> str:
+    """``n`` inputs x ``k`` runs of 0/1 outcomes (input_id, run, correct) as
+    Parquet files of ``rows`` rows, written one file at a time, inputs in order."""
+    os.makedirs(where)
+    per = max(rows // k, 1)
+    for i, lo in enumerate(range(0, n, per)):
+        rng = np.random.default_rng([0, i])
+        ids = np.arange(lo, min(lo + per, n), dtype=np.int32)
+        p = rng.beta(2, 2, len(ids))
+        pd.DataFrame(
+            {
+                "input_id": np.repeat(ids, k),
+                "run": np.tile(np.arange(k, dtype=np.int8), len(ids)),
+                "correct": (rng.random((len(ids), k)) < p[:, None])
+                .astype(np.int8)
+                .ravel(),
+            }
+        ).to_parquet(f"{where}/part-{i:04d}.parquet", index=False)
+    return where
+
+
+def case_f(tmp, quick: bool) -> None:
+    """Issue 39: 0/1 outcomes reduced without a shuffle, 1 -> 2 -> 4 workers."""
+    n, k, rows = CASE_F
+    if quick:
+        n, rows = n // 1000, rows // 1000
+    b = 1_000 if quick else 10_000
+    section(
+        f"f. {n * k:,} rows ({n:,} inputs x {k} runs, 0/1) from Parquet, "
+        f"{rows:,} rows a file, B={b:,}, {REPEATS_F} rounds"
+    )
+    path = write_binary(f"{tmp}/f", n, k, rows)
+    kw = dict(n_resamples=b, rng=0)
+    times: dict[str, list[float]] = {}
+    loads, same_numbers = [], True
+    for r in range(REPEATS_F):
+        loads.append(os.getloadavg()[0])
+        ref, t, c = on_pandas(
+            lambda: evalci.cluster_ci(
+                pd.read_parquet(path), "correct", "input_id", **kw
+            )
+        )
+        row(f"round {r + 1}: pandas (pd.read_parquet + cluster_ci)", t, c)
+        times.setdefault("pandas", []).append(t)
+        for workers in (1, 2, 4):
+            with cluster(workers) as client:
+                res, t, c, w, tasks = on_parquet(client, path, "correct", kw)
+            row(f"round {r + 1}: dask {workers}x1 (dd.read_parquet)", t, c, w, tasks)
+            print_spans(("evalci-cells", "evalci-sum", "evalci-resample"))
+            times.setdefault(workers, []).append(t)
+            same_numbers &= same(ref, res)
+    med = {key: float(np.median(v)) for key, v in times.items()}
+    print(
+        f"  medians: pandas {med['pandas']:.2f} s, 1 worker {med[1]:.2f} s, "
+        f"2 workers {med[2]:.2f} s, 4 workers {med[4]:.2f} s; 1-min load before "
+        f"the rounds: {', '.join(f'{x:.1f}' for x in loads)} on {os.cpu_count()}"
+    )
+    print(
+        f"  pandas / 2 workers {med['pandas'] / med[2]:.2f}x (target > 1)   "
+        f"1 -> 2 workers {med[1] / med[2]:.2f}x (target >= 1.7)   "
+        f"1 -> 4 workers {med[1] / med[4]:.2f}x   same numbers: {same_numbers}"
+    )
+
+
+def print_spans(names) -> None:
+    """Wall span and summed task seconds of each named phase of the last call."""
+    shown = [
+        f"{name.removeprefix('evalci-')} {hi - lo:.1f} s ({busy:.1f} task-s)"
+        for name in names
+        if name in PHASES
+        for lo, hi, busy in [PHASES[name]]
+    ]
+    if shown:
+        print(f"  {'':<52}phases: {', '.join(shown)}")
 
 
 #: ``memory_limit`` of every worker in case e's first call (``--memory-limit``)
@@ -532,7 +622,7 @@ def case_e(tmp, quick: bool) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes (CI smoke)")
-    parser.add_argument("--case", choices="abcde", action="append")
+    parser.add_argument("--case", choices="abcdef", action="append")
     parser.add_argument(
         "--kind",
         choices=("binary", "continuous"),
@@ -552,14 +642,16 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--fit-limit", default="1GB", help="case e: each worker's memory_limit"
     )
+    parser.add_argument("--repeats", type=int, default=3, help="case f: timed rounds")
     args = parser.parse_args(argv)
-    global PROCESSES, LIMIT_E, FIT_E, TRY_E  # noqa: PLW0603
+    global PROCESSES, LIMIT_E, FIT_E, TRY_E, REPEATS_F  # noqa: PLW0603
+    REPEATS_F = args.repeats
     LIMIT_E, FIT_E = args.memory_limit, args.fit_limit
     TRY_E = not args.skip_limit
     PROCESSES = not args.quick
     # a shuffle started and ended by the scheduler is not news
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
-    cases = args.case or list("abcde")
+    cases = args.case or list("abcdef")
     print(
         f"evalci {evalci.__version__}  numpy {np.__version__}  pandas {pd.__version__}"
         f"  dask {dask.__version__}  cpus {os.cpu_count()}  "
@@ -577,6 +669,8 @@ def main(argv=None) -> None:
                 case_c(tmp, args.quick)
             elif case == "e":
                 case_e(tmp, args.quick)
+            elif case == "f":
+                case_f(tmp, args.quick)
             else:
                 case_d(tmp, args.quick)
             print(f"  (case {case}: {time.perf_counter() - t:.0f} s in all)")

@@ -36,7 +36,7 @@ from evalci.engine.hidden_groups import (
 from evalci.engine.missing import refusal
 from evalci.metrics import Metric
 
-__all__ = ["cell_statistics", "check_magnitude", "prepare", "prepare_cells"]
+__all__ = ["check_magnitude", "prepare"]
 
 #: Columns of a table of per-cell summed statistics (:func:`cell_statistics`).
 CELL_RUNS = "__evalci_runs__"
@@ -392,11 +392,21 @@ def _exact_sums(stats: np.ndarray, most: int, whole: bool) -> bool:
     order: finite whole numbers (``whole``: made from integers) far from 2**53."""
     if stats.size == 0:
         return True
-    big = max(float(stats.max()), -float(stats.min()))
+    big = largest(stats)
     if not np.isfinite(big) or big * most >= 2.0**53:
         return False
-    if whole:  # made from integers: whole, no -0.0
-        return True
+    return whole or whole_numbers(stats)  # whole: made from integers, no -0.0
+
+
+def largest(stats: np.ndarray) -> float:
+    """``max |x|`` of the statistics (0 for none), without a copy of ``|x|``."""
+    if stats.size == 0:
+        return 0.0
+    return max(float(stats.max()), -float(stats.min()))
+
+
+def whole_numbers(stats: np.ndarray) -> bool:
+    """Whether every statistic is a whole number (finite); O(R), cache-sized chunks."""
     step = 1 << 15  # in chunks that stay in cache
     for lo in range(0, stats.shape[0], step):
         x = stats[lo : lo + step]
@@ -425,74 +435,6 @@ def _metric_data(frame: pd.DataFrame, args: BootstrapArgs) -> dict:
     """
     cols = dict.fromkeys([args.value, *args.metric.columns])
     return {c: frame[c].to_numpy() for c in cols}
-
-
-def cell_statistics(rows: pd.DataFrame, args: BootstrapArgs, runs=None):
-    """Summed statistics of every (cluster, group, strata) cell that ``rows`` hold whole.
-
-    ``runs`` names a column of multiplicities (a row standing for that many
-    identical runs). The values are checked as :func:`prepare` checks them,
-    each row's statistics formed, and a cell's rows summed in the canonical
-    order, so the sums are bit for bit those of :func:`prepare` on the whole
-    table. One row per cell: the key columns, :func:`stat_columns` and
-    :data:`CELL_RUNS`. The per-partition step of the Dask reduction.
-    """
-    frame = _clean_values(rows, args)
-    if runs is not None:
-        frame = frame.iloc[np.repeat(np.arange(len(frame)), frame[runs].to_numpy())]
-    keys = list(dict.fromkeys([*args.cluster, *args.by, *args.strata]))
-    if len(frame) == 0:
-        return pd.DataFrame(columns=keys + [CELL_RUNS])
-    # each role's codes (and its messages), then one code per cell
-    codes = [factorize(frame, args.cluster, "cluster")[0]]
-    codes.append(group_codes_of(frame, args.by)[0])
-    if args.strata:
-        codes.append(factorize(frame, args.strata, "strata")[0])
-    flat = np.ravel_multi_index(codes, [int(c.max()) + 1 for c in codes])
-    _, first, cell = np.unique(flat, return_index=True, return_inverse=True)
-    order = _canonical_order(frame, args, cell)
-    out = frame[keys].iloc[first].reset_index(drop=True)
-    frame, cell = frame.iloc[order], cell[order]
-    data_map = _metric_data(frame, args)
-    stats = np.asarray(args.metric.statistics(data_map, args.value), dtype=float)
-    check_magnitude(stats, args.value, f"metric {as_written(args.metric.name)}")
-    n = len(out)
-    for j, name in enumerate(stat_columns(stats.shape[1])):
-        out[name] = np.bincount(cell, weights=stats[:, j], minlength=n)
-    out[CELL_RUNS] = np.bincount(cell, minlength=n).astype(float)
-    return out
-
-
-def prepare_cells(cells: pd.DataFrame, args: BootstrapArgs) -> tuple[Cube, np.ndarray]:
-    """The cube of a cell table (:func:`cell_statistics` of every cell).
-
-    What :func:`prepare` gives on the rows behind the table, for
-    ``strategy="cluster"`` with inputs as clusters.
-    """
-    if len(cells) == 0:
-        raise ValueError("no rows left to resample (after dropping missing values).")
-    group_codes, groups, n_groups = group_codes_of(cells, args.by)
-    cluster_codes, cluster_keys = factorize(cells, args.cluster, "cluster")
-    strata_codes = None
-    if args.strata:
-        strata_codes = _check_strata(
-            cells, cluster_codes, len(cluster_keys), args.strata[0], args.cluster
-        )
-    runs = cells[CELL_RUNS].to_numpy(dtype=float)
-    n_runs = np.bincount(group_codes, weights=runs, minlength=n_groups)
-    order = np.lexsort((cluster_codes, group_codes))
-    cube = Cube(
-        row_group=group_codes[order],
-        row_cluster=cluster_codes[order],
-        cluster_keys=cluster_keys,
-        groups=groups,
-        strata=strata_codes,
-    )
-    names = [c for c in cells.columns if c.startswith("__evalci_s")]
-    cube.stats = cells[names].to_numpy(dtype=float)[order]
-    check_magnitude(cube.stats, args.value, f"metric {as_written(args.metric.name)}")
-    cube.runs = runs[order]
-    return cube, n_runs.astype(np.int64)
 
 
 _MODE_WARNING = (

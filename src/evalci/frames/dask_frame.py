@@ -264,14 +264,16 @@ def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
     Map (each partition's distinct rows with multiplicities), shuffle by
     ``cluster`` (so every input's runs meet in one partition, however the
     table was split), then ``evalci-reduce`` tasks: each partition's cells
-    summed in the canonical order (:func:`evalci.engine.table.cell_statistics`),
+    summed in the canonical order (:func:`evalci.engine.cells.cell_statistics`),
     bit for bit the sums of the pandas path. A ``lazy`` graph (computed
     later, perhaps elsewhere) shuffles with tasks, which every scheduler runs;
     an eager one lets Dask choose (peer-to-peer on a ``distributed`` client).
+    The path of statistics that are not whole numbers (0/1 and counts take
+    :mod:`evalci.frames.dask_cells`, no shuffle).
     """
     import dask
 
-    from evalci.engine import table as _table
+    from evalci.engine import cells as _cells
 
     cols = [*args.cluster, *args.by, *args.strata, args.value, *args.metric.columns]
     cols = list(dict.fromkeys(cols))
@@ -280,7 +282,7 @@ def cell_parts(ddf, args, token: str, lazy: bool = False) -> list:
     method = "tasks" if lazy else None
     shuffled = local.shuffle(on=list(args.cluster), shuffle_method=method)
     return [
-        dask.delayed(_table.cell_statistics, pure=True)(
+        dask.delayed(_cells.cell_statistics, pure=True)(
             part, args, RUNS, dask_key_name=f"evalci-reduce-{token}-{i}"
         )
         for i, part in enumerate(shuffled.to_delayed())
@@ -319,15 +321,39 @@ def gathered(parts):
     return out
 
 
+def _cells_of(ddf, args, token: str, compute: bool):
+    """The cells of the reduction: summed where the rows lie when every
+    statistic is whole (:mod:`evalci.frames.dask_cells`, no shuffle; eagerly
+    a tuple of computed cells), else after the shuffle (:func:`cell_parts`)."""
+    import dask
+
+    from evalci.frames import dask_cells
+
+    if compute:
+        blocks, bigs = dask_cells.block_cells(ddf, args, token)
+        out = gathered([*blocks, *bigs])
+        blocks, bigs = out[: len(blocks)], out[len(blocks) :]
+        if dask_cells.exact(blocks, bigs):
+            return tuple(dask_cells.merged(blocks, list(args.cluster)))
+        # a statistic not whole (each partition said so at once), or too large
+        return cell_parts(ddf, args, token)
+    if not dask_cells.whole_by_type(meta(ddf), args):
+        return cell_parts(ddf, args, token, lazy=True)
+    blocks, bigs = dask_cells.block_cells(ddf, args, token)
+    return dask.delayed(dask_cells.checked, pure=True)(
+        list(args.cluster), blocks, *bigs, dask_key_name=f"evalci-exact-{token}"
+    )
+
+
 def _start_cells(parts, args, root, where):
     """``evalci-start`` of the cells path: the pass from the partitions' cells."""
+    from evalci.engine import cells as _cells
     from evalci.engine import passes as engine
-    from evalci.engine import table as _table
 
     with caller_warnings(where):
         full = [p for p in parts if len(p)]
         cells = pd.concat(full, ignore_index=True) if full else parts[0]
-        cube, n_runs = _table.prepare_cells(cells, args)
+        cube, n_runs = _cells.prepare_cells(cells, args)
         return engine.pass_of_cube(cube, n_runs, args, root)
 
 
@@ -376,7 +402,7 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
     root, token = _rs.seed_sequence(rng), uuid.uuid4().hex
     where = None if compute else caller_location()
     if _cells_apply(args):
-        parts = cell_parts(ddf, args, token, lazy=not compute)
+        parts = _cells_of(ddf, args, token, compute)
         start = partial(_start_cells, args=args, root=root, where=where)
     else:
         parts = distinct_rows(ddf, args, compute=False)
@@ -391,7 +417,7 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
         )
     if compute:
         with caller_warnings():
-            p = start(gathered(parts))
+            p = start(parts if isinstance(parts, tuple) else gathered(parts))
             rep = (
                 scaleout.finish(p)
                 if p.args.backend == "dask"
@@ -496,5 +522,3 @@ def _reduce_pairs(ddf, a: dict):
         a["trials"],
     )
     return ReducedRows(table, row_runs)
-
-

@@ -11,8 +11,8 @@ import xarray as xr
 
 from evalci._base.warnings import caller_warnings
 from evalci.engine import args as _args
+from evalci.engine import cells as _cells
 from evalci.engine import passes as engine
-from evalci.engine import table as _table
 from evalci.frames import reduce as _reduce
 from evalci.frames.dataarray_table import (
     _RESULT_VARS,
@@ -71,7 +71,7 @@ def _chunk_cells(block, coords, dims, name, spec, args, where, split=()):
     """``evalci-reduce``: one chunk's cells (its runs are whole: run is one chunk).
 
     Numeric metrics: the chunk's summed statistics per (input, group) cell,
-    in the canonical order (:func:`evalci.engine.table.cell_statistics`), bit for
+    in the canonical order (:func:`evalci.engine.cells.cell_statistics`), bit for
     bit those of the numpy path, and the rows of the inputs in ``split``
     (labels other chunks hold too), summed once all are together. Label
     metrics: its distinct rows and their multiplicities (exact; label data
@@ -84,7 +84,7 @@ def _chunk_cells(block, coords, dims, name, spec, args, where, split=()):
         frame, _, _ = _long(arr, input_dim, run_dim, strata, by, args.metric)
         if _reduce._cells_apply(args):
             shared = frame[input_dim].isin(split).to_numpy()
-            whole = _table.cell_statistics(frame.loc[~shared], args)
+            whole = _cells.cell_statistics(frame.loc[~shared], args)
             return whole, frame.loc[shared]
         cols = [c for c in frame.columns if c != run_dim]
         return _reduce._distinct(frame[cols], cols)
@@ -102,8 +102,8 @@ def _start_lazy(parts, meta_args, kwargs, where):
             cells = [c for c, _ in parts]
             shared = _concat([rows for _, rows in parts])
             if len(shared):  # inputs split between chunks: their cells now
-                cells.append(_table.cell_statistics(shared, meta_args))
-            cube, n_runs = _table.prepare_cells(_concat(cells), meta_args)
+                cells.append(_cells.cell_statistics(shared, meta_args))
+            cube, n_runs = _cells.prepare_cells(_concat(cells), meta_args)
             return engine.pass_of_cube(cube, n_runs, meta_args, kwargs["rng"])
         table = _concat(parts)
         args = _args.bootstrap_iv_of(
