@@ -82,7 +82,8 @@ def make_pass(df, strategy, weight="input", strata=True, metric="mean", by="syst
         True,
     )
     root = np.random.SeedSequence(2024)
-    return engine.start_pass(df, args, root), root
+    # the units with their run rows (the index kernel's), whichever kernel runs
+    return engine.start_pass(df, args, root).with_run_rows(), root
 
 
 def unit_patterns(unit, strategy):

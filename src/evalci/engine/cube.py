@@ -16,9 +16,17 @@ import pandas as pd
 
 from evalci._base.lazy import sparse
 from evalci._base.text import as_written
+from evalci.engine.patterns_find import group_two_values
 from evalci.engine.resampling import Unit
 
-__all__ = ["Cube", "factorize", "sorted_factorize", "value_codes"]
+__all__ = [
+    "Cube",
+    "factorize",
+    "iid_order",
+    "sorted_factorize",
+    "unit_cells",
+    "value_codes",
+]
 
 
 def factorize(frame: pd.DataFrame, cols: list[str], name: str):
@@ -160,6 +168,29 @@ def value_codes(series: pd.Series) -> np.ndarray:
         return sorted_factorize(series.astype(str))[0]
 
 
+def iid_order(values: pd.Series, group_codes: np.ndarray) -> np.ndarray:
+    """The rows by (group, value), ties in table order: one stable radix sort.
+
+    ``np.lexsort((value_codes(values), group_codes))``, the same permutation:
+    small whole numbers (0/1, booleans, counts) and few groups make one int16
+    key, which numpy's stable argsort sorts by radix in O(R); other values
+    take the lexsort.
+    """
+    v = values.to_numpy() if isinstance(values.dtype, np.dtype) else None
+    if v is not None and v.dtype.kind in "biu" and len(v):
+        v = v.view(np.uint8) if v.dtype.kind == "b" else v
+        lo, hi = v.min(), v.max()
+        span = int(hi) - int(lo) + 1
+        n_groups = int(group_codes.max()) + 1
+        if n_groups * span <= 1 << 15:
+            v = v.astype(np.int32) if v.dtype.itemsize < 4 else v
+            key = (v - v.dtype.type(lo)).astype(np.int16)  # 0 .. span - 1
+            if n_groups > 1:
+                key += (group_codes * span).astype(np.int16)
+            return np.argsort(key, kind="stable")
+    return np.lexsort((value_codes(values), group_codes))
+
+
 def _same_inputs(present: np.ndarray) -> list[list[int]]:
     """The groups (columns of ``present``, inputs x groups) that have the
     same set of inputs, in order of first appearance: one draw unit each."""
@@ -194,6 +225,9 @@ class Cube:
     # the `stats` array known to hold whole numbers (made from integers): no
     # scan needed to know its sums are exact (table._sums_exact)
     whole_stats: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # rows not yet in canonical order: the function that puts them in it,
+    # called by :meth:`settle` when a kernel reads the rows themselves
+    pending_order: object = field(default=None, repr=False, compare=False)
     # cell codes, counts...: cached for the current rows (:meth:`_cache`)
     _cells: dict | None = field(default=None, repr=False, compare=False)
 
@@ -215,6 +249,40 @@ class Cube:
         ):
             c = self._cells = {"rows": (self.row_cluster, self.row_group)}
         return c
+
+    def reorder(self, order: np.ndarray) -> None:
+        """Put the rows (codes, statistics, runs) in ``order``."""
+        self.row_group, self.row_cluster = (
+            self.row_group[order],
+            self.row_cluster[order],
+        )
+        if self.row_input is not None:
+            self.row_input = self.row_input[order]
+        if self.stats is not None:
+            whole = self.whole_stats is self.stats
+            self.stats = self.stats[order]
+            self.whole_stats = self.stats if whole else None
+        if self.runs is not None:
+            self.runs = self.runs[order]
+
+    def settle(self) -> None:
+        """Apply the pending canonical order, if any (:attr:`pending_order`)."""
+        if self.pending_order is not None:
+            settle, self.pending_order = self.pending_order, None
+            settle()
+
+    def two_valued(self) -> list | None:
+        """Per group, its two raw run rows ``(low, high)`` (None for a group
+        with three or more), read in any row order; None when the bits would
+        depend on the order (:func:`~evalci.engine.patterns_find.group_two_values`)."""
+        c = self._cache()
+        if self.stats is None:
+            return None
+        if c.get("two", (None,))[0] is not self.stats:
+            whole = self.whole_stats is self.stats
+            two = group_two_values(self.stats, self.row_group, self.n_groups, whole)
+            c["two"] = (self.stats, two)
+        return c["two"][1]
 
     def cell_codes(self) -> np.ndarray:
         """Cell ``cluster * G + group`` of every row."""
@@ -248,13 +316,23 @@ class Cube:
         """Runs per (cluster, group): rows, or summed ``runs`` for counts tables."""
         if self.runs is None:
             return self.cell_counts()
-        n, g = self.n_clusters, self.n_groups
-        return self._per_cell(self.runs[:, None]).reshape(n, g)
+        c = self._cache()
+        if c.get("runs", (None,))[0] is not self.runs:
+            n, g = self.n_clusters, self.n_groups
+            k = self._per_cell(self.runs[:, None]).reshape(n, g)
+            k.flags.writeable = False  # shared by every caller
+            c["runs"] = (self.runs, k)
+        return c["runs"][1]
 
     def cell_sums(self) -> np.ndarray:
         """Summed statistics per (cluster, group): ``T`` of shape (N, G, m)."""
-        n, g = self.n_clusters, self.n_groups
-        return self._per_cell(self.stats).reshape(n, g, self.stats.shape[1])
+        c = self._cache()
+        if c.get("sums", (None,))[0] is not self.stats:
+            n, g = self.n_clusters, self.n_groups
+            t = self._per_cell(self.stats).reshape(n, g, self.stats.shape[1])
+            t.flags.writeable = False  # shared by every caller
+            c["sums"] = (self.stats, t)
+        return c["sums"][1]
 
     def _per_cell(self, x: np.ndarray) -> np.ndarray:
         """Sums of the rows ``x`` (R, m) per cell, ``(N * G, m)``.
@@ -267,7 +345,8 @@ class Cube:
         cell = self.cell_codes()
         if len(cell) == n * g and int(self.cell_counts().max(initial=0)) == 1:
             if self._cells_in_order():  # rows in cell order already
-                return np.asarray(x, dtype=float) + 0.0
+                y = np.asarray(x, dtype=float)
+                return y if x is self.whole_stats else y + 0.0  # (integers: no -0.0)
             out = np.empty((n * g, x.shape[1]))
             out[cell] = x
             out += 0.0
@@ -319,6 +398,7 @@ class Cube:
         with_stats = self.stats is not None
         sums = self.cell_sums() if with_stats else None
         run_rows = with_stats and strategy in ("single_draw", "hierarchical")
+        run_rows &= self.pending_order is None  # unsettled: no run rows
         out = []
         for u, groups in enumerate(first):
             groups = np.asarray(groups)
@@ -429,10 +509,21 @@ def _all_ones(col: np.ndarray) -> bool:
 
 
 def _is_range(codes: np.ndarray, n: int) -> bool:
-    """Whether ``codes`` is ``0, 1, ..., n - 1``."""
-    return len(codes) == n and (
-        n == 0 or (codes[0] == 0 and (np.diff(codes) == 1).all())
-    )
+    """Whether ``codes`` is ``0, 1, ..., n - 1`` (in chunks that stay in cache)."""
+    if len(codes) != n or (n and (codes[0] != 0 or codes[-1] != n - 1)):
+        return False
+    step = 1 << 16
+    for lo in range(0, n - 1, step):
+        chunk = codes[lo : lo + step + 1]
+        if not (chunk[1:] - chunk[:-1] == 1).all():
+            return False
+    return True
+
+
+def unit_cells(a: np.ndarray, clusters: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """``a[np.ix_(clusters, groups)]`` of an (N, G, ...) array: ``a`` itself
+    (read only, no copy) when the unit holds every cluster and group."""
+    return _Take(clusters, groups, a.shape)(a)
 
 
 class _Take:

@@ -36,7 +36,7 @@ from evalci.engine import blocks, patterns
 from evalci.engine import intervals as _intervals
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs
-from evalci.engine.cube import Cube
+from evalci.engine.cube import Cube, unit_cells
 from evalci.engine.table import prepare
 from evalci.metrics import Metric
 
@@ -270,6 +270,20 @@ class Pass:
     def fast(self) -> bool:
         return isinstance(self.args.metric, Metric)
 
+    def with_run_rows(self) -> Pass:
+        """This pass with its cube in canonical order and its units holding
+        their run rows (as the index kernel reads them); the same plans.
+
+        A cube left unordered (:meth:`Cube.settle`) gives units without run
+        rows, which the pattern kernel never reads.
+        """
+        if self.cube.pending_order is None:
+            return self
+        self.cube.settle()
+        weight = "run" if self.cube.input_weighted else self.args.weight
+        units = _units_of(self.cube, self.strategy, weight, self.args)
+        return replace(self, units=units)
+
     def work(self, u: int) -> UnitWork:
         """The resampling work of unit ``u`` (Metric paths only)."""
         plan = self.plans[u]
@@ -305,10 +319,29 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
     fast = isinstance(args.metric, Metric)
     if not fast:
         _check_callable(cube, args)
+    if args.strategy in patterns.RUN_LEVEL and not patterns.counts_suffice(cube):
+        cube.settle()  # the run-level patterns read the run rows
     strategy = (
         "cluster" if args.strategy in ("iid", "mode_aggregate") else args.strategy
     )
     weight = "run" if cube.input_weighted else args.weight
+    units = _units_of(cube, strategy, weight, args)
+    check_units(units, cube, args)
+    _check_memory(units, args)
+    plans = [
+        _pattern_plan(unit, groups, clusters, cube, strategy, weight, args)
+        if fast
+        else None
+        for unit, groups, clusters in units
+    ]
+    p = Pass(args, root, cube, n_runs, strategy, units, plans)
+    # the index kernel draws run rows by offset: canonical order first
+    return p.with_run_rows() if None in plans else p
+
+
+def _units_of(cube: Cube, strategy: str, weight: str, args: BootstrapArgs) -> list:
+    """The cube's draw units (:meth:`Cube.units`), with the block length."""
+    fast = isinstance(args.metric, Metric)
     units = cube.units(
         strategy,
         weight,
@@ -321,15 +354,7 @@ def pass_of_cube(cube: Cube, n_runs, args: BootstrapArgs, root) -> Pass:
             (replace(unit, block_length=args.block_length), groups, clusters)
             for unit, groups, clusters in units
         ]
-    check_units(units, cube, args)
-    _check_memory(units, args)
-    plans = [
-        _pattern_plan(unit, groups, clusters, cube, strategy, weight, args)
-        if fast
-        else None
-        for unit, groups, clusters in units
-    ]
-    return Pass(args, root, cube, n_runs, strategy, units, plans)
+    return units
 
 
 def _check_callable(cube: Cube, args: BootstrapArgs) -> None:
@@ -471,8 +496,12 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     if _FORCE_PATH == "index" and not counts_runs:
         return None
     if strategy in patterns.RUN_LEVEL:
-        kk = np.rint(cube.cell_runs()[np.ix_(clusters, groups)]).astype(np.int64)
-        found = _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args)
+        kk = unit_cells(cube.cell_runs(), clusters, groups)
+        if kk.dtype.kind != "i":  # summed runs of a counts table
+            kk = np.rint(kk).astype(np.int64)
+        found = patterns.run_patterns(
+            unit, groups, clusters, kk, cube, strategy, weight, args.metric
+        )
         n_runs = int(kk.sum()) if strategy == "hierarchical" else kk.size
     else:
         found, n_runs = patterns.find_patterns(unit.T, unit.strata_bounds), 0
@@ -483,35 +512,6 @@ def _pattern_plan(unit, groups, clusters, cube, strategy, weight, args):
     if use or _FORCE_PATH == "patterns" or counts_runs:
         return found, plan
     return None
-
-
-def _run_patterns(unit, groups, clusters, kk, cube, strategy, weight, args):
-    """Run-level patterns: from per-input counts when every group's runs take
-    two values (0/1 data, counts tables), else from the unit's run rows.
-
-    ``kk`` (N_u, G_u) are the runs of each input and group.
-    """
-    if cube.runs is not None:  # counts table: a run is [0, 1] or [1, 1]
-        low = np.tile([0.0, 1.0], (len(groups), 1))
-        high = np.tile([1.0, 1.0], (len(groups), 1))
-    else:
-        pairs = [patterns.two_values(cube.stats[cube.row_group == g]) for g in groups]
-        if any(v is None for v in pairs):
-            return patterns.run_level_patterns(unit)
-        low, high = (np.array(v) for v in zip(*pairs, strict=True))
-    sums = cube.cell_sums()[np.ix_(clusters, groups)]  # raw, unweighted
-    c = patterns.binary_counts(sums, kk, low, high)
-    # the factor Cube.units applies to each run row (exact grid at equal k)
-    constant = args.metric.scale_invariant & (kk == kk[:1]).all(axis=0)
-    if strategy == "hierarchical" and weight == "input":
-        scale = np.where(constant, 1.0, 1.0 / kk)
-    elif strategy == "single_draw" and weight == "run":
-        scale = np.where(constant, 1.0, kk.astype(float))
-    else:
-        scale = None
-    return patterns.binary_run_patterns(
-        unit.T, c, kk, low, high, unit.strata_bounds, scale
-    )
 
 
 def _kernel(p: Pass) -> str:

@@ -56,13 +56,16 @@ which path runs must depend on the data's shape only
 The modules: :mod:`evalci.engine.patterns_find` finds the patterns,
 :mod:`evalci.engine.patterns_draw` draws replicates on them; this one
 chooses between the pattern and index paths (:func:`should_use_patterns`),
-gives the exact jackknife on patterns, and re-exports the kernel.
+gives the exact jackknife on patterns and the run-level patterns of a cube's
+draw unit (:func:`run_patterns`, from counts where no run row is read), and
+re-exports the kernel.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from evalci.engine.cube import unit_cells
 from evalci.engine.patterns_draw import (
     RUN_LEVEL,  # noqa: F401  (passes reads patterns.RUN_LEVEL)
     DrawPlan,
@@ -100,6 +103,8 @@ __all__ = [
     "pattern_jackknife",
     "expand_jackknife",
     "pattern_acceleration",
+    "run_patterns",
+    "counts_suffice",
 ]
 
 # ------------------------------------------------------------------ choosing
@@ -209,3 +214,49 @@ def pattern_acceleration(jack: np.ndarray, patterns: Patterns) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         a = num / (6.0 * den**1.5)
     return np.where(den > 0, a, 0.0)
+
+
+# ------------------------------------------------ run-level patterns of a cube
+def run_patterns(unit, groups, clusters, kk, cube, strategy: str, weight: str, metric):
+    """Run-level patterns: from per-input counts when every group's runs take
+    two values (0/1 data, counts tables), else from the unit's run rows.
+
+    ``unit``, ``groups`` and ``clusters`` are a draw unit of ``cube``
+    (:meth:`~evalci.engine.cube.Cube.units`), ``kk`` (N_u, G_u) the runs of
+    each of its inputs and groups; ``metric`` is the Metric resampled.
+    """
+    if cube.runs is not None:  # counts table: a run is [0, 1] or [1, 1]
+        low = np.tile([0.0, 1.0], (len(groups), 1))
+        high = np.tile([1.0, 1.0], (len(groups), 1))
+    else:
+        pairs = cube.two_valued()
+        if pairs is None:  # NaN or -0.0: the group's rows in canonical order
+            pairs = [two_values(cube.stats[cube.row_group == g]) for g in groups]
+        else:
+            pairs = [pairs[g] for g in groups]
+        if any(v is None for v in pairs):
+            return run_level_patterns(unit)
+        low, high = (np.array(v) for v in zip(*pairs, strict=True))
+    sums = unit_cells(cube.cell_sums(), clusters, groups)  # raw, unweighted
+    c = binary_counts(sums, kk, low, high)
+    # the factor Cube.units applies to each run row (exact grid at equal k)
+    constant = metric.scale_invariant & (kk == kk[:1]).all(axis=0)
+    if constant.all():  # a factor of 1 everywhere: the same values and patterns
+        scale = None
+    elif strategy == "hierarchical" and weight == "input":
+        scale = np.where(constant, 1.0, 1.0 / kk)
+    elif strategy == "single_draw" and weight == "run":
+        scale = np.where(constant, 1.0, kk.astype(float))
+    else:
+        scale = None
+    return binary_run_patterns(unit.T, c, kk, low, high, unit.strata_bounds, scale)
+
+
+def counts_suffice(cube) -> bool:
+    """Whether the run-level patterns of every group come from per-input
+    counts (:func:`run_patterns`), which read no run row: a counts table, or
+    groups of two-valued rows that :meth:`Cube.two_valued` reads in any order."""
+    if cube.runs is not None:
+        return True
+    pairs = cube.two_valued()
+    return pairs is not None and all(v is not None for v in pairs)

@@ -25,6 +25,7 @@ __all__ = [
     "run_level_exact",
     "binary_run_patterns",
     "two_values",
+    "group_two_values",
     "binary_counts",
 ]
 
@@ -126,6 +127,11 @@ def _row_codes(x, lead: np.ndarray | None = None, radix0: int = 1):
     mixed-radix key is re-numbered densely whenever the next digit could
     overflow int64. Returns dense codes ``0 .. U-1`` and U.
     """
+    return _counted_codes(x, lead, radix0)[:2]
+
+
+def _counted_codes(x, lead: np.ndarray | None = None, radix0: int = 1):
+    """:func:`_row_codes` and the rows of each code, ``(codes, U, counts)``."""
     whole = _whole_key(x)
     if whole is not None and radix0 * whole[1] <= _INT64_MAX:
         key, radix = whole
@@ -150,7 +156,7 @@ def _row_codes(x, lead: np.ndarray | None = None, radix0: int = 1):
         key += codes
         radix *= r
     if key is None:
-        return np.zeros(n, dtype=np.int64), 1
+        return np.zeros(n, dtype=np.int64), 1, np.array([n], dtype=np.int64)
     return _dense(key, radix)
 
 
@@ -190,19 +196,24 @@ def _whole_key(x) -> tuple[np.ndarray, int] | None:
     return key.astype(np.int64), place[0] * radices[0]
 
 
-def _dense(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
+def _dense(key: np.ndarray, radix: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """Dense codes of ``key``, their number and the rows of each."""
     n = key.shape[0]
     if radix <= max(4 * n, 1 << 16):  # counting is O(N + radix)
-        present = np.bincount(key, minlength=radix) > 0
+        counts = np.bincount(key, minlength=radix)
+        present = counts > 0
         if present.all():
-            return key, radix
+            return key, radix, counts
         lut = np.cumsum(present) - 1
-        return lut[key], int(present.sum())
-    return _compress(key)
+        return lut[key], int(present.sum()), counts[present]
+    codes, n_codes = _compress(key)
+    return codes, n_codes, np.bincount(codes, minlength=n_codes)
 
 
 def _first_index(inverse: np.ndarray, n_codes: int) -> np.ndarray:
     """Position of the first occurrence of each code ``0 .. n_codes - 1``."""
+    if n_codes <= 8:  # a few scans that stop at the first hit: no scatter
+        return np.array([np.argmax(inverse == c) for c in range(n_codes)], np.int64)
     first = np.empty(n_codes, dtype=np.int64)
     first[inverse[::-1]] = np.arange(len(inverse) - 1, -1, -1)
     return first
@@ -220,8 +231,8 @@ def _group_rows(key, bounds: np.ndarray):
     lead = None
     if n_strata > 1:  # the stratum is the most significant digit
         lead = np.repeat(np.arange(n_strata, dtype=np.int64), np.diff(bounds))
-    inverse, n_pat = _row_codes(key, lead, n_strata)
-    multiplicity = np.bincount(inverse, minlength=n_pat).astype(np.int64)
+    inverse, n_pat, multiplicity = _counted_codes(key, lead, n_strata)
+    multiplicity = multiplicity.astype(np.int64, copy=False)
     first = _first_index(inverse, n_pat)
     p_stratum = (np.searchsorted(bounds, first, side="right") - 1).astype(np.int64)
     p_bounds = np.searchsorted(p_stratum, np.arange(n_strata + 1)).astype(np.int64)
@@ -437,6 +448,48 @@ def two_values(rows: np.ndarray):
     if tuple(second) < tuple(first):
         first, second = second, first
     return first.copy(), second.copy()
+
+
+def group_two_values(
+    stats: np.ndarray, row_group: np.ndarray, n_groups: int, whole: bool = False
+) -> list | None:
+    """:func:`two_values` of every group's rows, in any order of the rows.
+
+    Returns a list of ``n_groups`` entries, each ``(low, high)`` as
+    :func:`two_values` gives it on the group's rows ``stats[row_group == g]``
+    (None for a group with three or more distinct rows, or none at all),
+    found from one code per distinct row and one bincount: no gather of
+    the groups' rows, no sort (one group: :func:`two_values` of all rows). Equal values are then equal bits, so the rows
+    returned do not depend on which row comes first -- unless a statistic
+    is NaN or -0.0 (equal to 0.0, other bits): then the whole answer is None.
+    ``whole=True`` says the statistics were made from integers (finite, no
+    -0.0), which skips the check.
+    """
+    stats = np.asarray(stats, dtype=float)
+    if len(stats) == 0:
+        return None
+    if not whole:
+        big = max(float(stats.max()), -float(stats.min()))
+        negative = np.signbit(stats)
+        if not np.isfinite(big) or (negative.any() and (stats[negative] == 0).any()):
+            return None
+    if n_groups == 1:  # the distinct values, the same bits in any order
+        return [two_values(stats)]
+    code, n_codes = _row_codes(stats)
+    if n_groups * n_codes > max(4 * len(code), 1 << 16):
+        return None
+    key = code if n_groups == 1 else row_group * n_codes + code
+    present = np.bincount(key, minlength=n_groups * n_codes).reshape(n_groups, -1)
+    first = _first_index(code, n_codes)
+    out = []
+    for g in range(n_groups):
+        found = np.flatnonzero(present[g])  # codes order rows lexicographically
+        if not 1 <= len(found) <= 2:
+            out.append(None)
+            continue
+        low, high = stats[first[found[0]]], stats[first[found[-1]]]
+        out.append((low.copy(), high.copy()))
+    return out
 
 
 def binary_counts(

@@ -13,6 +13,7 @@ statistics.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ from evalci._base.warnings import (
 from evalci._base.warnings import warn as _warn
 from evalci.engine import resampling as _rs
 from evalci.engine.args import BootstrapArgs
-from evalci.engine.cube import Cube, factorize, value_codes
+from evalci.engine.cube import Cube, factorize, iid_order, value_codes
 from evalci.engine.cube import group_codes as group_codes_of
 from evalci.engine.hidden_groups import (
     _identifier_columns,
@@ -239,16 +240,25 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
     strata_codes = _strata_codes(frame, args, cluster_codes, cluster_keys)
 
     n_runs = _runs_per_group(frame, args, group_codes, n_groups)
+    iid = None
 
     if args.strategy == "mode_aggregate":
         _warn(_MODE_WARNING, EstimandWarning)
         frame, group_codes, cluster_codes = _mode_aggregate(
             frame, args, group_codes, cluster_codes, n_groups, root
         )
-    elif args.strategy == "iid":
-        iid = _as_iid(frame, args, group_codes, cluster_codes, strata_codes)
-        if iid is not None:
-            frame, group_codes, cluster_codes, cluster_keys, strata_codes = iid
+    elif args.strategy == "iid" and _rows_as_inputs(
+        frame, args, group_codes, cluster_codes
+    ):
+        if strata_codes is not None and cluster_codes is not None:
+            strata_codes = strata_codes[cluster_codes]  # each row's
+        cluster_codes = np.arange(len(frame), dtype=np.int64)
+        cluster_keys = pd.RangeIndex(len(frame), name="row")
+        iid = partial(iid_order, frame[args.value], group_codes)
+        if not (isinstance(args.metric, Metric) and input_codes is None):
+            order, iid = iid(), None  # the rows themselves, in canonical order
+            frame, group_codes = frame.iloc[order], group_codes[order]
+            strata_codes = None if strata_codes is None else strata_codes[order]
 
     cube = Cube(
         row_group=group_codes,
@@ -258,6 +268,9 @@ def prepare(data: pd.DataFrame, args: BootstrapArgs, root) -> tuple[Cube, np.nda
         strata=strata_codes,
         row_input=input_codes,
     )
+    if iid is not None:
+        _iid_rows(cube, frame, args, iid)
+        return cube, n_runs
     _order_rows(cube, frame, args, input_codes, cluster_codes, group_codes)
     return cube, n_runs
 
@@ -303,11 +316,12 @@ def _order_rows(
     their statistics: no memory of the table's row order."""
     if _order_free(args, input_codes):
         _add_statistics(cube, frame, args)
+
+        order = partial(_canonical_order, frame, args, cluster_codes, group_codes)
         if not _sums_exact(cube):  # float sums: add each cell's rows in order
-            order = _canonical_order(frame, args, cluster_codes, group_codes)
-            cube.row_group, cube.row_cluster = group_codes[order], cluster_codes[order]
-            cube.stats = cube.stats[order]
-            cube.runs = None if cube.runs is None else cube.runs[order]
+            cube.reorder(order())
+        elif args.strategy in _RUN_LEVEL:  # sorted if the run rows are read
+            cube.pending_order = lambda: cube.reorder(order())
         return
     # canonical order: (group, cluster, input, value); no memory of row order
     order = _canonical_order(frame, args, input_codes, cluster_codes, group_codes)
@@ -335,18 +349,26 @@ def _runs_per_group(frame, args: BootstrapArgs, group_codes, n_groups) -> np.nda
     return np.bincount(group_codes, weights=runs, minlength=n_groups).astype(np.int64)
 
 
-def _order_free(args: BootstrapArgs, input_codes) -> bool:
-    """Whether the engine reads only per-cell sums of the rows, never their order.
+_RUN_LEVEL = ("hierarchical", "single_draw")
 
-    True for a Metric resampled by whole inputs (``cluster``, ``moving_block``)
-    without nested inputs: the cube's rows then only feed bincount sums per
-    (cluster, group) cell, so they need no canonical order when those sums are
-    exact in any order (:func:`_sums_exact`). The statistics are per row, so
-    computing them before or after ordering the rows gives the same bits.
+
+def _order_free(args: BootstrapArgs, input_codes) -> bool:
+    """Whether the engine may read only per-cell sums of the rows, not their order.
+
+    True for a Metric without nested inputs resampled by whole inputs
+    (``cluster``, ``moving_block``): the cube's rows then only feed bincount
+    sums per (cluster, group) cell, so they need no canonical order when those
+    sums are exact in any order (:func:`_sums_exact`). True too at the run
+    level (``hierarchical``, ``single_draw``), whose pattern kernel reads the
+    cell sums and each group's distinct rows (:meth:`Cube.two_valued`), but
+    whose index kernel draws run rows by offset: the canonical order is then
+    left pending and applied only if the rows are read (:meth:`Cube.settle`).
+    The statistics are per row, so computing them before or after ordering
+    the rows gives the same bits.
     """
     return (
         isinstance(args.metric, Metric)
-        and args.strategy in ("cluster", "moving_block")
+        and args.strategy in ("cluster", "moving_block", *_RUN_LEVEL)
         and input_codes is None
     )
 
@@ -362,14 +384,18 @@ def _sums_exact(cube: Cube) -> bool:
     most = int(rows.max()) if rows.size else 0
     if most <= 1:
         return True
-    stats = cube.stats
+    return _exact_sums(cube.stats, most, cube.whole_stats is cube.stats)
+
+
+def _exact_sums(stats: np.ndarray, most: int, whole: bool) -> bool:
+    """Whether sums of up to ``most`` of the rows ``stats`` are exact in any
+    order: finite whole numbers (``whole``: made from integers) far from 2**53."""
     if stats.size == 0:
         return True
     big = largest(stats)
     if not np.isfinite(big) or big * most >= 2.0**53:
         return False
-    # made from integers: whole, no -0.0
-    return cube.whole_stats is stats or whole_numbers(stats)
+    return whole or whole_numbers(stats)  # whole: made from integers, no -0.0
 
 
 def largest(stats: np.ndarray) -> float:
@@ -420,13 +446,17 @@ _MODE_WARNING = (
 )
 
 
-def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
-    """Every row its own input (strategy='iid'); None when that is already so."""
+def _rows_as_inputs(frame, args, group_codes, cluster_codes) -> bool:
+    """Whether strategy='iid' makes every row its own input (False when each
+    is already), with a warning when inputs have several runs."""
     if cluster_codes is not None:
-        cell = cluster_codes * (int(group_codes.max()) + 1) + group_codes
+        n_groups = int(group_codes.max()) + 1
+        cell = (
+            cluster_codes if n_groups == 1 else cluster_codes * n_groups + group_codes
+        )
         k_max = int(np.bincount(cell).max())
         if k_max == 1:
-            return None
+            return False
         _warn(
             f"strategy='iid' treats the {len(frame)} rows as independent, but "
             f"inputs (`cluster` {args.cluster}) have up to {k_max} runs each: the "
@@ -434,21 +464,31 @@ def _as_iid(frame, args, group_codes, cluster_codes, strata_codes):
             "strategy='cluster'.",
             ClusteringIgnoredWarning,
         )
-        if strata_codes is not None:
-            strata_codes = strata_codes[cluster_codes]
-    # every row is its own input, and groups never share rows: independent
-    order = np.lexsort((value_codes(frame[args.value]), group_codes))
-    if strata_codes is not None:
-        strata_codes = strata_codes[order]
-    cluster_keys = pd.RangeIndex(len(frame), name="row")
-    cluster_codes = np.arange(len(frame), dtype=np.int64)
-    return (
-        frame.iloc[order],
-        group_codes[order],
-        cluster_codes,
-        cluster_keys,
-        strata_codes,
-    )
+    return True
+
+
+def _iid_rows(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs, order_of) -> None:
+    """Statistics of strategy='iid', every row its own input, and their order.
+
+    The canonical order is (group, value), each row's input code its position
+    in it (``order_of()``, :func:`iid_order`); the statistics are formed in
+    the table's order and moved (they are per row: the same bits). The
+    pattern kernel reads only the distinct rows and their counts, which no
+    order changes when the statistics are whole numbers (no sum depends on
+    its order): the order is then left pending (:meth:`Cube.settle`).
+    """
+    _add_statistics(cube, frame, args)
+
+    def settle():
+        order, strata = order_of(), cube.strata
+        cube.reorder(order)
+        cube.row_cluster = np.arange(len(order), dtype=np.int64)
+        cube.strata = None if strata is None else strata[order]
+
+    if _exact_sums(cube.stats, len(cube.stats), cube.whole_stats is cube.stats):
+        cube.pending_order = settle
+    else:
+        settle()
 
 
 def _add_statistics(cube: Cube, frame: pd.DataFrame, args: BootstrapArgs) -> None:
