@@ -252,12 +252,12 @@ def section_accuracy(quick):
     b_index = b if n <= 20_000 else 1_280
     scale = -(-b // STREAM) / -(-b_index // STREAM)
     t_new, _ = timed(lambda: run(df, b_index, "index", **kw))
-    fixed = tiles._fixed_sums
-    tiles._fixed_sums = lambda t, bounds: [None] * t.shape[1]
+    fixed = tiles.constant_sums
+    tiles.constant_sums = lambda t, bounds: [None] * t.shape[1]
     try:
         t_old, _ = timed(lambda: run(df, b_index, "index", **kw))
     finally:
-        tiles._fixed_sums = fixed
+        tiles.constant_sums = fixed
     print(
         f"   index kernel at N={n:,}: {fmt(t_old * scale)} gathering the runs column, "
         f"{fmt(t_new * scale)} without ({1 - t_new / t_old:.0%} saved)"

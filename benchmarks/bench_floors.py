@@ -155,6 +155,13 @@ def section_systems(table: Table, n: int, b: int, repeat: int) -> None:
     table.add(
         f"{what}: cluster_ci(by=)", t["by"], "ten single-system calls", t["singles"], 3
     )
+    table.add(
+        f"{what}: cluster_ci(by=, paired=False)",
+        t["apart"],
+        "ten single-system calls",
+        t["singles"],
+        3,
+    )
 
 
 def section_strategies(table: Table, n: int, b: int, repeat: int) -> None:
@@ -169,10 +176,31 @@ def section_strategies(table: Table, n: int, b: int, repeat: int) -> None:
         table.add(f"{s}, N={n:,} x 5 (tidy)", t[s], "cluster", t["cluster"], 1.3)
 
 
+def kappa_draws(df: pd.DataFrame, b: int):
+    """The bare draws of kappa's pattern kernel: one multinomial over the
+    distinct per-input confusion rows (P of them), for ``b`` replicates in
+    streams of 64, as the engine draws them."""
+    codes = pd.factorize(df["pred"])[0] * 4 + pd.factorize(df["label"])[0]
+    ids = df["input_id"].to_numpy()
+    n = int(ids.max()) + 1
+    rows = np.zeros((n, 16), dtype=np.int64)
+    np.add.at(rows, (ids, codes), 1)
+    _, mult = np.unique(rows, axis=0, return_counts=True)
+    p = mult / n
+
+    def draw():
+        root = np.random.SeedSequence(0)
+        for gen in streams(root, (resampling._BOOT, 0), 0, resampling.n_streams_for(b)):
+            gen.multinomial(n, p, size=resampling.STREAM_SIZE)
+
+    return draw, len(mult)
+
+
 def section_kappa(table: Table, n: int, b: int, repeat: int) -> None:
     df = kappa_table(n)
     acc = systems_table(n, systems=1).drop(columns="system")
     kappa = evalci.metrics.kappa(truth="label")
+    draws, n_patterns = kappa_draws(df, b)
     t = median_times(
         {
             "kappa": lambda: call(
@@ -181,16 +209,13 @@ def section_kappa(table: Table, n: int, b: int, repeat: int) -> None:
             "cluster": lambda: call(
                 acc, b, value="correct", cluster="input_id", method="bca"
             ),
+            "draws": draws,
         },
         repeat,
     )
-    table.add(
-        f"kappa, 4 classes, N={n:,} x 5, BCa",
-        t["kappa"],
-        "accuracy cluster",
-        t["cluster"],
-        4,
-    )
+    what = f"kappa, 4 classes, N={n:,} x 5, BCa"
+    table.add(what, t["kappa"], "accuracy cluster", t["cluster"], 4)
+    table.add(what, t["kappa"], f"its draws ({n_patterns} patterns)", t["draws"])
 
 
 def section_bayes(table: Table, repeat: int) -> None:
