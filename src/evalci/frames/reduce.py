@@ -46,4 +46,5 @@ def check_compare_args(a: dict) -> None:
         a.get("alternative", "two-sided"),
         a.get("missing", "raise"),
         a.get("mme"),
+        a.get("strategy"),
     )

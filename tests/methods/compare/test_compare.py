@@ -636,3 +636,14 @@ def test_warnings_point_at_the_callers_line(gpqa):
             call()
         assert len(w) == 1 and issubclass(w[0].category, evalci.EvalciWarning)
         assert w[0].filename == __file__
+
+
+@pytest.mark.parametrize("fn", ["compare", "leaderboard"])
+def test_iid_strategy_is_refused_with_the_reason(fn):
+    """Rows drawn one by one share no draws between systems: no pairing.
+    (Before, compare raised an internal RuntimeError.)"""
+    df = evalci.load_example()
+    with pytest.raises(ValueError, match="strategy='iid'.*cannot be paired"):
+        getattr(evalci, fn)(
+            df, "correct", cluster="input_id", system="system", strategy="iid"
+        )

@@ -64,13 +64,22 @@ def _check_mme(mme) -> float | None:
     return float(mme)
 
 
-def check_options(method, adjust, alternative, missing, mme) -> float | None:
+def check_options(
+    method, adjust, alternative, missing, mme, strategy=None
+) -> float | None:
     """The options of :func:`compare` that need no data; ``mme`` normalised.
 
     One place, so that ``compare``, ``report`` and the lazy paths (Dask
     DataFrames, Dask-backed DataArrays) refuse the same things with the same
     messages before any data is read.
     """
+    if strategy == "iid":
+        raise ValueError(
+            "strategy='iid' resamples rows one by one, so two systems share no "
+            "draws and their gap cannot be paired; use strategy='cluster' (the "
+            "default: inputs drawn with all their runs, the same draws for every "
+            "system), or strategy='hierarchical' or 'single_draw'."
+        )
     check_option(method, "method", _METHODS)
     check_option(adjust, "adjust", ADJUST, describe=_ADJUST_HELP)
     check_option(alternative, "alternative", _ALTERNATIVES)

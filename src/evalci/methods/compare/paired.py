@@ -537,7 +537,7 @@ def _compare(
     backend,
 ) -> ComparisonResult:
     """:func:`compare` with an integer ``n_resamples``."""
-    mme = check_options(method, adjust, alternative, missing, mme)
+    mme = check_options(method, adjust, alternative, missing, mme, strategy)
     data, row_runs = rows_of(data)
     check_frame(data)
     cluster_cols, systems = _systems(data, cluster, system)

@@ -473,7 +473,7 @@ def leaderboard(
     """
     _leaderboard_iv(method, higher_is_better)
     _missing.resolve(missing, dropna)  # dropna=True: deprecated
-    check_options("percentile", None, "two-sided", missing, None)
+    check_options("percentile", None, "two-sided", missing, None, strategy)
     if missing == "bounds":
         raise ValueError(
             "missing='bounds' is not supported by leaderboard: a rank compares "
