@@ -63,8 +63,10 @@ def test_groups_draw_apart_only_when_asked():
     assert paired.paired and np.array_equal(*reps(paired))
     assert not np.array_equal(*reps(apart))
     assert abs(np.corrcoef(reps(apart))[0, 1]) < 0.15
-    # every group's own interval keeps its estimate and its width's scale
-    assert np.allclose(apart.estimate, paired.estimate)
+    # the same law for each group: the widths agree within Monte-Carlo
+    # error (B = 2,000: a few per cent; 15% leaves a wide margin)
+    width = lambda r: np.asarray(r.high) - np.asarray(r.low)  # noqa: E731
+    assert np.allclose(width(apart), width(paired), rtol=0.15)
 
 
 def test_index_kernel_groups_draw_apart_too():

@@ -160,8 +160,8 @@ def _plan(T: np.ndarray, t: np.ndarray, bounds: np.ndarray) -> tuple:
         varying = [j for j in range(c) if fixed[j] is None]
         block = np.ascontiguousarray(t[:, varying], dtype=np.float32)
         plan = (True, fixed, varying, block)
-    else:
-        plan = (False, [None] * c, list(range(c)), None)
+    else:  # the float64 product of every column: nothing more to keep
+        plan = (False, None, None, None)
     if len(_PLANS) >= 8:
         _PLANS.clear()
     # the entry (and its float32 copy) goes when the statistics do
