@@ -80,7 +80,7 @@ def _presence(frame, keys, system, names):
     """``(codes, keys, present)``: each row's input, and which systems have it."""
     codes, inputs = factorize(frame, keys, "cluster")
     # the few distinct names looked up once, not once a row
-    row_code, seen = pd.factorize(frame[system], use_na_sentinel=False)
+    row_code, seen = factorize(frame, [system], "system")
     pos = pd.Index(names).get_indexer(seen)[row_code]
     present = np.zeros((len(inputs), len(names)), dtype=bool)
     present[codes, pos] = True

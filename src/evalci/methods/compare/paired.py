@@ -25,6 +25,7 @@ from evalci.engine import missing as _missing
 from evalci.engine import passes as engine
 from evalci.engine import resampling as _rs
 from evalci.engine import table as _table
+from evalci.engine.keys import keeping_codes
 from evalci.engine.table import rows_of
 from evalci.methods.compare.decisions import (
     _TOL,
@@ -509,6 +510,7 @@ def compare(
     )
 
 
+@keeping_codes  # the input and system columns are coded once
 def _compare(
     data,
     value,

@@ -24,7 +24,7 @@ from evalci.engine import backends
 from evalci.engine import bootstrap as core
 from evalci.engine import missing as _missing
 from evalci.engine import resampling as _rs
-from evalci.engine.cube import factorize
+from evalci.engine.keys import factorize, keeping_codes
 from evalci.engine.table import rows_of
 from evalci.methods.compare.missing import (
     paired_rows,
@@ -233,7 +233,11 @@ def _paired_rows(
         missing=_missing.policy(missing, dropna),
     )
     keys = [*cluster, *args.input]
-    frame = data[data[system].isin(systems_used)]
+    _, every = factorize(data, [system], "system")  # (kept from _systems)
+    if len(every) == len(systems_used):  # every system: no copy of the rows
+        frame = data
+    else:
+        frame = data[data[system].isin(systems_used)]
     cols = _value_columns(args)
     check_finite(frame, cols, "successes/trials" if args.trials else "value")
     rows = paired_rows(frame, args, keys, system, systems_used, cols, warn=warn)
@@ -248,6 +252,7 @@ def _score_frame(score, cube, names):
     return pd.DataFrame(score, index=cube.cluster_keys, columns=list(names))
 
 
+@keeping_codes  # the input and system columns are coded once
 def system_scores(
     data, value, cluster, system, *, rng, missing, dropna, check_size=None, **options
 ):
