@@ -370,36 +370,44 @@ def row_bytes(dtypes) -> int:
     )
 
 
-def check_reduce_memory(client, table=None) -> None:
+def check_reduce_memory(client, table=None, share=None) -> None:
     """Refuse, before the reduction starts, workers whose ``memory_limit``
     leaves less than :data:`REDUCE_ROOM` above their own memory, or less than
-    their share of the shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`) of a table
-    whose rows are known: ``table()`` gives ``(rows or None, bytes per row)``,
-    called only when some worker has a limit."""
+    that plus what the reduction's tasks hold beyond it: their share of the
+    shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`) of a table whose rows are known
+    (``table()`` gives ``(rows or None, bytes per row)``), or ``share(n
+    workers, room)``'s ``(bytes, what they are, advice)`` for a reduction
+    that does not shuffle (None: it shuffles); both are called only when
+    some worker has a limit."""
     sizes = [] if client is None else worker_memory(client)
     if not sizes:
         return
     limit, own, pause, room = _tightest(client, sizes)
-    rows, nbytes = table() if table is not None else (None, 0)
-    share = SHUFFLE_ROOM_PER_BYTE * (rows or 0) * nbytes / len(sizes)
-    need = REDUCE_ROOM + share
+    sized = None if share is None else share(len(sizes), room - REDUCE_ROOM)
+    if sized is not None:
+        extra, what, advice = sized
+    else:
+        rows, nbytes = table() if table is not None else (None, 0)
+        extra = SHUFFLE_ROOM_PER_BYTE * (rows or 0) * nbytes / len(sizes)
+        what = (
+            f"its share of shuffling {rows:,} rows of {nbytes} bytes "
+            f"({extra / 2**20:,.0f} MiB)"
+        )
+        advice = ", or more workers"
+    need = REDUCE_ROOM + extra
     if room >= need:
         return
-    shuffled = (
-        f" and its share of shuffling {rows:,} rows of {nbytes} bytes "
-        f"({share / 2**20:,.0f} MiB)"
-        if share
-        else ""
-    )
+    # the limit advised leaves 2% to spare: a worker's own memory moves
+    held = f" and {what}" if extra else ""
     raise ValueError(
         f"the workers' memory_limit={limit / 1e6:,.0f} MB leaves "
         f"{max(room, 0) / 2**20:,.0f} MiB for evalci's tasks (paused at "
         f"{pause:.0%} of the limit; the worker itself holds "
         f"{own / 2**20:,.0f} MiB with pandas, Dask and evalci imported), and "
         f"reducing this Dask DataFrame needs about {need / 2**20:,.0f} MiB per "
-        f"worker ({REDUCE_ROOM / 2**20:.0f} MiB{shuffled}): start the workers with "
-        f"memory_limit of at least {(own + need) / pause / 1e6:,.0f} MB"
-        f"{', or more workers' if share else ''} (docs/scaling.md, Memory "
+        f"worker ({REDUCE_ROOM / 2**20:.0f} MiB{held}): start the workers with "
+        f"memory_limit of at least {1.02 * (own + need) / pause / 1e6:,.0f} MB"
+        f"{advice if extra else ''} (docs/scaling.md, Memory "
         "limits); nothing has been computed."
     )
 

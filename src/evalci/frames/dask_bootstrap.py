@@ -45,7 +45,9 @@ def bootstrap(ddf, value=None, cluster=None, **kwargs):
     given["dropna"] = False
     # workers too small for the reduction are refused before it starts
     _scaleout.check_reduce_memory(
-        _scaleout.active_client(), lambda: _reduced_table(ddf, given)
+        _scaleout.active_client(),
+        lambda: _reduced_table(ddf, given),
+        share=lambda workers, room: _in_place_share(ddf, given, workers, room),
     )
     with caller_warnings():
         if given["missing"] in ("zero", "bounds"):
@@ -67,6 +69,40 @@ def _reduced_table(ddf, given) -> tuple[int | None, int]:
     args = _args.bootstrap_iv_of(meta(ddf), given, by=given["by"], n_resamples=2)
     used = meta(ddf).dtypes[pass_columns(args)]
     return _scaleout.known_rows(ddf), _scaleout.row_bytes(used)
+
+
+def _in_place_share(ddf, given, n_workers: int, room: float):
+    """What the workers hold when the statistics are summed where the rows
+    lie (:mod:`evalci.frames.dask_memory`), as ``share`` for
+    :func:`~evalci.engine.scaleout.check_reduce_memory`: None when the
+    reduction shuffles instead, nothing beyond the least room when the rows
+    are not known. Integer and boolean statistics never shuffle; others are
+    tried in place first when the call computes at once, so they need the
+    larger of the two."""
+    from evalci.frames import dask_memory
+    from evalci.frames.dask_cells import whole_by_type
+    from evalci.frames.reduce import _cells_apply
+
+    args = _args.bootstrap_iv_of(meta(ddf), given, by=given["by"], n_resamples=2)
+    if given["missing"] != "raise" or not _cells_apply(args):
+        return None
+    whole = whole_by_type(meta(ddf), args)
+    if not (whole or given.get("compute") is not False):
+        return None
+    rows, nbytes = _reduced_table(ddf, given)
+    if rows is None:
+        return 0.0, "", ""
+    cell = dask_memory.cell_bytes(meta(ddf), args)
+    out = dask_memory.in_place_share(rows, ddf.npartitions, nbytes, cell, room)
+    shuffle = _scaleout.SHUFFLE_ROOM_PER_BYTE * rows * nbytes / n_workers
+    if whole:
+        return out
+    return (
+        max(out[0], shuffle),
+        f"{out[1]} if every statistic is whole, else its share of shuffling "
+        f"{rows:,} rows of {nbytes} bytes ({shuffle / 2**20:,.0f} MiB)",
+        ", or more workers" if shuffle > out[0] else out[2],
+    )
 
 
 def _counted(ddf, given, result):

@@ -8,8 +8,10 @@ rows it holds into partial cells (``evalci-cells``,
 ``n_blocks``, else a hash), and each block's partial cells are added up a
 tree of :data:`FAN_IN` at a time
 (``evalci-sum``). No row moves between workers, and a task holds the
-partial cells of one block only (about :data:`BLOCK_PARTITIONS` partitions'
-worth at the first level). The blocks' cells are those
+partial cells of one block only (about
+:data:`~evalci.frames.dask_memory.BLOCK_PARTITIONS` partitions' worth at the
+first level; :mod:`evalci.frames.dask_memory` sizes the tasks before the
+call). The blocks' cells are those
 :func:`evalci.engine.cells.cell_statistics` gives on the whole table, bit for
 bit, whatever the partitioning and row order.
 
@@ -30,15 +32,12 @@ import pandas as pd
 
 from evalci.engine import cells as _cells
 from evalci.engine.table import CELL_RUNS
+from evalci.frames.dask_memory import block_count
 
 __all__ = ["FAN_IN", "block_cells", "checked", "exact", "merged", "whole_by_type"]
 
 #: Partial cell tables one ``evalci-sum`` task adds at most.
 FAN_IN = 64
-#: Partitions whose cells make one input block (of at most :data:`MAX_BLOCKS`).
-BLOCK_PARTITIONS = 8
-#: The most input blocks (``evalci-sum`` trees) of one reduction.
-MAX_BLOCKS = 16
 
 
 def whole_by_type(meta: pd.DataFrame, args) -> bool:
@@ -155,7 +154,7 @@ def block_cells(ddf, args, token: str) -> tuple[list, list]:
 
     cols = [*args.cluster, *args.by, *args.strata, args.value, *args.metric.columns]
     cols = list(dict.fromkeys(cols))
-    n_blocks = max(1, min(MAX_BLOCKS, -(-ddf.npartitions // BLOCK_PARTITIONS)))
+    n_blocks = block_count(ddf.npartitions)
     split = [
         dask.delayed(_partition, pure=True, nout=n_blocks + 1)(
             part, args, n_blocks, dask_key_name=f"evalci-cells-{token}-{i}"

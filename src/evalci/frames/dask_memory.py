@@ -1,0 +1,127 @@
+"""What the reduction without a shuffle holds, and how many input blocks keep it small.
+
+The reduction of whole-number statistics (:mod:`evalci.frames.dask_cells`)
+runs two kinds of task: ``evalci-cells``, one a partition, and
+``evalci-sum``, which adds the partial cells of one input block. Measured on
+0/1 outcomes (2026-12-06; shuffled rows of 2 x 10^6 inputs x 5 runs, int64
+ids and int8 outcomes: 9-byte rows, 32-byte cells):
+
+* ``tracemalloc`` of one task: an ``evalci-cells`` task allocates 39-57
+  bytes a row of its partition beyond the rows (1 and 10 systems); an
+  ``evalci-sum`` task 1.8-2.0 times its block's partial cells, which are
+  at most one a row;
+* two workers with a ``memory_limit``, 10^7 rows: in 8 partitions and one
+  block (before this rule) killed at 127 MiB of room; 8 partitions in 8
+  blocks finished at 97 MiB and were killed at 74 MiB; 8 partitions in 32
+  blocks were killed at 85 MiB (the partitions, 1.25 x 10^6 rows each, the
+  largest tasks); 32 partitions in 32 blocks finished at 74 MiB and paused
+  for good at 51 MiB.
+
+The rule, fitted to those runs: :data:`IN_PLACE_ROOM` beyond
+:data:`~evalci.engine.scaleout.REDUCE_ROOM` (pyarrow's buffers and the
+worker's unmanaged memory), plus the larger of a partition's rows times
+(the row's bytes + :data:`CELLS_PER_ROW` cells) and a block's rows times
+:data:`SUM_CELLS_PER_ROW` cells. It asks 504, 103, 95 and 60 MiB for the
+four configurations: it refuses every run that failed, and the second,
+which finished with 6% less, errs on the side of refusing. The rows must
+be known to the client (Parquet footers, pandas); a table too large for its
+workers is refused with the ``memory_limit`` that fits and, where more
+partitions would make the tasks fit, how many (each
+:data:`BLOCK_PARTITIONS` partitions make one more input block).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from evalci.engine import scaleout as _scaleout
+
+__all__ = ["IN_PLACE_ROOM", "block_count", "cell_bytes", "in_place_share"]
+
+#: Partitions whose cells make one input block (of at most :data:`MAX_BLOCKS`).
+BLOCK_PARTITIONS = 8
+#: The most input blocks (``evalci-sum`` trees) of one reduction.
+MAX_BLOCKS = 16
+#: Room the reduction without a shuffle needs beyond REDUCE_ROOM, whatever its size.
+IN_PLACE_ROOM = 14 * 2**20
+#: An ``evalci-cells`` task: cells' bytes a row of its partition, beyond the row.
+CELLS_PER_ROW = 1.0
+#: An ``evalci-sum`` task: cells' bytes a row summed into its block.
+SUM_CELLS_PER_ROW = 1.5
+
+
+def block_count(npartitions: int) -> int:
+    """Input blocks of a reduction of ``npartitions`` partitions: one per
+    :data:`BLOCK_PARTITIONS` partitions, at most :data:`MAX_BLOCKS`.
+
+    More blocks for fewer partitions were tried (a block of at most 2**18
+    rows): ten times the pieces, and at 97 MiB of room 10^7 rows in 8
+    partitions and 39 blocks were killed where 8 blocks finished (a spilled
+    partition's pieces are read back whole for each block).
+
+    >>> block_count(8), block_count(64), block_count(1000)
+    (1, 8, 16)
+    """
+    return max(1, min(MAX_BLOCKS, -(-max(int(npartitions), 1) // BLOCK_PARTITIONS)))
+
+
+def cell_bytes(meta, args) -> int:
+    """Bytes of one cell: its key columns, and its statistics and runs as float64."""
+    keys = list(dict.fromkeys([*args.cluster, *args.by, *args.strata]))
+    key_bytes = _scaleout.row_bytes(meta.dtypes[keys])
+    cols = list(dict.fromkeys([args.value, *args.metric.columns]))
+    try:
+        data = {c: meta[c].to_numpy() for c in cols}
+        raw = np.asarray(args.metric.statistics(data, args.value))
+        m = int(raw.shape[1]) if raw.ndim == 2 else 1
+    except Exception:  # a metric that cannot read no rows: one a column
+        m = len(cols) + 1
+    return key_bytes + 8 * (m + 1)
+
+
+def _need(rows: int, parts: int, row_bytes: int, cell: int) -> tuple:
+    """``(bytes, partition's rows, block's rows, the partition is larger)``."""
+    per_part = math.ceil(rows / parts)
+    per_block = math.ceil(rows / block_count(parts))
+    part = per_part * (row_bytes + CELLS_PER_ROW * cell)
+    block = per_block * SUM_CELLS_PER_ROW * cell
+    return IN_PLACE_ROOM + max(part, block), per_part, per_block, part >= block
+
+
+def in_place_share(rows: int, npartitions: int, row_bytes: int, cell: int, room=None):
+    """``(bytes, what, advice)`` for :func:`evalci.engine.scaleout.check_reduce_memory`:
+    :data:`IN_PLACE_ROOM` and the larger of an ``evalci-cells`` task and an
+    ``evalci-sum`` task of a table of ``rows`` rows of ``row_bytes`` bytes
+    in ``npartitions`` partitions, ``cell`` bytes a cell (every worker may
+    run either). ``advice`` names the fewest partitions (a multiple of
+    :data:`BLOCK_PARTITIONS`) whose tasks fit in ``room`` bytes beyond
+    ``REDUCE_ROOM`` with 5% to spare (a worker's own memory moves by a MiB
+    or two from one start to the next), if any does.
+
+    >>> int(in_place_share(10**7, 8, 9, 32)[0] / 2**20)  # one block of 10^7 rows
+    471
+    """
+    parts = max(int(npartitions), 1)
+    need, per_part, per_block, by_part = _need(rows, parts, row_bytes, cell)
+    if by_part:
+        what = f"a partition's cells ({per_part:,} rows of {row_bytes} bytes"
+    else:
+        what = f"an input block's cells ({per_block:,} rows"
+    what = (
+        f"{what}: {(need - IN_PLACE_ROOM) / 2**20:,.0f} MiB) and "
+        f"{IN_PLACE_ROOM / 2**20:.0f} MiB for reading"
+    )
+    advice = ""
+    top = BLOCK_PARTITIONS * MAX_BLOCKS
+    for more in range(
+        -(-(parts + 1) // BLOCK_PARTITIONS) * BLOCK_PARTITIONS, top + 1, 8
+    ):
+        if room is not None and _need(rows, more, row_bytes, cell)[0] <= 0.95 * room:
+            advice = (
+                f", or split the table into {more:,} partitions "
+                f"(ddf.repartition(npartitions={more}))"
+            )
+            break
+    return need, what, advice
