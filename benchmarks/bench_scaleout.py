@@ -488,7 +488,9 @@ def case_f(tmp, quick: bool) -> None:
             with cluster(workers) as client:
                 res, t, c, w, tasks = on_parquet(client, path, "correct", kw)
             row(f"round {r + 1}: dask {workers}x1 (dd.read_parquet)", t, c, w, tasks)
-            print_spans(("evalci-cells", "evalci-sum", "evalci-resample"))
+            print_spans(
+                ("evalci-cells", "evalci-sum", "evalci-summary", "evalci-resample")
+            )
             times.setdefault(workers, []).append(t)
             same_numbers &= same(ref, res)
     med = {key: float(np.median(v)) for key, v in times.items()}

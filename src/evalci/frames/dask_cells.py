@@ -27,14 +27,26 @@ large to add exactly.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
+from evalci.engine import cell_patterns
 from evalci.engine import cells as _cells
 from evalci.engine.table import CELL_RUNS
 from evalci.frames.dask_memory import block_count
 
-__all__ = ["FAN_IN", "block_cells", "checked", "exact", "merged", "whole_by_type"]
+__all__ = [
+    "FAN_IN",
+    "Summaries",
+    "block_cells",
+    "checked",
+    "exact",
+    "merged",
+    "summarised",
+    "whole_by_type",
+]
 
 #: Partial cell tables one ``evalci-sum`` task adds at most.
 FAN_IN = 64
@@ -186,3 +198,57 @@ def checked(cluster: list[str], blocks: list, *bigs):
             "compute=True, which sums each input's runs in one task."
         )
     return merged(list(blocks), cluster)
+
+
+@dataclass
+class Summaries:
+    """An eager reduction's input blocks, kept where they were computed (a
+    persisted Delayed each), and each block's distinct inputs
+    (:func:`evalci.engine.cell_patterns.block_signatures`: its
+    representatives, or None when it has no summary)."""
+
+    blocks: list
+    representatives: list
+
+    def release(self) -> None:
+        """Drop the blocks (on a distributed client, their futures: the
+        workers free them) once the pass no longer needs them."""
+        self.blocks = []
+
+    def table(self) -> pd.DataFrame | None:
+        """Every block's representatives as one table (None if a block has
+        no summary, or there are no inputs)."""
+        if any(r is None for r in self.representatives):
+            return None
+        full = [r for r in self.representatives if len(r)]
+        return pd.concat(full, ignore_index=True) if full else None
+
+
+def summarised(ddf, args, token: str) -> Summaries | None:
+    """The eager reduction's blocks, kept on the workers, and their summaries
+    (``evalci-summary``), brought here; None when the blocks' sums are not
+    exact (:func:`exact`: a statistic not whole, or too large), which takes
+    the shuffle.
+
+    Only the summaries travel: one representative input per distinct
+    signature and how many inputs share it, not a cell per input. The
+    blocks are gathered only if the pass cannot be built from them.
+    """
+    import dask
+
+    blocks, bigs = block_cells(ddf, args, token)
+    kept = dask.persist(*blocks, *bigs)  # one graph: each partition read once
+    blocks, bigs = list(kept[: len(blocks)]), list(kept[len(blocks) :])
+    summaries = [
+        dask.delayed(cell_patterns.block_signatures, pure=True)(
+            b, args, dask_key_name=f"evalci-summary-{token}-{i}"
+        )
+        for i, b in enumerate(blocks)
+    ]
+    summaries, bigs = dask.compute(summaries, bigs)
+    most = [m for _, m, _ in summaries]
+    if any(b is None for b in [*most, *bigs]):
+        return None
+    if max(bigs, default=0.0) * max(most, default=0.0) >= 2.0**53:
+        return None
+    return Summaries(blocks, [r for r, _, _ in summaries])

@@ -324,17 +324,16 @@ def gathered(parts):
 def _cells_of(ddf, args, token: str, compute: bool):
     """The cells of the reduction: summed where the rows lie when every
     statistic is whole (:mod:`evalci.frames.dask_cells`, no shuffle; eagerly
-    a tuple of computed cells), else after the shuffle (:func:`cell_parts`)."""
+    the blocks' :class:`~evalci.frames.dask_cells.Summaries`), else after the
+    shuffle (:func:`cell_parts`)."""
     import dask
 
     from evalci.frames import dask_cells
 
-    if compute:
-        blocks, bigs = dask_cells.block_cells(ddf, args, token)
-        out = gathered([*blocks, *bigs])
-        blocks, bigs = out[: len(blocks)], out[len(blocks) :]
-        if dask_cells.exact(blocks, bigs):
-            return tuple(dask_cells.merged(blocks, list(args.cluster)))
+    if compute:  # the blocks' summaries (the blocks stay on the workers)
+        summaries = dask_cells.summarised(ddf, args, token)
+        if summaries is not None:
+            return summaries
         # a statistic not whole (each partition said so at once), or too large
         return cell_parts(ddf, args, token)
     if not dask_cells.whole_by_type(meta(ddf), args):
@@ -349,12 +348,32 @@ def _start_cells(parts, args, root, where):
     """``evalci-start`` of the cells path: the pass from the partitions' cells."""
     from evalci.engine import cells as _cells
     from evalci.engine import passes as engine
+    from evalci.frames import dask_cells
 
     with caller_warnings(where):
+        if isinstance(parts, dask_cells.Summaries):
+            summaries, p = parts, _pass_of_summaries(parts, args, root)
+            if p is not None:
+                summaries.release()
+                return p
+            parts = dask_cells.merged(gathered(parts.blocks), list(args.cluster))
+            summaries.release()
         full = [p for p in parts if len(p)]
         cells = pd.concat(full, ignore_index=True) if full else parts[0]
         cube, n_runs = _cells.prepare_cells(cells, args)
         return engine.pass_of_cube(cube, n_runs, args, root)
+
+
+def _pass_of_summaries(parts, args, root):
+    """The pass from the blocks' representatives when the pattern kernel
+    serves every unit (:func:`evalci.engine.cell_patterns.pass_of_signatures`),
+    else None (then the blocks' cells are gathered, as without summaries)."""
+    from evalci.engine import cell_patterns
+
+    table = parts.table()
+    return (
+        None if table is None else cell_patterns.pass_of_signatures(table, args, root)
+    )
 
 
 def _start_rows(table, meta_args, iv, input, scale, root, where):
@@ -392,6 +411,7 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
     from evalci.engine import passes as engine
     from evalci.engine import resampling as _rs
     from evalci.engine import scaleout
+    from evalci.frames import dask_cells
 
     check_value(iv[0])
     scale = {**scale, "backend": scale.get("backend") or "dask"}
@@ -417,7 +437,8 @@ def bootstrap_frame(ddf, iv, input, scale, rng, compute=True):
         )
     if compute:
         with caller_warnings():
-            p = start(parts if isinstance(parts, tuple) else gathered(parts))
+            kept = isinstance(parts, (tuple, dask_cells.Summaries))
+            p = start(parts if kept else gathered(parts))
             rep = (
                 scaleout.finish(p)
                 if p.args.backend == "dask"
