@@ -93,12 +93,13 @@ def paths(monkeypatch):
 
 @pytest.fixture
 def no_gather(monkeypatch):
-    """Fail if the client gathers the blocks' cells (or the shuffle runs)."""
+    """Fail if the client gathers the blocks' cells to merge them (or the
+    shuffle runs)."""
 
     def refuse(*args, **kwargs):
         raise AssertionError("the full cells were gathered")
 
-    monkeypatch.setattr(dask_frame, "gathered", refuse)
+    monkeypatch.setattr(dask_cells, "merged", refuse)
     monkeypatch.setattr(dask_frame, "cell_parts", refuse)
 
 
@@ -168,17 +169,17 @@ FALLBACK_CASES = [
 
 @pytest.mark.parametrize("kw, data", FALLBACK_CASES)
 def test_the_fallback_gathers_the_cells_and_equals_pandas(kw, data, paths, monkeypatch):
-    gathered = []
-    gather = dask_frame.gathered
+    merged = []
+    merge = dask_cells.merged
     monkeypatch.setattr(
-        dask_frame, "gathered", lambda parts: gathered.append(1) or gather(parts)
+        dask_cells, "merged", lambda *a: merged.append(len(a[0])) or merge(*a)
     )
     df = table(**data)
     ref = evalci.cluster_ci(df, "correct", "input_id", **KW, **kw)
     with local_cluster(n_workers=2, processes=False):
         got = on_dask(df, 8, **kw)
     identical(ref, got)
-    assert gathered == [1]
+    assert merged == [1]  # the one block's cells, gathered
     assert paths in ([False], [])  # the engine said no, or a block had no summary
 
 

@@ -224,7 +224,7 @@ class Summaries:
         return pd.concat(full, ignore_index=True) if full else None
 
 
-def summarised(ddf, args, token: str) -> Summaries | None:
+def summarised(ddf, args, token: str, gather) -> Summaries | None:
     """The eager reduction's blocks, kept on the workers, and their summaries
     (``evalci-summary``), brought here; None when the blocks' sums are not
     exact (:func:`exact`: a statistic not whole, or too large), which takes
@@ -233,6 +233,8 @@ def summarised(ddf, args, token: str) -> Summaries | None:
     Only the summaries travel: one representative input per distinct
     signature and how many inputs share it, not a cell per input. The
     blocks are gathered only if the pass cannot be built from them.
+    ``gather`` brings a list of Delayed here
+    (:func:`evalci.frames.dask_frame.gathered`, a few at a time).
     """
     import dask
 
@@ -245,7 +247,8 @@ def summarised(ddf, args, token: str) -> Summaries | None:
         )
         for i, b in enumerate(blocks)
     ]
-    summaries, bigs = dask.compute(summaries, bigs)
+    out = gather([*summaries, *bigs])
+    summaries, bigs = out[: len(summaries)], out[len(summaries) :]
     most = [m for _, m, _ in summaries]
     if any(b is None for b in [*most, *bigs]):
         return None

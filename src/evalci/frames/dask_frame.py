@@ -331,7 +331,7 @@ def _cells_of(ddf, args, token: str, compute: bool):
     from evalci.frames import dask_cells
 
     if compute:  # the blocks' summaries (the blocks stay on the workers)
-        summaries = dask_cells.summarised(ddf, args, token)
+        summaries = dask_cells.summarised(ddf, args, token, gathered)
         if summaries is not None:
             return summaries
         # a statistic not whole (each partition said so at once), or too large
