@@ -37,7 +37,7 @@ workers (no worker meter; the tile size lowered to 4,096 inputs in case d so
 the tile tasks run), under a minute. The script only prints; targets are never
 asserted.
 
-    python benchmarks/bench_scaleout.py [--quick] [--case a|...|f] [--kind ...] [--repeats R]
+    python benchmarks/bench_scaleout.py [--quick] [--case a|...|f] [--kind ...] [--repeats R] [--paths]
 """
 
 from __future__ import annotations
@@ -506,6 +506,45 @@ def case_f(tmp, quick: bool) -> None:
     )
 
 
+def case_f_paths(tmp, quick: bool) -> None:
+    """Case f's table on warm clusters of 1 and 2 workers: the pass built from
+    the blocks' summaries against the blocks' cells gathered (the fallback,
+    forced: the summaries are computed too), alternated in one process."""
+    from evalci.engine import cell_patterns
+
+    n, k, rows = CASE_F
+    if quick:
+        n, rows = n // 1000, rows // 1000
+    path = (
+        f"{tmp}/f"
+        if os.path.exists(f"{tmp}/f")
+        else write_binary(f"{tmp}/f", n, k, rows)
+    )
+    kw = dict(n_resamples=1_000 if quick else 10_000, rng=0)
+    build = cell_patterns.pass_of_signatures
+    paths = {"summaries": build, "cells": lambda *a, **k: None}
+    times: dict = {}
+    section(f"f, warm clusters: summaries vs cells gathered, {REPEATS_F} rounds")
+    for workers in (1, 2):
+        with cluster(workers) as client:
+            on_parquet(client, path, "correct", kw)  # warm
+            for r in range(REPEATS_F):
+                for name, fn in paths.items():
+                    cell_patterns.pass_of_signatures = fn
+                    try:
+                        _, t, c, w, tasks = on_parquet(client, path, "correct", kw)
+                    finally:
+                        cell_patterns.pass_of_signatures = build
+                    row(f"round {r + 1}: {workers} worker(s), {name}", t, c, w, tasks)
+                    times.setdefault((workers, name), []).append(t)
+    med = {key: float(np.median(v)) for key, v in times.items()}
+    for name in paths:
+        print(
+            f"  {name}: 1 worker {med[1, name]:.2f} s, 2 workers {med[2, name]:.2f} s"
+            f" (1 -> 2 workers {med[1, name] / med[2, name]:.2f}x)"
+        )
+
+
 def print_spans(names) -> None:
     """Wall span and summed task seconds of each named phase of the last call."""
     shown = [
@@ -645,6 +684,11 @@ def main(argv=None) -> None:
         "--fit-limit", default="1GB", help="case e: each worker's memory_limit"
     )
     parser.add_argument("--repeats", type=int, default=3, help="case f: timed rounds")
+    parser.add_argument(
+        "--paths",
+        action="store_true",
+        help="case f: then summaries vs cells gathered on warm clusters",
+    )
     args = parser.parse_args(argv)
     global PROCESSES, LIMIT_E, FIT_E, TRY_E, REPEATS_F  # noqa: PLW0603
     REPEATS_F = args.repeats
@@ -673,6 +717,8 @@ def main(argv=None) -> None:
                 case_e(tmp, args.quick)
             elif case == "f":
                 case_f(tmp, args.quick)
+                if args.paths:
+                    case_f_paths(tmp, args.quick)
             else:
                 case_d(tmp, args.quick)
             print(f"  (case {case}: {time.perf_counter() - t:.0f} s in all)")
