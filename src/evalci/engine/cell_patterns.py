@@ -35,8 +35,8 @@ import pandas as pd
 from evalci.engine import passes, patterns
 from evalci.engine.args import BootstrapArgs
 from evalci.engine.cells import prepare_cells
-from evalci.engine.cube import factorize
 from evalci.engine.cube import group_codes as group_codes_of
+from evalci.engine.keys import factorize
 from evalci.engine.patterns_find import (
     Patterns,
     _counted_codes,
