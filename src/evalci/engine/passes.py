@@ -165,6 +165,10 @@ def _total(T: np.ndarray, found) -> np.ndarray:
     return T.sum(axis=0)
 
 
+#: The ``inverse`` of the patterns a UnitWork carries (read only by the jackknife).
+_NO_INPUTS = np.zeros(0, dtype=np.int64)
+
+
 @dataclass(frozen=True)
 class UnitWork:
     """What resampling one draw unit needs, and nothing else (no rows, no cube).
@@ -285,8 +289,14 @@ class Pass:
         return replace(self, units=units)
 
     def work(self, u: int) -> UnitWork:
-        """The resampling work of unit ``u`` (Metric paths only)."""
+        """The resampling work of unit ``u`` (Metric paths only).
+
+        The pattern kernel's work holds no ``inverse`` (which input has which
+        pattern: N integers that the draws never read and a Dask worker
+        would be sent with every task)."""
         plan = self.plans[u]
+        if plan is not None:
+            plan = (replace(plan[0], inverse=_NO_INPUTS), plan[1])
         return UnitWork(
             index=self.units[u][0].index,
             unit=self.units[u][0] if plan is None else None,
