@@ -11,19 +11,25 @@ ids and int8 outcomes: 9-byte rows, 32-byte cells):
   ``evalci-sum`` task 1.8-2.0 times its block's partial cells, which are
   at most one a row;
 * two workers with a ``memory_limit``, 10^7 rows: in 8 partitions and one
-  block (before this rule) killed at 127 MiB of room; 8 partitions in 8
-  blocks finished at 97 MiB and were killed at 74 MiB; 8 partitions in 32
-  blocks were killed at 85 MiB (the partitions, 1.25 x 10^6 rows each, the
+  block (before this rule) killed at 127 MiB of room, and, once the client
+  took the blocks' summaries (the blocks kept on the workers), at 518 MiB
+  too (it had finished there once before); 8 partitions in 8 blocks
+  finished at 97 MiB and were killed at 74 MiB; 8 partitions in 32 blocks
+  were killed at 85 MiB (the partitions, 1.25 x 10^6 rows each, the
   largest tasks); 32 partitions in 32 blocks finished at 74 MiB and paused
-  for good at 51 MiB.
+  for good at 51 MiB; 80 partitions in 10 blocks finished at 96 MiB.
 
-The rule, fitted to those runs: :data:`IN_PLACE_ROOM` beyond
+The rule: :data:`IN_PLACE_ROOM` beyond
 :data:`~evalci.engine.scaleout.REDUCE_ROOM` (pyarrow's buffers and the
 worker's unmanaged memory), plus the larger of a partition's rows times
 (the row's bytes + :data:`CELLS_PER_ROW` cells) and a block's rows times
-:data:`SUM_CELLS_PER_ROW` cells. It asks 504, 103, 95 and 60 MiB for the
-four configurations: it refuses every run that failed, and the second,
-which finished with 6% less, errs on the side of refusing. The rows must
+:data:`SUM_CELLS_PER_ROW` cells: the partition's term fitted to the runs
+above, the block's set near ``tracemalloc``'s whole-task figure (the
+partial cells and 1.8-2.0 times them) after the 518 MiB failure. It asks
+809, 141, 95, 70 and 122 MiB for the configurations in the order above: it
+refuses every run that failed, and errs on the side of refusing where a
+block of more than 10^6 rows finished with less (97 and 96 MiB).
+The rows must
 be known to the client (Parquet footers, pandas); a table too large for its
 workers is refused with the ``memory_limit`` that fits and, where more
 partitions would make the tasks fit, how many (each
@@ -49,7 +55,7 @@ IN_PLACE_ROOM = 14 * 2**20
 #: An ``evalci-cells`` task: cells' bytes a row of its partition, beyond the row.
 CELLS_PER_ROW = 1.0
 #: An ``evalci-sum`` task: cells' bytes a row summed into its block.
-SUM_CELLS_PER_ROW = 1.5
+SUM_CELLS_PER_ROW = 2.5
 
 
 def block_count(npartitions: int) -> int:
@@ -101,7 +107,7 @@ def in_place_share(rows: int, npartitions: int, row_bytes: int, cell: int, room=
     or two from one start to the next), if any does.
 
     >>> int(in_place_share(10**7, 8, 9, 32)[0] / 2**20)  # one block of 10^7 rows
-    471
+    776
     """
     parts = max(int(npartitions), 1)
     need, per_part, per_block, by_part = _need(rows, parts, row_bytes, cell)
