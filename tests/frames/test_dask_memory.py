@@ -40,10 +40,7 @@ def test_the_rule_refuses_every_measured_failure_and_no_measured_success():
     same partitions and blocks."""
 
     def asks(parts, blocks):
-        rows, cell = 10**7, 32
-        part = -(-rows // parts) * (9 + dask_memory.CELLS_PER_ROW * cell)
-        block = -(-rows // blocks) * dask_memory.SUM_CELLS_PER_ROW * cell
-        extra = dask_memory.IN_PLACE_ROOM + max(part, block)
+        extra = dask_memory._need(10**7, parts, 9, 32, blocks)[0]
         return (scaleout.REDUCE_ROOM + extra) / MiB
 
     failed = [(8, 1, 127), (8, 1, 518), (8, 8, 74), (8, 32, 85), (32, 32, 51)]

@@ -370,30 +370,30 @@ def row_bytes(dtypes) -> int:
     )
 
 
+def shuffle_share(rows: int, nbytes: int, n_workers: int) -> tuple[float, str]:
+    """``(bytes, what)``: a worker's share of shuffling ``rows`` rows of ``nbytes`` bytes."""
+    extra = SHUFFLE_ROOM_PER_BYTE * rows * nbytes / n_workers
+    what = f"its share of shuffling {rows:,} rows of {nbytes} bytes ({extra / 2**20:,.0f} MiB)"
+    return extra, what
+
+
 def check_reduce_memory(client, table=None, share=None) -> None:
     """Refuse, before the reduction starts, workers whose ``memory_limit``
     leaves less than :data:`REDUCE_ROOM` above their own memory, or less than
     that plus what the reduction's tasks hold beyond it: their share of the
-    shuffle (:data:`SHUFFLE_ROOM_PER_BYTE`) of a table whose rows are known
-    (``table()`` gives ``(rows or None, bytes per row)``), or ``share(n
-    workers, room)``'s ``(bytes, what they are, advice)`` for a reduction
-    that does not shuffle (None: it shuffles); both are called only when
-    some worker has a limit."""
+    shuffle (:func:`shuffle_share`) of a table whose rows are known (``table()``
+    gives ``(rows or None, bytes per row)``), or ``share(n workers, room)``'s
+    ``(bytes, what, advice)`` for a reduction that does not shuffle (None: it
+    shuffles); both are called only when some worker has a limit."""
     sizes = [] if client is None else worker_memory(client)
     if not sizes:
         return
     limit, own, pause, room = _tightest(client, sizes)
     sized = None if share is None else share(len(sizes), room - REDUCE_ROOM)
-    if sized is not None:
-        extra, what, advice = sized
-    else:
+    if sized is None:
         rows, nbytes = table() if table is not None else (None, 0)
-        extra = SHUFFLE_ROOM_PER_BYTE * (rows or 0) * nbytes / len(sizes)
-        what = (
-            f"its share of shuffling {rows:,} rows of {nbytes} bytes "
-            f"({extra / 2**20:,.0f} MiB)"
-        )
-        advice = ", or more workers"
+        sized = (*shuffle_share(rows or 0, nbytes, len(sizes)), ", or more workers")
+    extra, what, advice = sized
     need = REDUCE_ROOM + extra
     if room >= need:
         return

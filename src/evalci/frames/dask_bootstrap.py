@@ -94,13 +94,12 @@ def _in_place_share(ddf, given, n_workers: int, room: float):
         return 0.0, "", ""
     cell = dask_memory.cell_bytes(meta(ddf), args)
     out = dask_memory.in_place_share(rows, ddf.npartitions, nbytes, cell, room)
-    shuffle = _scaleout.SHUFFLE_ROOM_PER_BYTE * rows * nbytes / n_workers
     if whole:
         return out
+    shuffle, what = _scaleout.shuffle_share(rows, nbytes, n_workers)
     return (
         max(out[0], shuffle),
-        f"{out[1]} if every statistic is whole, else its share of shuffling "
-        f"{rows:,} rows of {nbytes} bytes ({shuffle / 2**20:,.0f} MiB)",
+        f"{out[1]} if every statistic is whole, else {what}",
         ", or more workers" if shuffle > out[0] else out[2],
     )
 

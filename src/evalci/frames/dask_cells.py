@@ -183,10 +183,19 @@ def block_cells(ddf, args, token: str) -> tuple[list, list]:
 def exact(blocks: list, bigs: list) -> bool:
     """Whether the blocks' sums are exact: every statistic whole, and the
     largest times a cell's rows below 2**53 (so in any order of adding)."""
-    if any(b is None for b in [*blocks, *bigs]):
+    if any(b is None for b in blocks):
         return False
-    most = max((float(b[CELL_RUNS].max()) for b in blocks if len(b)), default=0.0)
-    return max(bigs, default=0.0) * most < 2.0**53
+    return _exact_sums(
+        [float(b[CELL_RUNS].max()) if len(b) else 0.0 for b in blocks], bigs
+    )
+
+
+def _exact_sums(most: list, bigs: list) -> bool:
+    """:func:`exact` from each block's largest runs and each partition's
+    largest statistic (None where a statistic is not whole)."""
+    if any(x is None for x in [*most, *bigs]):
+        return False
+    return max(bigs, default=0.0) * max(most, default=0.0) < 2.0**53
 
 
 def checked(cluster: list[str], blocks: list, *bigs):
@@ -249,9 +258,6 @@ def summarised(ddf, args, token: str, gather) -> Summaries | None:
     ]
     out = gather([*summaries, *bigs])
     summaries, bigs = out[: len(summaries)], out[len(summaries) :]
-    most = [m for _, m, _ in summaries]
-    if any(b is None for b in [*most, *bigs]):
-        return None
-    if max(bigs, default=0.0) * max(most, default=0.0) >= 2.0**53:
+    if not _exact_sums([m for _, m, _ in summaries], bigs):
         return None
     return Summaries(blocks, [r for r, _, _ in summaries])

@@ -87,10 +87,11 @@ def cell_bytes(meta, args) -> int:
     return key_bytes + 8 * (m + 1)
 
 
-def _need(rows: int, parts: int, row_bytes: int, cell: int) -> tuple:
-    """``(bytes, partition's rows, block's rows, the partition is larger)``."""
+def _need(rows: int, parts: int, row_bytes: int, cell: int, blocks=None) -> tuple:
+    """``(bytes, partition's rows, block's rows, the partition is larger)`` of
+    ``parts`` partitions in ``blocks`` blocks (:func:`block_count`'s if None)."""
     per_part = math.ceil(rows / parts)
-    per_block = math.ceil(rows / block_count(parts))
+    per_block = math.ceil(rows / (blocks or block_count(parts)))
     part = per_part * (row_bytes + CELLS_PER_ROW * cell)
     block = per_block * SUM_CELLS_PER_ROW * cell
     return IN_PLACE_ROOM + max(part, block), per_part, per_block, part >= block
@@ -119,15 +120,17 @@ def in_place_share(rows: int, npartitions: int, row_bytes: int, cell: int, room=
         f"{what}: {(need - IN_PLACE_ROOM) / 2**20:,.0f} MiB) and "
         f"{IN_PLACE_ROOM / 2**20:.0f} MiB for reading"
     )
-    advice = ""
-    top = BLOCK_PARTITIONS * MAX_BLOCKS
-    for more in range(
-        -(-(parts + 1) // BLOCK_PARTITIONS) * BLOCK_PARTITIONS, top + 1, 8
-    ):
-        if room is not None and _need(rows, more, row_bytes, cell)[0] <= 0.95 * room:
-            advice = (
-                f", or split the table into {more:,} partitions "
-                f"(ddf.repartition(npartitions={more}))"
-            )
-            break
+    step = BLOCK_PARTITIONS  # each step one more block, up to MAX_BLOCKS
+    more = range(-(-(parts + 1) // step) * step, step * MAX_BLOCKS + 1, step)
+    fits = (
+        []
+        if room is None
+        else [p for p in more if _need(rows, p, row_bytes, cell)[0] <= 0.95 * room]
+    )
+    advice = (
+        f", or split the table into {fits[0]:,} partitions "
+        f"(ddf.repartition(npartitions={fits[0]}))"
+        if fits
+        else ""
+    )
     return need, what, advice

@@ -21,6 +21,7 @@ from evalci._base.validate import (
 )
 from evalci.engine import bootstrap as core
 from evalci.engine import resampling as _rs
+from evalci.engine.keys import keeping_codes
 from evalci.methods.compare.decisions import _check_mme
 from evalci.methods.compare.paired import compare as _compare
 from evalci.methods.compare.systems import _boot_method, _bounded, _paired_rows
@@ -121,6 +122,7 @@ def _flaky_table(frame, args, system, input_cols, successes, trials):
     )
 
 
+@keeping_codes  # compare and the rows it used code the key columns once
 def report(
     data: pd.DataFrame,
     value: str | None = None,
